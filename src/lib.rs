@@ -1,0 +1,5 @@
+//! robostats: Google-exact robots.txt parsing and matching, and the
+//! analysis of Common Crawl's robots.txt WARC files.
+#![deny(missing_docs)]
+
+pub mod robots;

@@ -1,0 +1,1 @@
+//! robots.txt parsing and matching, exactly as Google's reference library.

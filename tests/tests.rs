@@ -1,0 +1,1 @@
+//! The integration tests, in one binary so the dependencies link once.
