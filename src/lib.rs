@@ -1,5 +1,16 @@
 //! robostats: Google-exact robots.txt parsing and matching, and the
 //! analysis of Common Crawl's robots.txt WARC files.
+//!
+//! The reading half of the pipeline is [`warc`] (file -> gzip member -> WARC
+//! record, with the offsets that join with Common Crawl's index) and
+//! [`http`] (record -> HTTP response -> outcome classes and URL facts).
+//! Every problem with the input is an [`Error`] that says where it happened;
+//! reading goes on after it.
 #![deny(missing_docs)]
 
+pub mod error;
+pub mod http;
 pub mod robots;
+pub mod warc;
+
+pub use error::Error;

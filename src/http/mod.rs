@@ -1,0 +1,1 @@
+//! Record -> HTTP response -> outcome classes and URL facts.
