@@ -1,1 +1,6 @@
 //! The integration tests, in one binary so the dependencies link once.
+
+mod warc_paths;
+mod warc_real;
+mod warc_sample;
+mod warc_util;
