@@ -1,5 +1,6 @@
 //! The integration tests, in one binary so the dependencies link once.
 
+mod warc_broken;
 mod warc_paths;
 mod warc_real;
 mod warc_sample;

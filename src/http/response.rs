@@ -142,7 +142,11 @@ impl Response {
 
     /// The kept body (at most the reader's body cap).
     pub fn body<'r>(&self, record: &'r Record) -> &'r [u8] {
-        record.block().get(self.body_start..).unwrap_or_default()
+        let block = record.block();
+        let end = block
+            .len()
+            .min(self.body_start.saturating_add(record.body_cap()));
+        block.get(self.body_start..end).unwrap_or_default()
     }
 
     /// The length of the payload stored in the record, before the cap.

@@ -86,6 +86,9 @@ pub(crate) struct Input<R> {
     base: u64,
     eof: bool,
     read_size: usize,
+    /// File offset where the streaming decoder must see the end of its input
+    /// (the start of the next member after a broken one).
+    limit: Option<u64>,
 }
 
 impl<R: Read> Input<R> {
@@ -98,6 +101,7 @@ impl<R: Read> Input<R> {
             base: 0,
             eof: false,
             read_size: read_size.max(1),
+            limit: None,
         }
     }
 
@@ -173,7 +177,12 @@ impl<R: Read> BufRead for Input<R> {
         if self.pos == self.end {
             self.read_more()?;
         }
-        Ok(self.data())
+        let offset = self.offset();
+        let data = self.data();
+        Ok(match self.limit {
+            Some(limit) => &data[..data.len().min(limit.saturating_sub(offset) as usize)],
+            None => data,
+        })
     }
 
     fn consume(&mut self, n: usize) {
@@ -252,7 +261,9 @@ impl<R: Read> GzipMembers<R> {
     /// failed.
     fn reclaim_input(&mut self) {
         if let Some(dec) = self.decoder.take() {
-            self.input = Some(dec.into_inner());
+            let mut input = dec.into_inner();
+            input.limit = None;
+            self.input = Some(input);
         }
     }
 
@@ -341,7 +352,16 @@ impl<R: Read> GzipMembers<R> {
                         .map_err(|e| Fault::io(self.member_start, e))?
                         .len();
                     if after == have {
-                        break; // end of file: let the streaming decoder say what is wrong
+                        // End of file, so the member is broken. If another
+                        // member follows, stop the streaming decoder there:
+                        // it salvages this member's prefix and says what is
+                        // wrong, and the next member is read as usual.
+                        let data = input.data();
+                        input.limit = memchr::memmem::find_iter(&data[1..], &MAGIC)
+                            .map(|i| i + 1)
+                            .find(|&i| data.get(i + 3).is_some_and(|f| f & 0xe0 == 0))
+                            .map(|i| self.member_start + i as u64);
+                        break;
                     }
                 }
             }

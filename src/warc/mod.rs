@@ -364,6 +364,7 @@ impl<R: Read> WarcReader<R> {
             ));
         };
         rec.content_length = content_length;
+        rec.body_cap = self.opts.body_cap;
         let cap = match rec.record_type {
             RecordType::Response => self.opts.body_cap.saturating_add(HTTP_HEAD_CAP),
             RecordType::Warcinfo => WARCINFO_CAP,

@@ -76,6 +76,8 @@ pub struct Record {
     pub(crate) offset_in_member: u64,
     pub(crate) length: Option<u64>,
     pub(crate) complete: bool,
+    /// The reader's cap on the HTTP body (see `ReadOptions::body_cap`).
+    pub(crate) body_cap: usize,
 }
 
 impl Record {
@@ -137,6 +139,11 @@ impl Record {
     /// reader's cap (not because the input was cut).
     pub fn block_capped(&self) -> bool {
         self.complete && (self.block.len() as u64) < self.content_length && !self.block.is_empty()
+    }
+
+    /// The reader's cap on the HTTP body of a response.
+    pub fn body_cap(&self) -> usize {
+        self.body_cap
     }
 
     /// Whether the whole block was present in the input. `false` when the
