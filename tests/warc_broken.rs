@@ -221,3 +221,28 @@ proptest! {
         prop_assert!(items.len() <= bytes.len() + 1);
     }
 }
+
+/// Broken files give the same records and errors whatever the buffer sizes
+/// (a corrupt member once gave its salvaged prefix only with small reads:
+/// tests/data/warc/fuzz/corrupt-member-prefix.bin, found by the fuzz target).
+#[test]
+fn broken_files_read_the_same_with_any_buffer_size() {
+    let mut files: Vec<String> = ["commoncrawl", "other", "fuzz"]
+        .iter()
+        .flat_map(|d| {
+            std::fs::read_dir(crate::warc_util::data(&format!("tests/data/warc/{d}"))).unwrap()
+        })
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let expected = read_all(&bytes[..], "t", ReadOptions::default());
+        for opts in [
+            ReadOptions::default().read_size(3),
+            ReadOptions::default().read_size(1000),
+        ] {
+            assert!(read_all(&bytes[..], "t", opts) == expected, "{path}");
+        }
+    }
+}
