@@ -569,6 +569,31 @@ impl<R: Read> Iterator for Records<'_, R> {
     }
 }
 
+/// Inflates every gzip member of `inner` and discards the output: the
+/// decompression floor that [`WarcReader`] is measured against. Uses the
+/// reader's own member splitting and inflaters. Returns the number of members
+/// and of uncompressed bytes.
+pub fn inflate_members<R: Read>(inner: R, opts: &ReadOptions) -> Result<(u64, u64), Error> {
+    let input = Input::new(inner, opts.read_size);
+    let mut gz = GzipMembers::new(input, opts.read_size, opts.whole_member_max);
+    let (mut members, mut bytes) = (0u64, 0u64);
+    loop {
+        match gz.next_member() {
+            Ok(true) => members += 1,
+            Ok(false) => return Ok((members, bytes)),
+            Err(f) => return Err(f.into_error("")),
+        }
+        loop {
+            let n = gz.fill_buf().map_err(|f| f.into_error(""))?.len();
+            if n == 0 {
+                break;
+            }
+            bytes += n as u64;
+            gz.consume(n);
+        }
+    }
+}
+
 /// The value of a field in a `warcinfo` block (`application/warc-fields`).
 pub fn warcinfo_field<'a>(block: &'a [u8], name: &str) -> Option<&'a str> {
     block.split(|&b| b == b'\n').find_map(|line| {
