@@ -1,1 +1,3 @@
 //! The integration tests, in one binary so the dependencies link once.
+
+mod conformance;
