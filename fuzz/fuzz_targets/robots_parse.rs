@@ -1,0 +1,108 @@
+//! Any bytes through the robots.txt engine: no panic, and three
+//! properties: the piece-wise matcher agrees with Google's position-set
+//! algorithm on every rule; LF and CRLF line ends give the same verdicts;
+//! one parse for all agents agrees with one parse per agent.
+//!
+//! Input: `body 0xFF url`; without a 0xFF byte the whole input is the body
+//! and a fixed set of URLs is used.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use robostats::robots::{RobotsTxt, matches, path_params_query};
+
+const AGENTS: &[&str] = &["FooBot", "foobot", "Googlebot", "", "FooBot/1.0"];
+
+/// Google's `RobotsMatchStrategy::Matches`, line for line.
+fn google_matches(path: &[u8], pattern: &[u8]) -> bool {
+    let pathlen = path.len();
+    let mut pos = vec![0usize; pathlen + 1];
+    let mut numpos = 1;
+    for (i, &pat) in pattern.iter().enumerate() {
+        if pat == b'$' && i + 1 == pattern.len() {
+            return pos[numpos - 1] == pathlen;
+        }
+        if pat == b'*' {
+            numpos = pathlen - pos[0] + 1;
+            for j in 1..numpos {
+                pos[j] = pos[j - 1] + 1;
+            }
+        } else {
+            let mut next = 0;
+            for j in 0..numpos {
+                if pos[j] < pathlen && path[pos[j]] == pat {
+                    pos[next] = pos[j] + 1;
+                    next += 1;
+                }
+            }
+            numpos = next;
+            if numpos == 0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (body, url) = match data.iter().position(|&b| b == 0xFF) {
+        Some(i) => (
+            &data[..i],
+            Some(String::from_utf8_lossy(&data[i + 1..]).into_owned()),
+        ),
+        None => (data, None),
+    };
+    let urls: Vec<String> = match url {
+        Some(u) => vec![u],
+        None => [
+            "http://example.com/",
+            "http://example.com/a/b?c",
+            "/x$",
+            "http://h?q",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    };
+    let robots = RobotsTxt::parse(body);
+    assert_eq!(robots.lines().count() as u32, robots.stats().lines);
+
+    for url in &urls {
+        let path = path_params_query(url.as_bytes()).to_bytes();
+        assert!(path.starts_with(b"/"));
+        if path.len() <= 512 {
+            for rule in robots.rules().iter().filter(|r| r.pattern.len() <= 512) {
+                assert_eq!(
+                    matches(&path, &rule.pattern),
+                    google_matches(&path, &rule.pattern),
+                    "pattern {:?} path {:?}",
+                    rule.pattern,
+                    path
+                );
+            }
+        }
+    }
+
+    let crlf: Option<Vec<u8>> = (!body.contains(&b'\r')).then(|| {
+        body.iter()
+            .flat_map(|&b| {
+                if b == b'\n' {
+                    vec![b'\r', b'\n']
+                } else {
+                    vec![b]
+                }
+            })
+            .collect()
+    });
+    let crlf_robots = crlf.as_deref().map(RobotsTxt::parse);
+    for agent in AGENTS {
+        let once = robots.agent(agent);
+        let fresh = RobotsTxt::parse(body);
+        let fresh = fresh.agent(agent);
+        for url in &urls {
+            let d = once.decide(url);
+            assert_eq!(d, fresh.decide(url));
+            if let Some(c) = &crlf_robots {
+                assert_eq!(d, c.agent(agent).decide(url));
+            }
+        }
+    }
+});
