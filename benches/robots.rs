@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::io::Read;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt};
+use robostats::robots::reference::google_matches;
+use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt, matches, path_params_query};
 
 /// Bodies of the HTTP 200 responses of the synthetic sample.
 fn bodies() -> Vec<Vec<u8>> {
@@ -129,5 +130,39 @@ fn matching(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse, matching);
+/// The pattern matcher alone, against Google's algorithm, on every rule of
+/// the sample and the paths of `URLS`.
+fn matcher(c: &mut Criterion) {
+    let bodies = bodies();
+    let parsed: Vec<RobotsTxt<'_>> = bodies.iter().map(|b| RobotsTxt::parse(b)).collect();
+    let patterns: Vec<&[u8]> = parsed
+        .iter()
+        .flat_map(|r| r.rules().iter().map(|rule| &*rule.pattern))
+        .collect();
+    let paths: Vec<Vec<u8>> = URLS
+        .iter()
+        .map(|u| path_params_query(u.as_bytes()).to_bytes().into_owned())
+        .collect();
+    let count = |f: fn(&[u8], &[u8]) -> bool| {
+        let mut n = 0;
+        for path in &paths {
+            for pattern in &patterns {
+                n += usize::from(f(black_box(path), pattern));
+            }
+        }
+        n
+    };
+    let expected = count(google_matches);
+    let mut g = c.benchmark_group("matcher");
+    g.throughput(Throughput::Elements((patterns.len() * paths.len()) as u64));
+    g.bench_function("robostats", |b| {
+        b.iter(|| assert_eq!(count(matches), expected))
+    });
+    g.bench_function("google_reference", |b| {
+        b.iter(|| assert_eq!(count(google_matches), expected))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse, matching, matcher);
 criterion_main!(benches);

@@ -79,16 +79,10 @@ fn tag_name(line: &Line<'_>) -> &'static str {
 }
 
 fn metadata_json(m: &LineMetadata) -> Map<String, Value> {
-    let v = json!({
-        "is_empty": m.is_empty,
-        "has_comment": m.has_comment,
-        "is_comment": m.is_comment,
-        "has_directive": m.has_directive,
-        "is_acceptable_typo": m.is_acceptable_typo,
-        "is_line_too_long": m.is_line_too_long,
-        "is_missing_colon_separator": m.is_missing_colon_separator,
-    });
-    v.as_object().unwrap().clone()
+    m.flags()
+        .into_iter()
+        .map(|(name, v)| (name.to_owned(), v.into()))
+        .collect()
 }
 
 fn put_bytes(obj: &mut Map<String, Value>, name: &str, b: &[u8]) {

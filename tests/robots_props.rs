@@ -8,38 +8,8 @@
 //! matter, and that no input panics.
 
 use proptest::prelude::*;
+use robostats::robots::reference::google_matches;
 use robostats::robots::{Key, Lines, RobotsTxt, escape_pattern, matches, path_params_query};
-
-/// Google's `RobotsMatchStrategy::Matches`, line for line.
-fn google_matches(path: &[u8], pattern: &[u8]) -> bool {
-    let pathlen = path.len();
-    let mut pos = vec![0usize; pathlen + 1];
-    let mut numpos = 1;
-    for (i, &pat) in pattern.iter().enumerate() {
-        if pat == b'$' && i + 1 == pattern.len() {
-            return pos[numpos - 1] == pathlen;
-        }
-        if pat == b'*' {
-            numpos = pathlen - pos[0] + 1;
-            for j in 1..numpos {
-                pos[j] = pos[j - 1] + 1;
-            }
-        } else {
-            let mut newnumpos = 0;
-            for j in 0..numpos {
-                if pos[j] < pathlen && path[pos[j]] == pat {
-                    pos[newnumpos] = pos[j] + 1;
-                    newnumpos += 1;
-                }
-            }
-            numpos = newnumpos;
-            if numpos == 0 {
-                return false;
-            }
-        }
-    }
-    true
-}
 
 #[derive(Default)]
 struct Match {

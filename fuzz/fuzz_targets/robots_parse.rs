@@ -8,40 +8,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use robostats::robots::reference::google_matches;
 use robostats::robots::{RobotsTxt, matches, path_params_query};
 
 const AGENTS: &[&str] = &["FooBot", "foobot", "Googlebot", "", "FooBot/1.0"];
-
-/// Google's `RobotsMatchStrategy::Matches`, line for line.
-fn google_matches(path: &[u8], pattern: &[u8]) -> bool {
-    let pathlen = path.len();
-    let mut pos = vec![0usize; pathlen + 1];
-    let mut numpos = 1;
-    for (i, &pat) in pattern.iter().enumerate() {
-        if pat == b'$' && i + 1 == pattern.len() {
-            return pos[numpos - 1] == pathlen;
-        }
-        if pat == b'*' {
-            numpos = pathlen - pos[0] + 1;
-            for j in 1..numpos {
-                pos[j] = pos[j - 1] + 1;
-            }
-        } else {
-            let mut next = 0;
-            for j in 0..numpos {
-                if pos[j] < pathlen && path[pos[j]] == pat {
-                    pos[next] = pos[j] + 1;
-                    next += 1;
-                }
-            }
-            numpos = next;
-            if numpos == 0 {
-                return false;
-            }
-        }
-    }
-    true
-}
 
 fuzz_target!(|data: &[u8]| {
     let (body, url) = match data.iter().position(|&b| b == 0xFF) {

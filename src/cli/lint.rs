@@ -150,15 +150,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 "kind": line.key.map_or("none", Key::as_str),
                 "key": String::from_utf8_lossy(line.key_text),
                 "text": String::from_utf8_lossy(line.raw),
-                "flags": {
-                    "is_empty": m.is_empty,
-                    "has_comment": m.has_comment,
-                    "is_comment": m.is_comment,
-                    "has_directive": m.has_directive,
-                    "is_acceptable_typo": m.is_acceptable_typo,
-                    "is_line_too_long": m.is_line_too_long,
-                    "is_missing_colon_separator": m.is_missing_colon_separator,
-                },
+                "flags": m.flags().into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect::<serde_json::Map<String, serde_json::Value>>(),
                 "known_elsewhere": line.key.filter(|k| *k == Key::Unknown).and_then(|_| known_elsewhere(line.key_text)),
                 "diagnostics": diagnose(&line, first_user_agent),
             });

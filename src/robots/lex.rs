@@ -80,6 +80,25 @@ pub struct LineMetadata {
     pub is_missing_colon_separator: bool,
 }
 
+impl LineMetadata {
+    /// The flags by Google's names, in Google's order: for reports and
+    /// tables.
+    pub fn flags(&self) -> [(&'static str, bool); 7] {
+        [
+            ("is_empty", self.is_empty),
+            ("has_comment", self.has_comment),
+            ("is_comment", self.is_comment),
+            ("has_directive", self.has_directive),
+            ("is_acceptable_typo", self.is_acceptable_typo),
+            ("is_line_too_long", self.is_line_too_long),
+            (
+                "is_missing_colon_separator",
+                self.is_missing_colon_separator,
+            ),
+        ]
+    }
+}
+
 /// One physical line of a robots.txt body, as Google's parser sees it.
 ///
 /// Every slice borrows from the body: walking the lines allocates nothing.

@@ -35,6 +35,7 @@ mod agent;
 mod lex;
 mod parse;
 mod pattern;
+pub mod reference;
 
 pub use agent::{
     AgentRules, Decision, GroupMatch, is_global_agent, is_valid_user_agent_to_obey, product_token,
