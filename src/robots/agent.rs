@@ -114,32 +114,49 @@ impl<'a> RobotsTxt<'a> {
     /// caller's agent not cut (`FooBot/1.0` never matches; use a product
     /// token such as `FooBot`).
     pub fn agent<'r>(&'r self, agent: &str) -> AgentRules<'r, 'a> {
-        let agent = agent.as_bytes();
-        let mut specific = Vec::new();
-        let mut global = Vec::new();
-        for (index, group) in self.groups.iter().enumerate() {
-            let uas = &self.user_agents[group.user_agents.clone()];
-            if uas
-                .iter()
-                .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent))
-            {
-                specific.push(index);
-            } else if group.global {
-                global.push(index);
-            }
+        if !self.names_agent(agent) {
+            return self.unnamed_agent();
         }
-        let (groups, group) = if !specific.is_empty() {
-            (specific, GroupMatch::Specific)
-        } else if !global.is_empty() {
-            (global, GroupMatch::Global)
+        let agent = agent.as_bytes();
+        let groups = (0..self.groups.len())
+            .filter(|&g| {
+                self.user_agents[self.groups[g].user_agents.clone()]
+                    .iter()
+                    .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent))
+            })
+            .collect();
+        AgentRules {
+            robots: self,
+            groups,
+            group: GroupMatch::Specific,
+        }
+    }
+
+    /// The rules of a crawler that no group names: the `*` groups (or
+    /// nothing). Every agent whose [`AgentRules::group_match`] is not
+    /// [`GroupMatch::Specific`] obeys exactly these.
+    pub fn unnamed_agent<'r>(&'r self) -> AgentRules<'r, 'a> {
+        let groups: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].global)
+            .collect();
+        let group = if groups.is_empty() {
+            GroupMatch::None
         } else {
-            (Vec::new(), GroupMatch::None)
+            GroupMatch::Global
         };
         AgentRules {
             robots: self,
             groups,
             group,
         }
+    }
+
+    /// Whether some group names `agent` (Google's comparison, as in
+    /// [`RobotsTxt::agent`]), without building its rules.
+    pub fn names_agent(&self, agent: &str) -> bool {
+        self.user_agents
+            .iter()
+            .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent.as_bytes()))
     }
 
     /// Google's `OneAgentAllowedByRobots` on this parse. To check many

@@ -32,6 +32,7 @@
 //! ```
 
 mod agent;
+mod class;
 mod lex;
 mod parse;
 mod pattern;
@@ -40,6 +41,7 @@ pub mod reference;
 pub use agent::{
     AgentRules, Decision, GroupMatch, is_global_agent, is_valid_user_agent_to_obey, product_token,
 };
+pub use class::RulesClass;
 pub use lex::{Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len};
 pub use parse::{
     Directive, GOOGLE_MAX_BYTES, Group, KNOWN_ELSEWHERE, RobotsTxt, Rule, RuleKind, Sitemap, Stats,
