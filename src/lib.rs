@@ -2,4 +2,6 @@
 //! analysis of Common Crawl's robots.txt WARC files.
 #![deny(missing_docs)]
 
+pub mod classify;
 pub mod robots;
+pub mod sink;
