@@ -2,3 +2,4 @@
 //! from any worker thread.
 
 pub mod agents;
+pub mod typo;
