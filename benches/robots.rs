@@ -1,1 +1,168 @@
-fn main() {}
+//! Parse throughput (MB/s) and matching speed (checks/s) of the robots.txt
+//! engine on real-looking bodies (see `benches/data/README.md`).
+//!
+//! `cargo bench --bench robots`; the figures are in BENCHMARKS.md. Each
+//! iteration asserts its expected count, so a benchmark that stops doing
+//! the work fails instead of getting faster.
+
+use std::hint::black_box;
+use std::io::Read;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use robostats::robots::reference::google_matches;
+use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt, matches, path_params_query};
+
+/// Bodies of the HTTP 200 responses of the synthetic sample.
+fn bodies() -> Vec<Vec<u8>> {
+    let gz = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/robots-bodies.bin.gz"
+    ))
+    .expect("benches/data/robots-bodies.bin.gz");
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let mut out = Vec::new();
+    let mut rest = &raw[..];
+    while rest.len() >= 4 {
+        let len = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
+        out.push(rest[4..4 + len].to_vec());
+        rest = &rest[4 + len..];
+    }
+    out
+}
+
+/// Crawlers of interest: what the ingest pipeline evaluates per capture.
+const AGENTS: &[&str] = &[
+    "Googlebot",
+    "Bingbot",
+    "GPTBot",
+    "ChatGPT-User",
+    "CCBot",
+    "ClaudeBot",
+    "Google-Extended",
+    "PerplexityBot",
+    "Bytespider",
+    "Applebot-Extended",
+];
+
+const URLS: &[&str] = &[
+    "https://example.com/",
+    "https://example.com/wp-admin/admin-ajax.php",
+    "https://example.com/search?q=robots&page=2",
+    "https://example.com/catalog/product/view/id/12345/category/7.html",
+    "https://example.com/index.html",
+];
+
+const BODIES: usize = 459;
+const RULES: usize = 48_805;
+const RULES_500KIB: usize = 43_066;
+
+fn parse(c: &mut Criterion) {
+    let bodies = bodies();
+    assert_eq!(bodies.len(), BODIES);
+    let bytes: usize = bodies.iter().map(Vec::len).sum();
+    let mut g = c.benchmark_group("parse");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("sample_bodies", |b| {
+        b.iter(|| {
+            let rules: usize = bodies
+                .iter()
+                .map(|body| RobotsTxt::parse(black_box(body)).rules().len())
+                .sum();
+            assert_eq!(rules, RULES);
+        })
+    });
+    g.bench_function("sample_bodies_500kib", |b| {
+        b.iter(|| {
+            let rules: usize = bodies
+                .iter()
+                .map(|body| {
+                    RobotsTxt::parse_with_limit(black_box(body), GOOGLE_MAX_BYTES)
+                        .rules()
+                        .len()
+                })
+                .sum();
+            assert_eq!(rules, RULES_500KIB);
+        })
+    });
+    let ai = include_bytes!("data/ai-robots-txt.robots.txt");
+    g.throughput(Throughput::Bytes(ai.len() as u64));
+    g.bench_function("ai_robots_txt", |b| {
+        b.iter(|| assert_eq!(RobotsTxt::parse(black_box(ai)).user_agents().len(), 166))
+    });
+    g.finish();
+}
+
+fn matching(c: &mut Criterion) {
+    let bodies = bodies();
+    let parsed: Vec<RobotsTxt<'_>> = bodies.iter().map(|b| RobotsTxt::parse(b)).collect();
+    let checks = parsed.len() * AGENTS.len() * URLS.len();
+    let mut g = c.benchmark_group("match");
+    // Per capture: find each agent's groups, then check every URL.
+    g.throughput(Throughput::Elements(checks as u64));
+    g.bench_function("agents_x_urls", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for robots in &parsed {
+                for agent in AGENTS {
+                    let rules = robots.agent(agent);
+                    for url in URLS {
+                        n += usize::from(rules.allowed(black_box(url)));
+                    }
+                }
+            }
+            assert!(n > 0 && n < checks);
+            n
+        })
+    });
+    // Adversarial: 100k wildcard rules in one group.
+    let many: String = std::iter::once("user-agent: *\n".to_owned())
+        .chain((0..100_000).map(|i| format!("disallow: /p{i}*a*b*c$\n")))
+        .collect();
+    let robots = RobotsTxt::parse(many.as_bytes());
+    let rules = robots.agent("GPTBot");
+    g.throughput(Throughput::Elements(100_000));
+    g.bench_function("100k_wildcard_rules", |b| {
+        b.iter(|| assert!(!rules.allowed(black_box("https://example.com/p99999xaxbxc"))))
+    });
+    g.finish();
+}
+
+/// The pattern matcher alone, against Google's algorithm, on every rule of
+/// the sample and the paths of `URLS`.
+fn matcher(c: &mut Criterion) {
+    let bodies = bodies();
+    let parsed: Vec<RobotsTxt<'_>> = bodies.iter().map(|b| RobotsTxt::parse(b)).collect();
+    let patterns: Vec<&[u8]> = parsed
+        .iter()
+        .flat_map(|r| r.rules().iter().map(|rule| &*rule.pattern))
+        .collect();
+    let paths: Vec<Vec<u8>> = URLS
+        .iter()
+        .map(|u| path_params_query(u.as_bytes()).to_bytes().into_owned())
+        .collect();
+    let count = |f: fn(&[u8], &[u8]) -> bool| {
+        let mut n = 0;
+        for path in &paths {
+            for pattern in &patterns {
+                n += usize::from(f(black_box(path), pattern));
+            }
+        }
+        n
+    };
+    let expected = count(google_matches);
+    let mut g = c.benchmark_group("matcher");
+    g.throughput(Throughput::Elements((patterns.len() * paths.len()) as u64));
+    g.bench_function("robostats", |b| {
+        b.iter(|| assert_eq!(count(matches), expected))
+    });
+    g.bench_function("google_reference", |b| {
+        b.iter(|| assert_eq!(count(google_matches), expected))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse, matching, matcher);
+criterion_main!(benches);

@@ -13,3 +13,10 @@ cargo test --locked
 
 echo "== benchmarks compile"
 cargo bench --locked --no-run
+
+echo "== fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    scripts/fuzz.sh 30
+else
+    echo "no nightly toolchain: fuzz smoke run skipped"
+fi

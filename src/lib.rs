@@ -8,9 +8,12 @@
 //! reading goes on after it.
 #![deny(missing_docs)]
 
+pub mod batch;
+pub mod classify;
 pub mod error;
 pub mod http;
 pub mod robots;
+pub mod sink;
 pub mod warc;
 
 pub use error::Error;

@@ -1,5 +1,8 @@
 //! The integration tests, in one binary so the dependencies link once.
 
+mod cli;
+mod conformance;
+mod robots_props;
 mod warc_broken;
 mod warc_paths;
 mod warc_real;

@@ -1,1 +1,50 @@
-//! robots.txt parsing and matching, exactly as Google's reference library.
+//! robots.txt parsing and matching, exactly as Google's reference library
+//! (google/robotstxt) does it, on raw bytes.
+//!
+//! The stages, each in its own module:
+//!
+//! ```text
+//! body --lex--> Lines (number, key, value, Google's line flags)
+//!      --parse--> RobotsTxt (groups, user-agents, rules, sitemaps, other
+//!                 directives, counts), borrowing from the body
+//!      --agent--> AgentRules (the groups one agent obeys)
+//!      --decide--> Decision (allowed?, which rule) per URL, no allocation
+//! ```
+//!
+//! Where Google's library and RFC 9309 differ, this module follows Google
+//! (the README lists the differences): rules are %-escaped but URLs are
+//! compared verbatim, keys are matched as case-insensitive prefixes with
+//! Google's typos, a missing colon is accepted between exactly two tokens,
+//! the caller's user agent is compared whole with each line's product
+//! token, `/robots.txt` gets no special treatment, and there is no size
+//! limit in the parser itself ([`GOOGLE_MAX_BYTES`] is crawler policy,
+//! applied by [`RobotsTxt::parse_with_limit`]).
+//!
+//! ```
+//! use robostats::robots::{GroupMatch, RobotsTxt};
+//!
+//! let body = b"User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n";
+//! let robots = RobotsTxt::parse(body);
+//! assert!(robots.allowed("Googlebot", "https://example.com/page"));
+//! let gptbot = robots.agent("GPTBot");
+//! assert_eq!(gptbot.group_match(), GroupMatch::Global);
+//! assert!(!gptbot.allowed("https://example.com/page"));
+//! ```
+
+mod agent;
+mod class;
+mod lex;
+mod parse;
+mod pattern;
+pub mod reference;
+
+pub use agent::{
+    AgentRules, Decision, GroupMatch, is_global_agent, is_valid_user_agent_to_obey, product_token,
+};
+pub use class::RulesClass;
+pub use lex::{Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len};
+pub use parse::{
+    Directive, GOOGLE_MAX_BYTES, Group, KNOWN_ELSEWHERE, RobotsTxt, Rule, RuleKind, Sitemap, Stats,
+    UserAgent, known_elsewhere,
+};
+pub use pattern::{PathRef, escape_pattern, matches, path_params_query};

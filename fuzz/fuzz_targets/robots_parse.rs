@@ -1,0 +1,78 @@
+//! Any bytes through the robots.txt engine: no panic, and three
+//! properties: the piece-wise matcher agrees with Google's position-set
+//! algorithm on every rule; LF and CRLF line ends give the same verdicts;
+//! one parse for all agents agrees with one parse per agent.
+//!
+//! Input: `body 0xFF url`; without a 0xFF byte the whole input is the body
+//! and a fixed set of URLs is used.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use robostats::robots::reference::google_matches;
+use robostats::robots::{RobotsTxt, matches, path_params_query};
+
+const AGENTS: &[&str] = &["FooBot", "foobot", "Googlebot", "", "FooBot/1.0"];
+
+fuzz_target!(|data: &[u8]| {
+    let (body, url) = match data.iter().position(|&b| b == 0xFF) {
+        Some(i) => (
+            &data[..i],
+            Some(String::from_utf8_lossy(&data[i + 1..]).into_owned()),
+        ),
+        None => (data, None),
+    };
+    let urls: Vec<String> = match url {
+        Some(u) => vec![u],
+        None => [
+            "http://example.com/",
+            "http://example.com/a/b?c",
+            "/x$",
+            "http://h?q",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    };
+    let robots = RobotsTxt::parse(body);
+    assert_eq!(robots.lines().count() as u32, robots.stats().lines);
+
+    for url in &urls {
+        let path = path_params_query(url.as_bytes()).to_bytes();
+        assert!(path.starts_with(b"/"));
+        if path.len() <= 512 {
+            for rule in robots.rules().iter().filter(|r| r.pattern.len() <= 512) {
+                assert_eq!(
+                    matches(&path, &rule.pattern),
+                    google_matches(&path, &rule.pattern),
+                    "pattern {:?} path {:?}",
+                    rule.pattern,
+                    path
+                );
+            }
+        }
+    }
+
+    let crlf: Option<Vec<u8>> = (!body.contains(&b'\r')).then(|| {
+        body.iter()
+            .flat_map(|&b| {
+                if b == b'\n' {
+                    vec![b'\r', b'\n']
+                } else {
+                    vec![b]
+                }
+            })
+            .collect()
+    });
+    let crlf_robots = crlf.as_deref().map(RobotsTxt::parse);
+    for agent in AGENTS {
+        let once = robots.agent(agent);
+        let fresh = RobotsTxt::parse(body);
+        let fresh = fresh.agent(agent);
+        for url in &urls {
+            let d = once.decide(url);
+            assert_eq!(d, fresh.decide(url));
+            if let Some(c) = &crlf_robots {
+                assert_eq!(d, c.agent(agent).decide(url));
+            }
+        }
+    }
+});

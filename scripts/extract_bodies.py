@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Extracts the bodies of the HTTP 200 robots.txt responses of WARC files
+into one file of length-prefixed records (u32 little-endian length, then
+the bytes), the input of `benches/robots.rs`.
+
+    pip install warcio
+    python3 scripts/extract_bodies.py OUT.bin FILE.warc.gz [FILE...]
+"""
+import struct
+import sys
+
+from warcio.archiveiterator import ArchiveIterator
+
+
+def main():
+    out, inputs = sys.argv[1], sys.argv[2:]
+    n = size = 0
+    with open(out, "wb") as f:
+        for path in inputs:
+            with open(path, "rb") as stream:
+                for rec in ArchiveIterator(stream):
+                    if rec.rec_type != "response" or rec.http_headers is None:
+                        continue
+                    if rec.http_headers.get_statuscode() != "200":
+                        continue
+                    body = rec.content_stream().read()
+                    f.write(struct.pack("<I", len(body)))
+                    f.write(body)
+                    n += 1
+                    size += len(body)
+    print(f"{n} bodies, {size} bytes -> {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+//! `robostats check`: Google's verdict per agent and URL.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt, is_valid_user_agent_to_obey};
+
+use super::{FileArg, printable, read_body};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The robots.txt file (`-` reads standard input).
+    robots_file: FileArg,
+    /// A crawler's product token, e.g. `Googlebot` or `GPTBot`; each agent
+    /// is judged on its own, as Google's `OneAgentAllowedByRobots` does.
+    #[arg(long = "agent", short = 'a', value_name = "UA", required = true)]
+    agents: Vec<String>,
+    /// URLs to check, %-encoded as they would be requested (Google does
+    /// not normalise them). A path such as `/private` works too.
+    #[arg(required = true, value_name = "URL")]
+    urls: Vec<String>,
+    /// Add the group that applied, the deciding line and its rule.
+    #[arg(long)]
+    explain: bool,
+    /// Parse the whole file. By default content past 500 KiB is ignored,
+    /// as Google's crawler does.
+    #[arg(long)]
+    no_size_limit: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let body = read_body(&args.robots_file)?;
+    let limit = if args.no_size_limit {
+        usize::MAX
+    } else {
+        GOOGLE_MAX_BYTES
+    };
+    let robots = RobotsTxt::parse_with_limit(&body, limit);
+    for agent in &args.agents {
+        if !is_valid_user_agent_to_obey(agent.as_bytes()) {
+            eprintln!(
+                "robostats: warning: agent '{agent}' is not a product token ([A-Za-z_-]+); \
+                 Google compares it whole, so no named group can apply to it"
+            );
+        }
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    for agent in &args.agents {
+        let rules = robots.agent(agent);
+        for url in &args.urls {
+            let decision = rules.decide(url);
+            let verdict = if decision.allowed {
+                "allowed"
+            } else {
+                "disallowed"
+            };
+            write!(out, "{verdict}\t{agent}\t{url}")?;
+            if args.explain {
+                write!(out, "\t{}", decision.group.as_str())?;
+                match decision.rule.map(|i| &robots.rules()[i]) {
+                    Some(rule) => {
+                        write!(
+                            out,
+                            "\tline {}\t{}: {}",
+                            rule.line,
+                            rule.kind.as_str(),
+                            printable(&rule.pattern)
+                        )?;
+                        if decision.via_index_htm {
+                            write!(out, " (index.htm rule: its directory)")?;
+                        }
+                    }
+                    None => write!(out, "\t-\tno matching rule")?,
+                }
+            }
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

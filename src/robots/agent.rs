@@ -1,0 +1,298 @@
+//! Groups -> the verdict for one agent: Google's `RobotsMatcher`
+//! (`HandleUserAgent`, `HandleAllow`, `HandleDisallow`, `disallow()`).
+
+use super::lex::is_space;
+use super::parse::{RobotsTxt, Rule, RuleKind};
+use super::pattern::{PathRef, matches, matches_parts, path_params_query};
+
+/// Google's `ExtractUserAgent`: the longest prefix of `value` made of
+/// ASCII letters, `-` and `_`. `Googlebot/2.1` gives `Googlebot`,
+/// `Foo Bar` gives `Foo`.
+pub fn product_token(value: &[u8]) -> &[u8] {
+    let n = value
+        .iter()
+        .take_while(|b| b.is_ascii_alphabetic() || **b == b'-' || **b == b'_')
+        .count();
+    &value[..n]
+}
+
+/// Google's test for the global group: `*` alone or followed by
+/// whitespace (`* foo` is global, `*foo` is not).
+pub fn is_global_agent(value: &[u8]) -> bool {
+    match value {
+        [b'*'] => true,
+        [b'*', next, ..] => is_space(*next),
+        _ => false,
+    }
+}
+
+/// Google's `IsValidUserAgentToObey`: non-empty and made only of
+/// `[A-Za-z_-]`. Only such agents can ever match a group.
+pub fn is_valid_user_agent_to_obey(agent: &[u8]) -> bool {
+    !agent.is_empty() && product_token(agent).len() == agent.len()
+}
+
+/// Which kind of group decided for an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupMatch {
+    /// At least one group names the agent: only those groups count, the
+    /// `*` group is ignored entirely.
+    Specific,
+    /// No group names the agent; the `*` groups apply.
+    Global,
+    /// Neither: everything is allowed.
+    None,
+}
+
+impl GroupMatch {
+    /// `specific`, `global` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupMatch::Specific => "specific",
+            GroupMatch::Global => "global",
+            GroupMatch::None => "none",
+        }
+    }
+}
+
+/// A verdict and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The URL may be fetched.
+    pub allowed: bool,
+    /// Which groups were consulted.
+    pub group: GroupMatch,
+    /// Index in [`RobotsTxt::rules`] of the deciding rule: the longest
+    /// matching disallow when it wins, else the longest matching allow (or
+    /// an empty disallow), else none. Among equally long matches, the first
+    /// in the file, as Google reports it.
+    pub rule: Option<usize>,
+    /// The deciding allow matched only through Google's `index.htm` rule
+    /// (`Allow: /d/index.html` allows `/d/`).
+    pub via_index_htm: bool,
+}
+
+/// The rules of one agent, found once, checked against any number of URLs
+/// without allocating.
+#[derive(Clone, Debug)]
+pub struct AgentRules<'r, 'a> {
+    robots: &'r RobotsTxt<'a>,
+    /// Indices of the groups that apply.
+    groups: Vec<usize>,
+    group: GroupMatch,
+}
+
+#[derive(Clone, Copy)]
+struct Best {
+    priority: isize,
+    rule: Option<usize>,
+    via_index_htm: bool,
+}
+
+impl Best {
+    const NONE: Best = Best {
+        priority: -1,
+        rule: None,
+        via_index_htm: false,
+    };
+
+    fn offer(&mut self, priority: isize, rule: usize, via_index_htm: bool) {
+        // Strictly greater: among equal priorities the first line stays.
+        if priority > self.priority {
+            *self = Best {
+                priority,
+                rule: Some(rule),
+                via_index_htm,
+            };
+        }
+    }
+}
+
+impl<'a> RobotsTxt<'a> {
+    /// The rules that apply to `agent`, compared with each group's product
+    /// tokens as Google does: ASCII case-insensitive and whole-string, the
+    /// caller's agent not cut (`FooBot/1.0` never matches; use a product
+    /// token such as `FooBot`).
+    pub fn agent<'r>(&'r self, agent: &str) -> AgentRules<'r, 'a> {
+        if !self.names_agent(agent) {
+            return self.unnamed_agent();
+        }
+        let agent = agent.as_bytes();
+        let groups = (0..self.groups.len())
+            .filter(|&g| {
+                self.user_agents[self.groups[g].user_agents.clone()]
+                    .iter()
+                    .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent))
+            })
+            .collect();
+        AgentRules {
+            robots: self,
+            groups,
+            group: GroupMatch::Specific,
+        }
+    }
+
+    /// The rules of a crawler that no group names: the `*` groups (or
+    /// nothing). Every agent whose [`AgentRules::group_match`] is not
+    /// [`GroupMatch::Specific`] obeys exactly these.
+    pub fn unnamed_agent<'r>(&'r self) -> AgentRules<'r, 'a> {
+        let groups: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].global)
+            .collect();
+        let group = if groups.is_empty() {
+            GroupMatch::None
+        } else {
+            GroupMatch::Global
+        };
+        AgentRules {
+            robots: self,
+            groups,
+            group,
+        }
+    }
+
+    /// Whether some group names `agent` (Google's comparison, as in
+    /// [`RobotsTxt::agent`]), without building its rules.
+    pub fn names_agent(&self, agent: &str) -> bool {
+        self.user_agents
+            .iter()
+            .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent.as_bytes()))
+    }
+
+    /// Google's `OneAgentAllowedByRobots` on this parse. To check many
+    /// URLs, keep the [`AgentRules`] of [`RobotsTxt::agent`] instead.
+    pub fn allowed(&self, agent: &str, url: &str) -> bool {
+        self.agent(agent).allowed(url)
+    }
+}
+
+impl<'r, 'a> AgentRules<'r, 'a> {
+    /// Which kind of group applies to this agent.
+    pub fn group_match(&self) -> GroupMatch {
+        self.group
+    }
+
+    /// The rules that apply, in file order.
+    pub fn rules(&self) -> impl Iterator<Item = (usize, &'r Rule<'a>)> + '_ {
+        let robots = self.robots;
+        self.groups.iter().flat_map(move |&g| {
+            let range = robots.groups[g].rules.clone();
+            range.clone().zip(&robots.rules[range])
+        })
+    }
+
+    /// Whether the agent may fetch `url` (an absolute URL, or a path).
+    /// The URL is used as given: Google does not normalise it, so pass it
+    /// %-encoded.
+    pub fn allowed(&self, url: &str) -> bool {
+        self.decide(url).allowed
+    }
+
+    /// The verdict for `url`, and which rule decided it.
+    pub fn decide(&self, url: &str) -> Decision {
+        let path = path_params_query(url.as_bytes());
+        if !path.needs_slash {
+            return self.decide_path(path.rest);
+        }
+        // Rare (`http://host?query`): Google prepends a slash. Stay off the
+        // heap for any realistic length.
+        let mut buf = [0u8; 2048];
+        if path.rest.len() < buf.len() {
+            buf[0] = b'/';
+            buf[1..=path.rest.len()].copy_from_slice(path.rest);
+            self.decide_path(&buf[..=path.rest.len()])
+        } else {
+            self.decide_path(&PathRef::to_bytes(path))
+        }
+    }
+
+    /// The verdict for a path as Google's `GetPathParamsQuery` returns it
+    /// (starting with `/`).
+    pub fn decide_path(&self, path: &[u8]) -> Decision {
+        let mut allow = Best::NONE;
+        let mut disallow = Best::NONE;
+        for (index, rule) in self.rules() {
+            match rule.kind {
+                RuleKind::Disallow => {
+                    if matches(path, &rule.pattern) {
+                        disallow.offer(rule.priority() as isize, index, false);
+                    }
+                }
+                RuleKind::Allow => {
+                    if matches(path, &rule.pattern) {
+                        allow.offer(rule.priority() as isize, index, false);
+                    } else if let Some(dir) = rule.index_dir_len {
+                        // Google retries with `<dir>/$`, priority dir + 1.
+                        if matches_parts(path, &rule.pattern[..dir], true) {
+                            allow.offer(dir as isize + 1, index, true);
+                        }
+                    }
+                }
+            }
+        }
+        // Google's `disallow()`: only a match longer than every allow, and
+        // longer than an empty pattern, disallows; a tie goes to allow. A
+        // specific group that matches nothing allows (the `*` group was
+        // already left out in `agent`).
+        let disallowed = disallow.priority > allow.priority.max(0);
+        let decider = if disallow.priority > allow.priority {
+            disallow
+        } else {
+            allow
+        };
+        Decision {
+            allowed: !disallowed,
+            group: self.group,
+            rule: decider.rule,
+            via_index_htm: decider.via_index_htm,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_tokens() {
+        assert_eq!(product_token(b"Googlebot/2.1"), b"Googlebot");
+        assert_eq!(product_token(b"Foo Bar"), b"Foo");
+        assert_eq!(product_token(b"FooBot2"), b"FooBot");
+        assert_eq!(product_token("ツbot".as_bytes()), b"");
+    }
+
+    #[test]
+    fn global_agent() {
+        assert!(is_global_agent(b"*"));
+        assert!(is_global_agent(b"* foo"));
+        assert!(is_global_agent(b"*\x0Bfoo"));
+        assert!(!is_global_agent(b"*foo"));
+        assert!(!is_global_agent(b"*/1.0"));
+    }
+
+    #[test]
+    fn group_both_global_and_specific_counts_as_specific() {
+        let r = RobotsTxt::parse(b"user-agent: *\nuser-agent: FooBot\ndisallow: /x\n");
+        let foo = r.agent("foobot");
+        assert_eq!(foo.group_match(), GroupMatch::Specific);
+        assert!(!foo.allowed("/x"));
+        assert_eq!(r.agent("Bar").group_match(), GroupMatch::Global);
+    }
+
+    #[test]
+    fn deciding_rule_is_first_of_equal_priority() {
+        let r = RobotsTxt::parse(b"user-agent: *\ndisallow: /a\ndisallow: /a\nallow: /b*\n");
+        let d = r.agent("x").decide("http://h/a");
+        assert_eq!((d.allowed, d.rule), (false, Some(0)));
+        let d = r.agent("x").decide("http://h/c");
+        assert_eq!((d.allowed, d.rule), (true, None));
+    }
+
+    #[test]
+    fn query_only_url_gets_a_slash() {
+        let r = RobotsTxt::parse(b"user-agent: *\ndisallow: /?\n");
+        assert!(!r.allowed("x", "http://h?q"));
+        let long = format!("http://h?{}", "q".repeat(5000));
+        assert!(!r.allowed("x", &long));
+    }
+}

@@ -1,0 +1,252 @@
+//! `robostats check` and `robostats lint`, run as the built binary.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const ROBOTS: &str = "\
+allow: /early
+User-agent: *
+Dissalow: /tmp
+Disallow /x
+
+user-agent: Googlebot/2.1 # the product token is Googlebot
+Allow: /
+Disallow: /private
+Crawl-delay: 10
+unicorn: yes
+sitemap: https://example.com/sitemap.xml
+<html> not a directive
+Allow: /d/index.html
+Disallow: /d/
+";
+
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &[u8]) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("robostats-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn robostats(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robostats"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run robostats");
+    {
+        let mut input = child.stdin.take().unwrap();
+        if let Some(bytes) = stdin {
+            input.write_all(bytes).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn check_prints_one_line_per_agent_and_url() {
+    let f = TempFile::new("check.txt", ROBOTS.as_bytes());
+    let path = f.0.to_str().unwrap();
+    let o = robostats(
+        &[
+            "check",
+            path,
+            "--agent",
+            "Googlebot",
+            "--agent",
+            "GPTBot",
+            "http://example.com/tmp/a",
+            "http://example.com/private",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "allowed\tGooglebot\thttp://example.com/tmp/a\n\
+         disallowed\tGooglebot\thttp://example.com/private\n\
+         disallowed\tGPTBot\thttp://example.com/tmp/a\n\
+         allowed\tGPTBot\thttp://example.com/private\n"
+    );
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn check_explain_names_group_line_and_rule() {
+    let o = robostats(
+        &[
+            "check",
+            "-",
+            "-a",
+            "googlebot",
+            "-a",
+            "GPTBot",
+            "--explain",
+            "http://example.com/d/",
+            "http://example.com/x/y",
+            "http://example.com/ok",
+        ],
+        Some(ROBOTS.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        [
+            "allowed\tgooglebot\thttp://example.com/d/\tspecific\tline 13\t\
+             allow: /d/index.html (index.htm rule: its directory)",
+            "allowed\tgooglebot\thttp://example.com/x/y\tspecific\tline 7\tallow: /",
+            "allowed\tgooglebot\thttp://example.com/ok\tspecific\tline 7\tallow: /",
+            "allowed\tGPTBot\thttp://example.com/d/\tglobal\t-\tno matching rule",
+            "disallowed\tGPTBot\thttp://example.com/x/y\tglobal\tline 4\tdisallow: /x",
+            "allowed\tGPTBot\thttp://example.com/ok\tglobal\t-\tno matching rule",
+        ]
+    );
+}
+
+#[test]
+fn check_warns_about_agents_that_are_not_product_tokens() {
+    let o = robostats(
+        &[
+            "check",
+            "-",
+            "-a",
+            "Googlebot/2.1",
+            "http://example.com/private",
+        ],
+        Some(ROBOTS.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    // Google compares the caller's agent whole: only `*` applies.
+    assert_eq!(
+        stdout(&o),
+        "allowed\tGooglebot/2.1\thttp://example.com/private\n"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a product token"));
+}
+
+#[test]
+fn check_missing_file_is_a_clear_error_with_exit_2() {
+    let o = robostats(&["check", "/no/such/robots.txt", "-a", "x", "/"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot read '/no/such/robots.txt'"), "{err}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn check_requires_an_agent() {
+    let o = robostats(&["check", "-", "http://example.com/"], Some(b""));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--agent"));
+}
+
+#[test]
+fn check_applies_500_kib_unless_told_not_to() {
+    let mut body = b"user-agent: *\n".to_vec();
+    body.resize(600 * 1024, b'#');
+    body.extend_from_slice(b"\ndisallow: /late\n");
+    let f = TempFile::new("big.txt", &body);
+    let path = f.0.to_str().unwrap();
+    let o = robostats(&["check", path, "-a", "x", "/late"], None);
+    assert_eq!(stdout(&o), "allowed\tx\t/late\n");
+    let o = robostats(
+        &["check", path, "-a", "x", "--no-size-limit", "/late"],
+        None,
+    );
+    assert_eq!(stdout(&o), "disallowed\tx\t/late\n");
+    let o = robostats(&["lint", path], None);
+    let out = stdout(&o);
+    assert!(
+        out.contains("3  disallow    disallow: /late  [past 500 KiB"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("{} bytes past 500 KiB", body.len() - 512_000)));
+}
+
+#[test]
+fn lint_diagnoses_every_line_and_sums_up() {
+    let o = robostats(&["lint", "-"], Some(ROBOTS.as_bytes()));
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    // 14 lines of text plus the empty last line, plus the summary.
+    assert_eq!(lines.len(), 16, "{out}");
+    for (want_line, want) in [
+        (
+            0,
+            " 1  allow       allow: /early  [before any user-agent: ignored]",
+        ),
+        (
+            2,
+            " 3  disallow    Dissalow: /tmp  [typo of 'disallow', accepted by Google]",
+        ),
+        (
+            3,
+            " 4  disallow    Disallow /x  [missing colon, accepted by Google]",
+        ),
+        (4, " 5  -             [empty]"),
+        (
+            5,
+            " 6  user-agent  user-agent: Googlebot/2.1 # the product token is Googlebot  [matches as 'Googlebot']",
+        ),
+        (
+            8,
+            " 9  unknown     Crawl-delay: 10  ['crawl-delay': not used by Google, used by others]",
+        ),
+        (9, "10  unknown     unicorn: yes  [unknown key: ignored]"),
+        (
+            11,
+            "12  -           <html> not a directive  [not a directive: ignored]",
+        ),
+    ] {
+        assert_eq!(lines[want_line], want);
+    }
+    assert_eq!(
+        lines[15],
+        "summary: 15 lines, 2 groups, 2 user-agents, 7 rules (3 allow, 4 disallow), 1 sitemap, \
+         1 typo, 2 unknown keys (1 used by other crawlers), 1 rule outside any group, \
+         1 line not a directive, 0 lines too long, 0 bytes past 500 KiB"
+    );
+}
+
+#[test]
+fn lint_json_is_one_document_with_every_line() {
+    let o = robostats(&["lint", "--json", "-"], Some(ROBOTS.as_bytes()));
+    assert_eq!(o.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let lines = doc["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 15);
+    assert_eq!(lines[2]["kind"], "disallow");
+    assert_eq!(lines[2]["flags"]["is_acceptable_typo"], true);
+    assert_eq!(lines[8]["known_elsewhere"], "crawl-delay");
+    assert_eq!(lines[3]["pattern"], "/x");
+    assert_eq!(doc["summary"]["groups"], 2);
+    assert_eq!(doc["summary"]["rules_outside_group"], 1);
+    assert_eq!(doc["summary"]["typos"], 1);
+}
+
+#[test]
+fn lint_survives_binary_input() {
+    let body: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+    let o = robostats(&["lint", "-"], Some(&body));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("summary:"));
+}
