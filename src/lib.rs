@@ -17,3 +17,5 @@ pub mod sink;
 pub mod warc;
 
 pub use error::Error;
+pub mod manifest;
+pub mod pipeline;

@@ -1,189 +1,330 @@
 //! Rows -> Arrow record batches: every output table's columns, declared in
-//! one place ([`TABLES`]), and the builders that fill them.
+//! one place ([`columns`]), and [`Batches`], which fills them capture by
+//! capture.
 //!
 //! Every table starts with the capture key `(warc_filename,
 //! warc_record_offset)`, so all tables join on it; column names follow
 //! Common Crawl's columnar index where a column means the same thing.
 
+pub mod columns;
 mod table;
 
 pub use table::{Column, Kind, Row, TableBuilder, schema_of};
 
-use Kind::*;
-use table::col;
+use arrow::array::RecordBatch;
 
-/// `warc_filename` and `warc_record_offset`, first in every table.
-macro_rules! key_columns {
-    () => {
-        [
-            col(
-                "warc_filename",
-                Dict,
-                false,
-                "the WARC file, as named on the command line or in the paths file \
-                 (for Common Crawl's paths files: the path Common Crawl's index gives)",
-            ),
-            col(
-                "warc_record_offset",
-                I64,
-                false,
-                "byte offset of the record in the file: for gzip files the offset of \
-                 its gzip member (Common Crawl's warc_record_offset), for plain WARC the \
-                 offset of the record",
-            ),
-        ]
-    };
+use crate::classify::agents::AgentList;
+use crate::classify::{Verdict, crawl_delay};
+use crate::error::Error;
+use crate::http::{Capture, UrlFacts, registered_domain};
+use crate::robots::RobotsTxt;
+
+/// The tables, in the order of [`columns::TABLES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Table {
+    Captures,
+    UserAgents,
+    Rules,
+    Sitemaps,
+    Directives,
+    AgentVerdicts,
+    Errors,
 }
 
-const fn cat<const A: usize, const B: usize, const N: usize>(
-    a: [Column; A],
-    b: [Column; B],
-) -> [Column; N] {
-    assert!(A + B == N);
-    let mut out = [a[0]; N];
-    let mut i = 0;
-    while i < A {
-        out[i] = a[i];
-        i += 1;
+impl Table {
+    /// Every table, in output order.
+    pub const ALL: [Table; 7] = [
+        Table::Captures,
+        Table::UserAgents,
+        Table::Rules,
+        Table::Sitemaps,
+        Table::Directives,
+        Table::AgentVerdicts,
+        Table::Errors,
+    ];
+
+    /// The table's name (its directory under the output directory).
+    pub fn name(self) -> &'static str {
+        columns::TABLES[self as usize].0
     }
-    while i < N {
-        out[i] = b[i - A];
-        i += 1;
+
+    /// The table's columns.
+    pub fn columns(self) -> &'static [Column] {
+        columns::TABLES[self as usize].1
     }
-    out
 }
 
-/// `user_agents`: one row per user-agent line.
-pub const USER_AGENTS: [Column; 8] = cat(
-    key_columns!(),
-    [
-        col(
-            "group",
-            I32,
-            false,
-            "index of the line's group in the file, from 0",
-        ),
-        col("line", I32, false, "line number, from 1"),
-        col(
-            "value",
-            Str,
-            false,
-            "the value as written (comment and whitespace removed)",
-        ),
-        col(
-            "product_token",
-            Str,
-            false,
-            "what Google's matcher compares with a crawler's name: the value's longest \
-             [A-Za-z_-] prefix, empty for *",
-        ),
-        col(
-            "is_global",
-            Bool,
-            false,
-            "the value is * (alone or followed by whitespace)",
-        ),
-        col(
-            "is_typo",
-            Bool,
-            false,
-            "the key is an accepted typo (useragent, user agent)",
-        ),
-    ],
-);
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
 
-/// `rules`: one row per allow or disallow line.
-pub const RULES: [Column; 13] = cat(
-    key_columns!(),
-    [
-        col(
-            "group",
-            I32,
-            true,
-            "index of the rule's group, from 0; null before the first user-agent line \
-             (such rules are ignored)",
-        ),
-        col("line", I32, false, "line number, from 1"),
-        col("kind", Dict, false, "allow or disallow"),
-        col("value", Str, false, "the value as written"),
-        col(
-            "pattern",
-            Str,
-            false,
-            "the value as Google matches it: bytes >= 0x80 %-escaped, hex upper-cased",
-        ),
-        col(
-            "priority",
-            I32,
-            false,
-            "the pattern's length in bytes: the longest matching rule wins",
-        ),
-        col("has_wildcard", Bool, false, "the pattern contains *"),
-        col("has_end_anchor", Bool, false, "the pattern ends with $"),
-        col(
-            "is_empty",
-            Bool,
-            false,
-            "the value is empty: the rule has no effect",
-        ),
-        col(
-            "is_typo",
-            Bool,
-            false,
-            "the key is an accepted typo (dissallow, ...)",
-        ),
-        col("in_global_group", Bool, false, "the rule's group names *"),
-    ],
-);
+fn count(n: u32) -> Option<i32> {
+    Some(i32::try_from(n).unwrap_or(i32::MAX))
+}
 
-/// `directives`: one row per line with a key Google does not use.
-pub const DIRECTIVES: [Column; 9] = cat(
-    key_columns!(),
-    [
-        col("line", I32, false, "line number, from 1"),
-        col(
-            "group",
-            I32,
-            true,
-            "index of the group the line stands in, from 0; null before the first \
-             user-agent line",
-        ),
-        col("key", Str, false, "the key as written"),
-        col("name", Dict, false, "the key in lower case"),
-        col("value", Str, false, "the value as written"),
-        col(
-            "known_elsewhere",
-            Dict,
-            true,
-            "the key is one other crawlers use (Google's list: clean-param, \
-             content-signal, content-usage, crawl-delay, domain, host, noarchive, \
-             nofollow, noindex, request-rate, revisit-after, visit-time)",
-        ),
-        col(
-            "typo_of",
-            Dict,
-            true,
-            "the directive the key seems a misspelling of (edit distance 1 or 2 from \
-             user-agent, allow, disallow, sitemap, crawl-delay)",
-        ),
-    ],
-);
+/// Builders for every table, filled capture by capture.
+pub struct Batches {
+    tables: Vec<TableBuilder>,
+}
 
-/// The names of the tables that the tables' columns are declared for, with
-/// their columns, in output order.
-pub const ROBOTS_TABLES: [(&str, &[Column]); 3] = [
-    ("user_agents", &USER_AGENTS),
-    ("rules", &RULES),
-    ("directives", &DIRECTIVES),
-];
+impl Default for Batches {
+    fn default() -> Batches {
+        Batches::new()
+    }
+}
+
+impl Batches {
+    /// Empty builders for every table.
+    pub fn new() -> Batches {
+        Batches {
+            tables: Table::ALL
+                .iter()
+                .map(|t| TableBuilder::new(t.name(), t.columns()))
+                .collect(),
+        }
+    }
+
+    /// The builder of one table.
+    pub fn table(&mut self, t: Table) -> &mut TableBuilder {
+        &mut self.tables[t as usize]
+    }
+
+    /// Rows waiting in the builder of `t`.
+    pub fn len(&self, t: Table) -> usize {
+        self.tables[t as usize].len()
+    }
+
+    /// No rows wait in any builder.
+    pub fn is_empty(&self) -> bool {
+        self.tables.iter().all(TableBuilder::is_empty)
+    }
+
+    /// The batches of the tables holding at least `min_rows` rows (all
+    /// non-empty ones for `min_rows` 1); those builders start empty again.
+    pub fn take(&mut self, min_rows: usize) -> Vec<(Table, RecordBatch)> {
+        Table::ALL
+            .iter()
+            .zip(&mut self.tables)
+            .filter(|(_, b)| b.len() >= min_rows.max(1))
+            .map(|(t, b)| (*t, b.finish()))
+            .collect()
+    }
+
+    /// One capture: its `captures` row, and the rows of its parse and its
+    /// agents' verdicts.
+    pub fn push_capture(
+        &mut self,
+        c: &Capture,
+        robots: Option<&RobotsTxt<'_>>,
+        verdicts: &[Verdict],
+        agents: &AgentList,
+    ) {
+        let file = Some(c.warc_filename.as_str());
+        let offset = Some(c.warc_record_offset as i64);
+        let url = c.url_facts.as_ref();
+        let stats = robots.map(|r| r.stats());
+        let global = verdicts.last().filter(|v| v.agent.is_none());
+        let mut row = self.table(Table::Captures).row();
+        row.dict(file)
+            .i64(offset)
+            .i64(c.warc_record_length.map(|l| l as i64))
+            .i64(Some(c.warc_record_offset_in_member as i64))
+            .str(c.warc_record_id.as_deref())
+            .dict(c.crawl.as_deref())
+            .str(Some(&c.url))
+            .dict(url.map(|u| u.url_protocol.as_str()))
+            .str(url.and_then(|u| u.url_host_name.as_deref()))
+            .str(url.and_then(|u| u.url_host_registered_domain.as_deref()))
+            .i32(url.and_then(|u| u.url_port).map(i32::from))
+            .str(url.map(|u| u.url_path.as_str()))
+            .str(url.and_then(|u| u.url_query.as_deref()))
+            .timestamp_us(c.fetch_time_unix.map(|s| s.saturating_mul(1_000_000)))
+            .str(c.ip_address.as_deref())
+            .str_list(c.warc_protocols.iter().map(String::as_str))
+            .i32(c.fetch_status.map(i32::from))
+            .dict(c.http_error.map(|k| k.as_str()))
+            .dict(Some(c.google_class.as_str()))
+            .dict(Some(c.google_current_class.as_str()))
+            .dict(Some(c.cc_class.as_str()))
+            .str(c.fetch_redirect.as_deref())
+            .dict(c.redirect_kind.map(|k| k.as_str()))
+            .str(c.content_type.as_deref())
+            .dict(c.content_mime_type.as_deref())
+            .dict(c.content_mime_detected.as_deref())
+            .dict(c.content_encoding.as_deref())
+            .dict(c.transfer_encoding.as_deref())
+            .bool(Some(c.payload_encoded))
+            .str(c.content_digest.as_deref())
+            .dict(c.content_truncated.as_deref())
+            .bool(Some(c.record_incomplete))
+            .bool(Some(c.body_capped))
+            .i64(Some(c.payload_length as i64))
+            .dict(c.bom.map(|b| b.as_str()))
+            .bool(Some(c.valid_utf8))
+            .bool(Some(c.looks_like_html))
+            .bool(Some(c.over_500kib))
+            .i64(
+                c.cache_max_age
+                    .map(|a| i64::try_from(a).unwrap_or(i64::MAX)),
+            )
+            .bool(Some(robots.is_some()))
+            .bool(robots.map(|r| {
+                r.rules()
+                    .iter()
+                    .any(|rule| rule.group.is_some() && !rule.is_empty())
+            }))
+            .i32(stats.and_then(|s| count(s.lines)))
+            .i32(stats.and_then(|s| count(s.empty_lines)))
+            .i32(stats.and_then(|s| count(s.comment_lines)))
+            .i32(stats.and_then(|s| count(s.invalid_lines)))
+            .i32(robots.and_then(|r| count(r.groups().len() as u32)))
+            .i32(stats.and_then(|s| count(s.user_agents)))
+            .i32(stats.and_then(|s| count(s.allows)))
+            .i32(stats.and_then(|s| count(s.disallows)))
+            .i32(stats.and_then(|s| count(s.empty_rules)))
+            .i32(stats.and_then(|s| count(s.rules_outside_group)))
+            .i32(stats.and_then(|s| count(s.sitemaps)))
+            .i32(stats.and_then(|s| count(s.unknown)))
+            .i32(stats.and_then(|s| count(s.known_elsewhere)))
+            .i32(stats.and_then(|s| count(s.typos)))
+            .i32(stats.and_then(|s| count(s.missing_colon)))
+            .i32(stats.and_then(|s| count(s.too_long)))
+            .i64(stats.map(|s| s.bytes_ignored as i64))
+            .f64(robots.and_then(crawl_delay))
+            .dict(global.and_then(|v| v.class).map(|c| c.as_str()))
+            .bool(global.and_then(|v| v.root_allowed))
+            .end();
+
+        if let Some(robots) = robots {
+            self.push_parse(c, robots);
+        }
+        for v in verdicts {
+            let (name, category, operator) = match v.agent {
+                Some(i) => {
+                    let a = &agents.agents[i];
+                    (a.token.as_str(), a.category.as_str(), a.operator.as_str())
+                }
+                None => ("*", "global", ""),
+            };
+            self.table(Table::AgentVerdicts)
+                .row()
+                .dict(file)
+                .i64(offset)
+                .dict(Some(name))
+                .dict(Some(category))
+                .dict(v.group.map(|g| g.as_str()))
+                .bool(v.root_allowed)
+                .dict(v.class.map(|c| c.as_str()))
+                .dict(Some(v.effective.as_str()))
+                .bool(v.effective_root_allowed)
+                .dict(Some(operator))
+                .end();
+        }
+    }
+
+    fn push_parse(&mut self, c: &Capture, robots: &RobotsTxt<'_>) {
+        let file = Some(c.warc_filename.as_str());
+        let offset = Some(c.warc_record_offset as i64);
+        let line = |n: u32| count(n);
+        let group = |g: Option<usize>| g.map(|g| i32::try_from(g).unwrap_or(i32::MAX));
+        for ua in robots.user_agents() {
+            self.table(Table::UserAgents)
+                .row()
+                .dict(file)
+                .i64(offset)
+                .i32(group(Some(ua.group)))
+                .i32(line(ua.line))
+                .str(Some(&lossy(ua.value)))
+                .str(Some(&lossy(ua.product)))
+                .bool(Some(ua.global))
+                .bool(Some(ua.typo))
+                .end();
+        }
+        for rule in robots.rules() {
+            self.table(Table::Rules)
+                .row()
+                .dict(file)
+                .i64(offset)
+                .i32(group(rule.group))
+                .i32(line(rule.line))
+                .dict(Some(rule.kind.as_str()))
+                .str(Some(&lossy(rule.value)))
+                .str(Some(&lossy(&rule.pattern)))
+                .i32(Some(i32::try_from(rule.priority()).unwrap_or(i32::MAX)))
+                .bool(Some(rule.has_wildcard()))
+                .bool(Some(rule.has_end_anchor()))
+                .bool(Some(rule.is_empty()))
+                .bool(Some(rule.typo))
+                .bool(Some(rule.group.is_some_and(|g| robots.groups()[g].global)))
+                .end();
+        }
+        let host = c
+            .url_facts
+            .as_ref()
+            .and_then(|u| u.url_host_name.as_deref());
+        let domain = c
+            .url_facts
+            .as_ref()
+            .and_then(|u| u.url_host_registered_domain.as_deref());
+        for sitemap in robots.sitemaps() {
+            let text = lossy(sitemap.url);
+            let parsed = UrlFacts::parse(&text).ok().filter(|(u, f)| {
+                matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some()
+            });
+            let sm_host = parsed.as_ref().and_then(|(_, f)| f.url_host_name.clone());
+            let sm_domain = sm_host.as_deref().and_then(registered_domain);
+            self.table(Table::Sitemaps)
+                .row()
+                .dict(file)
+                .i64(offset)
+                .i32(line(sitemap.line))
+                .str(Some(&text))
+                .bool(Some(parsed.is_some()))
+                .str(sm_host.as_deref())
+                .bool(sm_host.as_deref().zip(host).map(|(a, b)| a == b))
+                .bool(sm_domain.as_deref().zip(domain).map(|(a, b)| a == b))
+                .bool(Some(sitemap.typo))
+                .end();
+        }
+        for d in robots.directives() {
+            let name = String::from_utf8_lossy(d.key).to_ascii_lowercase();
+            self.table(Table::Directives)
+                .row()
+                .dict(file)
+                .i64(offset)
+                .i32(line(d.line))
+                .i32(group(d.group))
+                .str(Some(&lossy(d.key)))
+                .dict(Some(&name))
+                .str(Some(&lossy(d.value)))
+                .dict(d.known)
+                .dict(crate::classify::typo::typo_of(d.key))
+                .end();
+        }
+    }
+
+    /// One error.
+    pub fn push_error(&mut self, e: &Error) {
+        self.table(Table::Errors)
+            .row()
+            .dict(Some(e.file()))
+            .i64(e.offset().map(|o| o as i64))
+            .dict(Some(e.stage().as_str()))
+            .dict(Some(e.kind().as_str()))
+            .str(Some(e.message()))
+            .end();
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use columns::*;
 
     #[test]
     fn every_table_starts_with_the_capture_key_and_names_are_unique() {
-        for (name, columns) in ROBOTS_TABLES {
+        for (name, columns) in TABLES {
             assert_eq!(columns[0].name, "warc_filename", "{name}");
             assert_eq!(columns[1].name, "warc_record_offset", "{name}");
             let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();

@@ -1,7 +1,9 @@
 //! Command-line flags (clap), and the commands that print.
 
 mod check;
+mod ingest;
 mod lint;
+mod schema;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,11 @@ enum Command {
     Check(check::Args),
     /// Every line of a robots.txt with its diagnosis, and a summary.
     Lint(lint::Args),
+    /// WARC files to Parquet tables (captures, user_agents, rules, sitemaps,
+    /// directives, agent_verdicts, errors) under --out.
+    Ingest(ingest::Args),
+    /// The tables and their columns.
+    Schema(schema::Args),
 }
 
 /// Parses the process's arguments (exits with usage on error).
@@ -37,6 +44,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::Ingest(args) => ingest::run(&args),
+        Command::Schema(args) => schema::run(&args),
     }
 }
 

@@ -1,0 +1,249 @@
+//! `robostats ingest`: WARC files to Parquet tables.
+
+use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use robostats::classify::{self, agents::AgentList};
+use robostats::pipeline::{self, Config, FileReport, Input, Progress};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// WARC files (`.warc.gz` or `.warc`); quoted globs are expanded.
+    inputs: Vec<String>,
+    /// A file listing inputs, one a line (gzip or plain), like Common
+    /// Crawl's `robotstxt.paths.gz`.
+    #[arg(long, value_name = "FILE")]
+    paths: Option<PathBuf>,
+    /// Prepended to the relative paths of `--paths` (a local directory).
+    /// The paths as listed stay the `warc_filename` in the tables, as in
+    /// Common Crawl's index.
+    #[arg(long, value_name = "DIR", requires = "paths")]
+    prefix: Option<PathBuf>,
+    /// The output directory: one directory of Parquet files per table.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: PathBuf,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+    /// Replace the crawlers of interest by this list (one token a line, or
+    /// `token<TAB>operator<TAB>category<TAB>purpose`).
+    #[arg(long, value_name = "FILE")]
+    agents: Option<PathBuf>,
+    /// Add this list's crawlers to the crawlers of interest.
+    #[arg(long, value_name = "FILE")]
+    add_agents: Vec<PathBuf>,
+    /// Parse whole bodies for rules. By default content past 500 KiB is
+    /// ignored, as Google's crawler does.
+    #[arg(long)]
+    no_size_limit: bool,
+    /// No progress bar, even on a terminal.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn read_maybe_gzip(path: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .with_context(|| format!("cannot decompress '{}'", path.display()))?;
+        Ok(text)
+    } else {
+        String::from_utf8(bytes).with_context(|| format!("'{}' is not UTF-8 text", path.display()))
+    }
+}
+
+fn inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
+    let mut inputs = Vec::new();
+    for arg in &args.inputs {
+        if arg.contains(['*', '?', '[']) && !Path::new(arg).exists() {
+            let mut matched = false;
+            for path in glob::glob(arg).with_context(|| format!("bad pattern '{arg}'"))? {
+                let path = path?;
+                inputs.push(Input {
+                    name: path.to_string_lossy().into_owned(),
+                    path,
+                });
+                matched = true;
+            }
+            if !matched {
+                bail!("no file matches '{arg}'");
+            }
+        } else {
+            inputs.push(Input {
+                path: PathBuf::from(arg),
+                name: arg.clone(),
+            });
+        }
+    }
+    if let Some(paths) = &args.paths {
+        let text = read_maybe_gzip(paths)?;
+        for line in BufReader::new(text.as_bytes()).lines() {
+            let line = line?;
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let path = match &args.prefix {
+                Some(prefix) if Path::new(line).is_relative() => prefix.join(line),
+                _ => PathBuf::from(line),
+            };
+            inputs.push(Input {
+                path,
+                name: line.to_owned(),
+            });
+        }
+    }
+    if inputs.is_empty() {
+        bail!("no inputs: give WARC files or --paths FILE");
+    }
+    Ok(inputs)
+}
+
+fn agent_list(args: &Args) -> anyhow::Result<AgentList> {
+    let read = |p: &PathBuf| {
+        std::fs::read_to_string(p).with_context(|| format!("cannot read '{}'", p.display()))
+    };
+    let mut list = match &args.agents {
+        Some(path) => {
+            AgentList::parse(&read(path)?).with_context(|| format!("in '{}'", path.display()))?
+        }
+        None => AgentList::default_list(),
+    };
+    for path in &args.add_agents {
+        list.extend(&read(path)?)
+            .with_context(|| format!("in '{}'", path.display()))?;
+    }
+    Ok(list)
+}
+
+/// A progress bar on a terminal: bytes read, files, records, speed, ETA.
+struct Bar {
+    bar: ProgressBar,
+    files: AtomicU64,
+    total_files: AtomicU64,
+    records: AtomicU64,
+    failed: Mutex<Vec<String>>,
+}
+
+impl Bar {
+    fn message(&self) {
+        self.bar.set_message(format!(
+            "files {}/{}  records {}",
+            self.files.load(Ordering::Relaxed),
+            self.total_files.load(Ordering::Relaxed),
+            self.records.load(Ordering::Relaxed)
+        ));
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, files: u64, bytes: u64) {
+        self.total_files.store(files, Ordering::Relaxed);
+        self.bar.set_length(bytes);
+        self.message();
+    }
+
+    fn advance(&self, records: u64, bytes: u64) {
+        self.records.fetch_add(records, Ordering::Relaxed);
+        self.bar.inc(bytes);
+        self.message();
+    }
+
+    fn file_done(&self, report: &FileReport) {
+        self.files.fetch_add(1, Ordering::Relaxed);
+        if report.failed {
+            self.failed.lock().unwrap().push(report.input.clone());
+        }
+        self.message();
+    }
+}
+
+/// Without a terminal: one line per input that could not be read.
+struct Plain {
+    failed: Mutex<Vec<String>>,
+}
+
+impl Progress for Plain {
+    fn file_done(&self, report: &FileReport) {
+        if report.failed {
+            self.failed.lock().unwrap().push(report.input.clone());
+        }
+    }
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let mut config = Config::new(inputs(args)?, args.out.clone());
+    if let Some(n) = args.threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        config.threads = n;
+    }
+    config.agents = agent_list(args)?;
+    config.classify = classify::Options {
+        size_limit: if args.no_size_limit {
+            usize::MAX
+        } else {
+            robostats::robots::GOOGLE_MAX_BYTES
+        },
+    };
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let (summary, failed) = if show_bar {
+        let bar = ProgressBar::new(0).with_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {binary_bytes}/{binary_total_bytes} \
+                 {binary_bytes_per_sec} ETA {eta}  {msg}",
+            )
+            .expect("valid template"),
+        );
+        let progress = Bar {
+            bar,
+            files: AtomicU64::new(0),
+            total_files: AtomicU64::new(0),
+            records: AtomicU64::new(0),
+            failed: Mutex::new(Vec::new()),
+        };
+        let summary = pipeline::run(&config, &progress)?;
+        progress.bar.finish_and_clear();
+        (summary, progress.failed.into_inner().unwrap())
+    } else {
+        let progress = Plain {
+            failed: Mutex::new(Vec::new()),
+        };
+        let summary = pipeline::run(&config, &progress)?;
+        (summary, progress.failed.into_inner().unwrap())
+    };
+    for input in &failed {
+        eprintln!("robostats: could not read '{input}' (see the errors table)");
+    }
+    let s = &summary;
+    let mb = s.bytes as f64 / 1e6;
+    println!(
+        "ingest: {} files done, {} failed, {} skipped (done earlier); {} records read, \
+         {} responses -> {} captures + {} errors; {:.1} MB in {:.1} s ({:.1} MB/s, {:.0} records/s) -> {}",
+        s.files_done,
+        s.files_failed,
+        s.files_skipped,
+        s.records,
+        s.responses,
+        s.captures,
+        s.errors,
+        mb,
+        s.seconds,
+        mb / s.seconds.max(1e-9),
+        s.records as f64 / s.seconds.max(1e-9),
+        args.out.display()
+    );
+    Ok(if s.files_failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

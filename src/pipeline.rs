@@ -1,0 +1,643 @@
+//! Files x threads -> the whole pipeline, with accounting.
+//!
+//! ```text
+//! reader threads (one file each)        rayon workers (all cores)
+//! file -> gzip member -> WARC record -> [chunk of responses] -> HTTP -> Capture
+//!                                          -> robots.txt parse -> verdicts
+//!                                          -> Arrow builders (one lane per worker)
+//!                                          -> Parquet part files
+//! ```
+//!
+//! Decompression is sequential per file, so each file has one reader
+//! thread; everything after it is not, so readers cut the records into
+//! chunks that any rayon worker processes. With many files, up to
+//! `threads` files are read at once; with one big file, every worker still
+//! has chunks to process. A bounded number of chunks is in flight at any
+//! time, so memory does not grow with the input.
+//!
+//! Each worker writes the rows of a file into its own *lane*: its own
+//! builders and part files, so workers never wait for each other. Part
+//! files are named after their input (`<stem>-<hash>-<lane>.parquet`) and
+//! become visible only when the whole input is done: a re-run can then
+//! tell a finished input (in the manifest) from one to redo, whose
+//! leftovers it deletes first.
+
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::batch::{Batches, Table};
+use crate::classify::{self, agents::AgentList};
+use crate::error::{Error, ErrorKind, Stage};
+use crate::http::{Capture, Response};
+use crate::manifest::{self, Manifest};
+use crate::sink::{PartSummary, PartWriter, temp_path};
+use crate::warc::{Record, RecordType, WarcReader};
+
+/// One input file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// Where to read it.
+    pub path: PathBuf,
+    /// Its `warc_filename` in every table (the path as given, or the
+    /// paths file's line).
+    pub name: String,
+}
+
+/// What `ingest` does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The inputs, in order.
+    pub inputs: Vec<Input>,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The crawlers of interest.
+    pub agents: AgentList,
+    /// How captures are analysed.
+    pub classify: classify::Options,
+    /// Responses per chunk handed to a worker.
+    pub chunk_records: usize,
+    /// Rows buffered per table and lane before they are encoded.
+    pub batch_rows: usize,
+    /// Names this run's manifest file and prefixes its part files (for
+    /// shards: several processes writing into one output directory).
+    pub run_name: String,
+}
+
+impl Config {
+    /// A configuration with the defaults.
+    pub fn new(inputs: Vec<Input>, out: PathBuf) -> Config {
+        Config {
+            inputs,
+            out,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            agents: AgentList::default_list(),
+            classify: classify::Options::default(),
+            chunk_records: 256,
+            batch_rows: 8192,
+            run_name: "run".to_owned(),
+        }
+    }
+
+    fn options_json(&self) -> serde_json::Value {
+        json!({
+            "size_limit": if self.classify.size_limit == usize::MAX {
+                None
+            } else {
+                Some(self.classify.size_limit)
+            },
+            "agents_version": self.agents.version,
+        })
+    }
+}
+
+/// How one input ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// The input's name.
+    pub input: String,
+    /// The input could not be read at all (not opened, or not one record).
+    pub failed: bool,
+    /// WARC records read, of every type.
+    pub records: u64,
+    /// `response` records read.
+    pub responses: u64,
+    /// Rows written to `captures`.
+    pub captures: u64,
+    /// Rows written to `errors`.
+    pub errors: u64,
+    /// Compressed bytes read (the file's size when read to the end).
+    pub bytes: u64,
+    /// The part files written.
+    pub parts: Vec<PartSummary>,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Inputs finished in this run.
+    pub files_done: u64,
+    /// Inputs that could not be read at all.
+    pub files_failed: u64,
+    /// Inputs skipped because an earlier run finished them.
+    pub files_skipped: u64,
+    /// WARC records read.
+    pub records: u64,
+    /// `response` records read.
+    pub responses: u64,
+    /// Rows written to `captures`.
+    pub captures: u64,
+    /// Rows written to `errors`.
+    pub errors: u64,
+    /// Compressed bytes read.
+    pub bytes: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// Progress callbacks, called from any thread.
+pub trait Progress: Sync {
+    /// The run starts: `files` inputs to do, `bytes` in total.
+    fn start(&self, _files: u64, _bytes: u64) {}
+    /// `records` more records and `bytes` more compressed bytes were read.
+    fn advance(&self, _records: u64, _bytes: u64) {}
+    /// An input is finished.
+    fn file_done(&self, _report: &FileReport) {}
+}
+
+/// No progress reporting.
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// A failure of the run itself (not of an input): the output cannot be
+/// written.
+#[derive(Debug)]
+pub struct RunError(pub String);
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+fn run_error(what: &str, e: impl std::fmt::Display) -> RunError {
+    RunError(format!("{what}: {e}"))
+}
+
+/// The part-file name stem of an input: its file name without WARC and
+/// gzip extensions, and a hash of its whole name (two inputs with the same
+/// file name in different directories must not clash).
+pub fn part_stem(run_name: &str, input: &str) -> String {
+    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
+    let mut stem = base;
+    for ext in [".gz", ".warc", ".arc"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let hash = Sha256::digest(input.as_bytes());
+    let prefix = if run_name == "run" {
+        String::new()
+    } else {
+        format!("{run_name}-")
+    };
+    format!(
+        "{prefix}{stem}-{:02x}{:02x}{:02x}{:02x}",
+        hash[0], hash[1], hash[2], hash[3]
+    )
+}
+
+/// Deletes the part files (finished or not) an unfinished input left.
+fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
+    for table in Table::ALL {
+        let dir = out.join(table.name());
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let bare = name.strip_prefix('.').unwrap_or(&name);
+            if bare.starts_with(&format!("{stem}-")) {
+                fs::remove_file(entry.path())
+                    .map_err(|e| run_error("cannot remove a leftover part file", e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A counting semaphore: the number of chunks in flight.
+struct Budget {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Budget {
+    fn acquire(&self) {
+        let mut free = self.free.lock().unwrap();
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap();
+        }
+        *free -= 1;
+    }
+
+    fn release(&self) {
+        *self.free.lock().unwrap() += 1;
+        self.freed.notify_one();
+    }
+}
+
+/// One worker's rows and part files for one input.
+struct Lane {
+    batches: Batches,
+    writers: Vec<Option<PartWriter>>,
+    captures: u64,
+    errors: u64,
+    failure: Option<RunError>,
+}
+
+impl Lane {
+    fn new() -> Lane {
+        Lane {
+            batches: Batches::new(),
+            writers: Table::ALL.iter().map(|_| None).collect(),
+            captures: 0,
+            errors: 0,
+            failure: None,
+        }
+    }
+
+    /// Encodes the tables holding `min_rows` rows or more.
+    fn flush(&mut self, out: &Path, stem: &str, lane: usize, min_rows: usize) {
+        if self.failure.is_some() {
+            return;
+        }
+        for (table, batch) in self.batches.take(min_rows) {
+            let slot = &mut self.writers[table as usize];
+            if slot.is_none() {
+                let path = out
+                    .join(table.name())
+                    .join(format!("{stem}-{lane:02}.parquet"));
+                match PartWriter::create(table.name(), path, batch.schema()) {
+                    Ok(w) => *slot = Some(w),
+                    Err(e) => {
+                        self.failure = Some(run_error("cannot create a part file", e));
+                        return;
+                    }
+                }
+            }
+            if let Err(e) = slot.as_mut().unwrap().write(&batch) {
+                self.failure = Some(run_error("cannot write a part file", e));
+                return;
+            }
+        }
+    }
+}
+
+/// The work of one chunk: its responses and the reader's errors before it.
+struct Chunk {
+    records: Vec<Record>,
+    errors: Vec<Error>,
+    crawl: Option<String>,
+}
+
+struct Shared<'a> {
+    config: &'a Config,
+    progress: &'a dyn Progress,
+    pool: rayon::ThreadPool,
+    budget: Budget,
+}
+
+fn process_chunk(shared: &Shared<'_>, input: &Input, lane: &mut Lane, chunk: Chunk) {
+    let config = shared.config;
+    for e in &chunk.errors {
+        lane.batches.push_error(e);
+        lane.errors += 1;
+    }
+    for record in &chunk.records {
+        let response = Response::parse(record, &input.name);
+        let capture = match Capture::new(
+            &input.name,
+            chunk.crawl.as_deref(),
+            record,
+            response.as_ref(),
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                lane.batches.push_error(&e);
+                lane.errors += 1;
+                continue;
+            }
+        };
+        if let Err(e) = &response {
+            // The capture says `failed`; the errors table says why.
+            lane.batches.push_error(e);
+            lane.errors += 1;
+        }
+        let body = response.as_ref().map_or(&[][..], |r| r.body(record));
+        let robots = classify::parse_robots(&capture, body, &config.classify);
+        let verdicts = classify::verdicts(&capture, robots.as_ref(), &config.agents);
+        lane.batches
+            .push_capture(&capture, robots.as_ref(), &verdicts, &config.agents);
+        lane.captures += 1;
+    }
+}
+
+/// Reads one input to the end; every record becomes a row somewhere.
+fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileReport, RunError> {
+    let config = shared.config;
+    let lanes: Vec<Mutex<Lane>> = (0..config.threads)
+        .map(|_| Mutex::new(Lane::new()))
+        .collect();
+    let mut report = FileReport {
+        input: input.name.clone(),
+        failed: false,
+        records: 0,
+        responses: 0,
+        captures: 0,
+        errors: 0,
+        bytes: 0,
+        parts: Vec::new(),
+    };
+    let bytes_read = AtomicU64::new(0);
+
+    let reader = File::open(&input.path)
+        .map(|f| {
+            WarcReader::new(
+                CountingReader {
+                    inner: f,
+                    count: &bytes_read,
+                },
+                &input.name,
+            )
+        })
+        .map_err(|e| Error::new(Stage::Open, ErrorKind::Io, &input.name, None, e.to_string()));
+    match reader {
+        Err(e) => {
+            report.failed = true;
+            let mut lane = lanes[0].lock().unwrap();
+            lane.batches.push_error(&e);
+            lane.errors += 1;
+        }
+        Ok(mut reader) => {
+            let mut errors_in_a_row = 0u64;
+            shared.pool.in_place_scope(|scope| {
+                let mut done = false;
+                let mut spare = Record::new();
+                while !done {
+                    let mut chunk = Chunk {
+                        records: Vec::with_capacity(config.chunk_records),
+                        errors: Vec::new(),
+                        crawl: None,
+                    };
+                    let mut records = 0;
+                    let before = bytes_read.load(Ordering::Relaxed);
+                    while chunk.records.len() < config.chunk_records {
+                        match reader.read_record(&mut spare) {
+                            Ok(true) => {
+                                errors_in_a_row = 0;
+                                records += 1;
+                                if spare.record_type() == RecordType::Response {
+                                    chunk.records.push(std::mem::take(&mut spare));
+                                }
+                            }
+                            Ok(false) => {
+                                done = true;
+                                break;
+                            }
+                            Err(e) => {
+                                chunk.errors.push(e);
+                                // The reader resumes after every error; this
+                                // only guards against a reader bug looping.
+                                errors_in_a_row += 1;
+                                if errors_in_a_row > 1_000_000 {
+                                    done = true;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    chunk.crawl = reader.crawl().map(str::to_owned);
+                    report.records += records;
+                    report.responses += chunk.records.len() as u64;
+                    shared
+                        .progress
+                        .advance(records, bytes_read.load(Ordering::Relaxed) - before);
+                    if chunk.records.is_empty() && chunk.errors.is_empty() {
+                        continue;
+                    }
+                    shared.budget.acquire();
+                    let lanes = &lanes;
+                    scope.spawn(move |_| {
+                        let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
+                        let mut lane = lanes[index].lock().unwrap();
+                        process_chunk(shared, input, &mut lane, chunk);
+                        lane.flush(&config.out, stem, index, config.batch_rows);
+                        drop(lane);
+                        shared.budget.release();
+                    });
+                }
+            });
+            report.failed = report.records == 0;
+        }
+    }
+    report.bytes = bytes_read.load(Ordering::Relaxed);
+
+    // Close every lane's files; rename them only once all are closed.
+    let mut closed = Vec::new();
+    let mut failure = None;
+    for (index, lane) in lanes.into_iter().enumerate() {
+        let mut lane = lane.into_inner().unwrap();
+        lane.flush(&config.out, stem, index, 1);
+        report.captures += lane.captures;
+        report.errors += lane.errors;
+        failure = failure.or(lane.failure.take());
+        for writer in lane.writers.into_iter().flatten() {
+            if failure.is_some() {
+                writer.abort();
+            } else {
+                closed.push(writer);
+            }
+        }
+    }
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    for writer in closed {
+        report.parts.push(
+            writer
+                .close()
+                .map_err(|e| run_error("cannot finish a part file", e))?,
+        );
+    }
+    report.parts.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
+
+/// Counts the bytes read from a file (for progress and the report).
+struct CountingReader<'a, R> {
+    inner: R,
+    count: &'a AtomicU64,
+}
+
+impl<R: std::io::Read> std::io::Read for CountingReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Runs `ingest`: every input not finished by an earlier run into the
+/// tables under `config.out`. Fails only when the output cannot be written;
+/// inputs that cannot be read are counted and reported, not fatal.
+pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError> {
+    let started = Instant::now();
+    let threads = config.threads.max(1);
+    let config = &Config {
+        threads,
+        ..config.clone()
+    };
+    fs::create_dir_all(&config.out)
+        .map_err(|e| run_error("cannot create the output directory", e))?;
+    let finished =
+        manifest::read_inputs(&config.out).map_err(|e| run_error("cannot read the manifest", e))?;
+    let options = config.options_json();
+    for entry in finished.values() {
+        if entry.status == "done" && entry.options != options {
+            return Err(RunError(format!(
+                "{} holds results made with other options ({} instead of {}); \
+                 write to another directory",
+                config.out.display(),
+                entry.options,
+                options
+            )));
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut todo = Vec::new();
+    let mut summary = Summary::default();
+    for input in &config.inputs {
+        if !seen.insert(input.name.as_str()) {
+            continue;
+        }
+        if finished
+            .get(&input.name)
+            .is_some_and(|e| e.status == "done")
+        {
+            summary.files_skipped += 1;
+        } else {
+            todo.push(input);
+        }
+    }
+    let total_bytes = todo
+        .iter()
+        .map(|i| fs::metadata(&i.path).map_or(0, |m| m.len()))
+        .sum();
+    progress.start(todo.len() as u64, total_bytes);
+
+    let manifest = Manifest::create(
+        &config.out,
+        &config.run_name,
+        &config.agents.version,
+        options,
+    )
+    .map_err(|e| run_error("cannot write the manifest", e))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("robostats-worker-{i}"))
+        .build()
+        .map_err(|e| run_error("cannot start worker threads", e))?;
+    let shared = Shared {
+        config,
+        progress,
+        pool,
+        budget: Budget {
+            free: Mutex::new(2 * threads),
+            freed: Condvar::new(),
+        },
+    };
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new((Vec::new(), None::<RunError>, manifest));
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(todo.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = todo.get(i) else { break };
+                    if results.lock().unwrap().1.is_some() {
+                        break;
+                    }
+                    let stem = part_stem(&config.run_name, &input.name);
+                    let result = remove_leftovers(&config.out, &stem)
+                        .and_then(|()| process_file(&shared, input, &stem));
+                    let mut results = results.lock().unwrap();
+                    match result {
+                        Ok(report) => {
+                            let line = json!({
+                                "type": "input",
+                                "input": report.input,
+                                "status": if report.failed { "failed" } else { "done" },
+                                "records": report.records,
+                                "responses": report.responses,
+                                "captures": report.captures,
+                                "errors": report.errors,
+                                "bytes": report.bytes,
+                                "parts": report.parts.iter().map(|p| json!({
+                                    "table": p.table,
+                                    "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
+                                    "rows": p.rows,
+                                })).collect::<Vec<_>>(),
+                            });
+                            if let Err(e) = results.2.append(&line) {
+                                results.1 = Some(run_error("cannot write the manifest", e));
+                            }
+                            progress.file_done(&report);
+                            results.0.push(report);
+                        }
+                        Err(e) => {
+                            results.1.get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let (reports, failure, mut manifest) = results.into_inner().unwrap();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    for r in &reports {
+        if r.failed {
+            summary.files_failed += 1;
+        } else {
+            summary.files_done += 1;
+        }
+        summary.records += r.records;
+        summary.responses += r.responses;
+        summary.captures += r.captures;
+        summary.errors += r.errors;
+        summary.bytes += r.bytes;
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    manifest
+        .append(&json!({
+            "type": "end",
+            "files_done": summary.files_done,
+            "files_failed": summary.files_failed,
+            "files_skipped": summary.files_skipped,
+            "records": summary.records,
+            "responses": summary.responses,
+            "captures": summary.captures,
+            "errors": summary.errors,
+            "bytes": summary.bytes,
+            "seconds": summary.seconds,
+        }))
+        .map_err(|e| run_error("cannot write the manifest", e))?;
+    // Temporary files of this run's inputs are all closed or removed.
+    debug_assert!(
+        reports
+            .iter()
+            .all(|r| r.parts.iter().all(|p| !temp_path(&p.path).exists()))
+    );
+    Ok(summary)
+}
