@@ -256,9 +256,9 @@ struct Lane {
 }
 
 impl Lane {
-    fn new() -> Lane {
+    fn new(file: &str, agents: &AgentList) -> Lane {
         Lane {
-            batches: Batches::new(),
+            batches: Batches::new(file, agents),
             writers: Table::ALL.iter().map(|_| None).collect(),
             captures: 0,
             errors: 0,
@@ -346,7 +346,7 @@ fn process_chunk(shared: &Shared<'_>, input: &Input, lane: &mut Lane, chunk: Chu
 fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileReport, RunError> {
     let config = shared.config;
     let lanes: Vec<Mutex<Lane>> = (0..config.threads)
-        .map(|_| Mutex::new(Lane::new()))
+        .map(|_| Mutex::new(Lane::new(&input.name, &config.agents)))
         .collect();
     let mut report = FileReport {
         input: input.name.clone(),

@@ -14,10 +14,10 @@ pub use table::{Column, Kind, Row, TableBuilder, schema_of};
 use arrow::array::RecordBatch;
 
 use crate::classify::agents::AgentList;
-use crate::classify::{Verdict, crawl_delay};
+use crate::classify::{EffectiveClass, Verdict, crawl_delay};
 use crate::error::Error;
 use crate::http::{Capture, UrlFacts, registered_domain};
-use crate::robots::RobotsTxt;
+use crate::robots::{GroupMatch, RobotsTxt, RuleKind, RulesClass};
 
 /// The tables, in the order of [`columns::TABLES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,26 +63,82 @@ fn count(n: u32) -> Option<i32> {
     Some(i32::try_from(n).unwrap_or(i32::MAX))
 }
 
-/// Builders for every table, filled capture by capture.
+/// Builders for every table, filled capture by capture, for the rows of
+/// one input file.
 pub struct Batches {
     tables: Vec<TableBuilder>,
+    file: String,
+    /// Per agent of the list: its keys in `agent_category` and
+    /// `agent_operator`.
+    agent_keys: Vec<(i32, i32)>,
 }
 
-impl Default for Batches {
-    fn default() -> Batches {
-        Batches::new()
+fn unique<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
     }
+    out
 }
 
 impl Batches {
-    /// Empty builders for every table.
-    pub fn new() -> Batches {
-        Batches {
-            tables: Table::ALL
-                .iter()
-                .map(|t| TableBuilder::new(t.name(), t.columns()))
-                .collect(),
+    /// Empty builders for every table, for the rows of the input `file`
+    /// (every row's `warc_filename`) and the crawlers of `agents`.
+    pub fn new(file: &str, agents: &AgentList) -> Batches {
+        let mut tables: Vec<TableBuilder> = Table::ALL
+            .iter()
+            .map(|t| TableBuilder::new(t.name(), t.columns()))
+            .collect();
+        for t in &mut tables {
+            t.preset("warc_filename", [file]);
         }
+        let categories = unique(
+            agents
+                .agents
+                .iter()
+                .map(|a| a.category.as_str())
+                .chain(["global"]),
+        );
+        let operators = unique(
+            agents
+                .agents
+                .iter()
+                .map(|a| a.operator.as_str())
+                .chain([""]),
+        );
+        let key = |list: &[&str], v: &str| list.iter().position(|x| *x == v).unwrap() as i32;
+        let agent_keys = agents
+            .agents
+            .iter()
+            .map(|a| (key(&categories, &a.category), key(&operators, &a.operator)))
+            .collect();
+        let verdicts = &mut tables[Table::AgentVerdicts as usize];
+        verdicts.preset(
+            "agent",
+            agents.agents.iter().map(|a| a.token.as_str()).chain(["*"]),
+        );
+        verdicts.preset("agent_category", categories.iter().copied());
+        verdicts.preset("agent_operator", operators.iter().copied());
+        verdicts.preset("group_match", GroupMatch::ALL.map(GroupMatch::as_str));
+        verdicts.preset("rules_class", RulesClass::ALL.map(RulesClass::as_str));
+        verdicts.preset(
+            "effective_class",
+            EffectiveClass::ALL.map(EffectiveClass::as_str),
+        );
+        tables[Table::Rules as usize].preset("kind", RuleKind::ALL.map(RuleKind::as_str));
+        Batches {
+            tables,
+            file: file.to_owned(),
+            agent_keys,
+        }
+    }
+
+    /// The key of this input's file name.
+    fn file_key(&self, file: &str) -> Option<i32> {
+        assert_eq!(file, self.file, "rows of one input per Batches");
+        Some(0)
     }
 
     /// The builder of one table.
@@ -120,13 +176,13 @@ impl Batches {
         verdicts: &[Verdict],
         agents: &AgentList,
     ) {
-        let file = Some(c.warc_filename.as_str());
+        let file = self.file_key(&c.warc_filename);
         let offset = Some(c.warc_record_offset as i64);
         let url = c.url_facts.as_ref();
         let stats = robots.map(|r| r.stats());
         let global = verdicts.last().filter(|v| v.agent.is_none());
         let mut row = self.table(Table::Captures).row();
-        row.dict(file)
+        row.key(file)
             .i64(offset)
             .i64(c.warc_record_length.map(|l| l as i64))
             .i64(Some(c.warc_record_offset_in_member as i64))
@@ -200,38 +256,44 @@ impl Batches {
             self.push_parse(c, robots);
         }
         for v in verdicts {
-            let (name, category, operator) = match v.agent {
-                Some(i) => {
-                    let a = &agents.agents[i];
-                    (a.token.as_str(), a.category.as_str(), a.operator.as_str())
-                }
-                None => ("*", "global", ""),
+            let (agent, (category, operator)) = match v.agent {
+                Some(i) => (i as i32, self.agent_keys[i]),
+                None => (agents.agents.len() as i32, self.global_agent_keys()),
             };
             self.table(Table::AgentVerdicts)
                 .row()
-                .dict(file)
+                .key(file)
                 .i64(offset)
-                .dict(Some(name))
-                .dict(Some(category))
-                .dict(v.group.map(|g| g.as_str()))
+                .key(Some(agent))
+                .key(Some(category))
+                .key(v.group.map(|g| g as i32))
                 .bool(v.root_allowed)
-                .dict(v.class.map(|c| c.as_str()))
-                .dict(Some(v.effective.as_str()))
+                .key(v.class.map(|c| c as i32))
+                .key(Some(v.effective as i32))
                 .bool(v.effective_root_allowed)
-                .dict(Some(operator))
+                .key(Some(operator))
                 .end();
         }
     }
 
+    /// The keys of `*`'s category (`global`) and operator (none).
+    fn global_agent_keys(&self) -> (i32, i32) {
+        let t = &self.tables[Table::AgentVerdicts as usize];
+        (
+            t.preset_key("agent_category", "global"),
+            t.preset_key("agent_operator", ""),
+        )
+    }
+
     fn push_parse(&mut self, c: &Capture, robots: &RobotsTxt<'_>) {
-        let file = Some(c.warc_filename.as_str());
+        let file = self.file_key(&c.warc_filename);
         let offset = Some(c.warc_record_offset as i64);
         let line = |n: u32| count(n);
         let group = |g: Option<usize>| g.map(|g| i32::try_from(g).unwrap_or(i32::MAX));
         for ua in robots.user_agents() {
             self.table(Table::UserAgents)
                 .row()
-                .dict(file)
+                .key(file)
                 .i64(offset)
                 .i32(group(Some(ua.group)))
                 .i32(line(ua.line))
@@ -244,11 +306,11 @@ impl Batches {
         for rule in robots.rules() {
             self.table(Table::Rules)
                 .row()
-                .dict(file)
+                .key(file)
                 .i64(offset)
                 .i32(group(rule.group))
                 .i32(line(rule.line))
-                .dict(Some(rule.kind.as_str()))
+                .key(Some(rule.kind as i32))
                 .str(Some(&lossy(rule.value)))
                 .str(Some(&lossy(&rule.pattern)))
                 .i32(Some(i32::try_from(rule.priority()).unwrap_or(i32::MAX)))
@@ -276,7 +338,7 @@ impl Batches {
             let sm_domain = sm_host.as_deref().and_then(registered_domain);
             self.table(Table::Sitemaps)
                 .row()
-                .dict(file)
+                .key(file)
                 .i64(offset)
                 .i32(line(sitemap.line))
                 .str(Some(&text))
@@ -291,7 +353,7 @@ impl Batches {
             let name = String::from_utf8_lossy(d.key).to_ascii_lowercase();
             self.table(Table::Directives)
                 .row()
-                .dict(file)
+                .key(file)
                 .i64(offset)
                 .i32(line(d.line))
                 .i32(group(d.group))
@@ -306,9 +368,10 @@ impl Batches {
 
     /// One error.
     pub fn push_error(&mut self, e: &Error) {
+        let file = self.file_key(e.file());
         self.table(Table::Errors)
             .row()
-            .dict(Some(e.file()))
+            .key(file)
             .i64(e.offset().map(|o| o as i64))
             .dict(Some(e.stage().as_str()))
             .dict(Some(e.kind().as_str()))

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, RecordBatch,
-    StringBuilder, StringDictionaryBuilder, TimestampMicrosecondBuilder,
+    ArrayRef, BooleanBuilder, DictionaryArray, Float64Builder, Int32Builder, Int64Builder,
+    ListBuilder, RecordBatch, StringArray, StringBuilder, TimestampMicrosecondBuilder,
 };
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef, TimeUnit};
 
@@ -108,9 +108,69 @@ pub fn schema_of(columns: &[Column]) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
+/// A dictionary column's builder. Consecutive rows often repeat a value
+/// (the file name in every row, a class), so the last key is tried before
+/// the hash map: a profile of `ingest` showed dictionary hashing as its
+/// largest cost after decompression.
+///
+/// Values known in advance (an enum's names, the agent list, the lane's
+/// file name) can be preset: [`Row::key`] then pushes their index with no
+/// lookup at all.
+#[derive(Default)]
+struct DictBuilder {
+    keys: Int32Builder,
+    values: Vec<String>,
+    index: HashMap<String, i32>,
+    last: Option<i32>,
+    /// The first `preset` values stay across batches.
+    preset: usize,
+}
+
+impl DictBuilder {
+    fn append_value_index(&mut self, s: &str) -> i32 {
+        match self.index.get(s) {
+            Some(&k) => k,
+            None => {
+                let k = i32::try_from(self.values.len()).expect("fewer than 2^31 values");
+                self.values.push(s.to_owned());
+                self.index.insert(s.to_owned(), k);
+                k
+            }
+        }
+    }
+
+    fn append_option(&mut self, v: Option<&str>) {
+        let Some(s) = v else {
+            self.keys.append_null();
+            return;
+        };
+        if let Some(k) = self.last.filter(|&k| self.values[k as usize] == s) {
+            self.keys.append_value(k);
+            return;
+        }
+        let k = self.append_value_index(s);
+        self.last = Some(k);
+        self.keys.append_value(k);
+    }
+
+    fn finish(&mut self) -> DictionaryArray<Int32Type> {
+        let keys = self.keys.finish();
+        let values = StringArray::from(self.values.clone());
+        if self.preset == 0 {
+            self.values.clear();
+            self.index.clear();
+        } else {
+            self.values.truncate(self.preset);
+            self.index.retain(|_, k| (*k as usize) < self.preset);
+        }
+        self.last = None;
+        DictionaryArray::try_new(keys, Arc::new(values)).expect("keys index the values")
+    }
+}
+
 enum Builder {
     Str(StringBuilder),
-    Dict(StringDictionaryBuilder<Int32Type>),
+    Dict(DictBuilder),
     I64(Int64Builder),
     I32(Int32Builder),
     Bool(BooleanBuilder),
@@ -123,7 +183,7 @@ impl Builder {
     fn new(kind: Kind) -> Builder {
         match kind {
             Kind::Str => Builder::Str(StringBuilder::new()),
-            Kind::Dict => Builder::Dict(StringDictionaryBuilder::new()),
+            Kind::Dict => Builder::Dict(DictBuilder::default()),
             Kind::I64 => Builder::I64(Int64Builder::new()),
             Kind::I32 => Builder::I32(Int32Builder::new()),
             Kind::Bool => Builder::Bool(BooleanBuilder::new()),
@@ -178,6 +238,41 @@ impl TableBuilder {
     /// Its schema.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// Presets the values of the dictionary column `column`: value `i` of
+    /// `values` is then pushed with [`Row::key`]`(Some(i))`. Only before
+    /// the first row.
+    pub fn preset<'s>(&mut self, column: &str, values: impl IntoIterator<Item = &'s str>) {
+        assert_eq!(self.rows, 0, "preset before the first row");
+        let i = self
+            .columns
+            .iter()
+            .position(|c| c.name == column)
+            .unwrap_or_else(|| panic!("{}: no column {column}", self.name));
+        let Builder::Dict(b) = &mut self.builders[i] else {
+            panic!("{}.{column}: not a dictionary column", self.name);
+        };
+        for v in values {
+            b.append_value_index(v);
+        }
+        b.preset = b.values.len();
+    }
+
+    /// The key of a preset value.
+    pub fn preset_key(&self, column: &str, value: &str) -> i32 {
+        let i = self
+            .columns
+            .iter()
+            .position(|c| c.name == column)
+            .expect("a column");
+        match &self.builders[i] {
+            Builder::Dict(b) => b.values[..b.preset]
+                .iter()
+                .position(|v| v == value)
+                .expect("a preset value") as i32,
+            _ => panic!("{}.{column}: not a dictionary column", self.name),
+        }
     }
 
     /// Rows pushed since the last [`TableBuilder::finish`].
@@ -241,15 +336,41 @@ impl Row<'_> {
     pub fn dict(&mut self, v: Option<&str>) -> &mut Self {
         let column = &self.table.columns[self.at];
         match &mut self.table.builders[self.at] {
-            Builder::Dict(b) => match v {
-                Some(s) => {
-                    b.append_value(s);
-                }
-                None => {
-                    assert!(column.nullable, "{}.{}: null", self.table.name, column.name);
-                    b.append_null();
-                }
-            },
+            Builder::Dict(b) => {
+                assert!(
+                    column.nullable || v.is_some(),
+                    "{}.{}: null in a non-null column",
+                    self.table.name,
+                    column.name
+                );
+                b.append_option(v);
+            }
+            _ => panic!("{}.{}: wrong kind pushed", self.table.name, column.name),
+        }
+        self.at += 1;
+        self
+    }
+
+    /// Pushes the index of a preset dictionary value
+    /// ([`TableBuilder::preset`]).
+    pub fn key(&mut self, k: Option<i32>) -> &mut Self {
+        let column = &self.table.columns[self.at];
+        match &mut self.table.builders[self.at] {
+            Builder::Dict(b) => {
+                assert!(
+                    k.is_none_or(|k| (k as usize) < b.preset),
+                    "{}.{}: key not preset",
+                    self.table.name,
+                    column.name
+                );
+                assert!(
+                    column.nullable || k.is_some(),
+                    "{}.{}: null",
+                    self.table.name,
+                    column.name
+                );
+                b.keys.append_option(k);
+            }
             _ => panic!("{}.{}: wrong kind pushed", self.table.name, column.name),
         }
         self.at += 1;

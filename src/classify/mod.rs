@@ -50,6 +50,14 @@ pub enum EffectiveClass {
 }
 
 impl EffectiveClass {
+    /// Every value, in declaration order (a value's index is `v as usize`).
+    pub const ALL: [EffectiveClass; 4] = [
+        EffectiveClass::DisallowAll,
+        EffectiveClass::AllowAll,
+        EffectiveClass::AllowPart,
+        EffectiveClass::UnresolvedRedirect,
+    ];
+
     /// `disallow_all`, `allow_all`, `allow_part` or `unresolved_redirect`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -45,6 +45,9 @@ pub enum GroupMatch {
 }
 
 impl GroupMatch {
+    /// Every value, in declaration order (a value's index is `v as usize`).
+    pub const ALL: [GroupMatch; 3] = [GroupMatch::Specific, GroupMatch::Global, GroupMatch::None];
+
     /// `specific`, `global` or `none`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -30,6 +30,13 @@ pub enum RulesClass {
 }
 
 impl RulesClass {
+    /// Every value, in declaration order (a value's index is `v as usize`).
+    pub const ALL: [RulesClass; 3] = [
+        RulesClass::DisallowAll,
+        RulesClass::AllowAll,
+        RulesClass::AllowPart,
+    ];
+
     /// `disallow_all`, `allow_all` or `allow_part`.
     pub fn as_str(self) -> &'static str {
         match self {

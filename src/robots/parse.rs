@@ -61,6 +61,9 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    /// Every value, in declaration order (a value's index is `v as usize`).
+    pub const ALL: [RuleKind; 2] = [RuleKind::Allow, RuleKind::Disallow];
+
     /// `allow` or `disallow`.
     pub fn as_str(self) -> &'static str {
         match self {
