@@ -2,6 +2,7 @@
 
 mod cli;
 mod conformance;
+mod ingest;
 mod robots_props;
 mod warc_broken;
 mod warc_paths;

@@ -1,0 +1,236 @@
+//! `ingest` end to end: the samples into Parquet, read back.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use arrow::compute::cast;
+use arrow::datatypes::DataType;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use robostats::batch::Table;
+use robostats::pipeline::{self, Config, Input, NoProgress};
+
+fn samples() -> Vec<Input> {
+    let mut inputs: Vec<Input> = fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .map(|path| Input {
+            name: format!("samples/{}", path.file_name().unwrap().to_string_lossy()),
+            path,
+        })
+        .collect();
+    inputs.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(inputs.len(), 3);
+    inputs
+}
+
+fn temp_out(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("robostats-ingest-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Every row of a table, as text, sorted.
+fn rows(out: &Path, table: Table) -> Vec<String> {
+    let mut rows = Vec::new();
+    let Ok(dir) = fs::read_dir(out.join(table.name())) else {
+        return rows;
+    };
+    for entry in dir {
+        let path = entry.unwrap().path();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            let options = FormatOptions::default().with_null("NULL");
+            // Timestamps as their integer microseconds (formatting a named
+            // time zone needs a time-zone database).
+            let columns: Vec<_> = batch
+                .columns()
+                .iter()
+                .map(|c| match c.data_type() {
+                    DataType::Timestamp(..) => cast(c, &DataType::Int64).unwrap(),
+                    _ => c.clone(),
+                })
+                .collect();
+            let formatters: Vec<_> = columns
+                .iter()
+                .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+                .collect();
+            for i in 0..batch.num_rows() {
+                let cells: Vec<String> =
+                    formatters.iter().map(|f| f.value(i).to_string()).collect();
+                rows.push(cells.join("\t"));
+            }
+        }
+    }
+    rows.sort();
+    rows
+}
+
+fn config(out: &Path, threads: usize, chunk: usize) -> Config {
+    let mut config = Config::new(samples(), out.to_path_buf());
+    config.threads = threads;
+    config.chunk_records = chunk;
+    config.batch_rows = 100;
+    config
+}
+
+#[test]
+fn one_thread_and_many_give_the_same_rows() {
+    let one = temp_out("one");
+    let many = temp_out("many");
+    let s1 = pipeline::run(&config(&one, 1, 256), &NoProgress).unwrap();
+    // Small chunks: the big sample is cut into dozens of chunks that three
+    // workers share, so its rows land in several lanes.
+    let s3 = pipeline::run(&config(&many, 3, 16), &NoProgress).unwrap();
+    assert_eq!((s1.captures, s1.errors), (s3.captures, s3.errors));
+    let lanes = fs::read_dir(many.join("captures")).unwrap().count();
+    assert!(
+        lanes > 3,
+        "the big sample was spread over lanes: {lanes} part files"
+    );
+    for table in Table::ALL {
+        let (a, b) = (rows(&one, table), rows(&many, table));
+        assert_eq!(a.len(), b.len(), "{}", table.name());
+        assert!(a == b, "{}: rows differ", table.name());
+    }
+    fs::remove_dir_all(&one).unwrap();
+    fs::remove_dir_all(&many).unwrap();
+}
+
+#[test]
+fn every_response_is_a_capture_or_an_error_and_counts_agree() {
+    let out = temp_out("counts");
+    let summary = pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
+    // warcio counts 700 + 16 + 1 response records in the samples.
+    assert_eq!(summary.responses, 717);
+    assert_eq!(summary.captures, 717);
+    assert_eq!(summary.errors, 0);
+    assert_eq!((summary.files_done, summary.files_failed), (3, 0));
+    assert_eq!(rows(&out, Table::Captures).len(), 717);
+    // One verdict per capture and crawler of interest, `*` included.
+    let agents = robostats::classify::agents::AgentList::default_list()
+        .agents
+        .len()
+        + 1;
+    assert_eq!(rows(&out, Table::AgentVerdicts).len(), 717 * agents);
+
+    // The manifest's part files hold exactly the tables' rows.
+    let entries = robostats::manifest::read_inputs(&out).unwrap();
+    assert_eq!(entries.len(), 3);
+    let mut from_manifest: BTreeMap<String, u64> = BTreeMap::new();
+    for e in entries.values() {
+        for part in e.line["parts"].as_array().unwrap() {
+            *from_manifest
+                .entry(part["table"].as_str().unwrap().to_owned())
+                .or_default() += part["rows"].as_u64().unwrap();
+        }
+    }
+    for table in Table::ALL {
+        let n = rows(&out, table).len() as u64;
+        assert_eq!(
+            from_manifest.get(table.name()).copied().unwrap_or(0),
+            n,
+            "{}",
+            table.name()
+        );
+    }
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn outputs_are_atomic_and_a_rerun_skips_finished_inputs() {
+    let out = temp_out("rerun");
+    pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
+    let listing = |out: &Path| {
+        let mut files = Vec::new();
+        for table in Table::ALL {
+            if let Ok(dir) = fs::read_dir(out.join(table.name())) {
+                for e in dir {
+                    let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                    assert!(
+                        name.ends_with(".parquet") && !name.starts_with('.'),
+                        "{name}"
+                    );
+                    files.push(format!("{}/{name}", table.name()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    let before = listing(&out);
+    let again = pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
+    assert_eq!(
+        (again.files_skipped, again.files_done, again.captures),
+        (3, 0, 0)
+    );
+    assert_eq!(listing(&out), before);
+
+    // Other options into the same directory would mix results: refused.
+    let mut other = config(&out, 2, 64);
+    other.classify.size_limit = usize::MAX;
+    let err = pipeline::run(&other, &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("other options"), "{err}");
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn an_unreadable_input_fails_alone() {
+    let out = temp_out("unreadable");
+    let mut config = config(&out, 2, 64);
+    config.inputs.push(Input {
+        path: PathBuf::from("/no/such/file.warc.gz"),
+        name: "missing.warc.gz".to_owned(),
+    });
+    let summary = pipeline::run(&config, &NoProgress).unwrap();
+    assert_eq!((summary.files_done, summary.files_failed), (3, 1));
+    let errors = rows(&out, Table::Errors);
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].starts_with("missing.warc.gz\tNULL\topen\tio\t"),
+        "{}",
+        errors[0]
+    );
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn cli_ingest_summary_and_exit_status() {
+    let out = temp_out("cli");
+    let bin = env!("CARGO_BIN_EXE_robostats");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let o = Command::new(bin)
+        .current_dir(root)
+        .args(["ingest", "samples/*.warc.gz", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("3 files done, 0 failed, 0 skipped (done earlier); 1455 records read, 717 responses -> 717 captures + 0 errors"),
+        "{stdout}"
+    );
+    // A missing input: the others are done, the exit status says one failed.
+    let o = Command::new(bin)
+        .current_dir(root)
+        .args(["ingest", "samples/robots.txt.missing.warc.gz", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("could not read"));
+    fs::remove_dir_all(&out).unwrap();
+}
