@@ -25,8 +25,10 @@
 use std::collections::HashSet;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+
+use rayon::prelude::*;
 use std::time::Instant;
 
 use serde_json::json;
@@ -225,24 +227,25 @@ fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
     Ok(())
 }
 
-/// A counting semaphore: the number of chunks in flight.
+/// The chunks in flight (spawned, not yet processed). Past the limit, a
+/// reader processes its chunk itself instead of spawning it: memory stays
+/// bounded, and no worker thread ever blocks waiting for another.
 struct Budget {
-    free: Mutex<usize>,
-    freed: Condvar,
+    in_flight: AtomicUsize,
+    limit: usize,
 }
 
 impl Budget {
-    fn acquire(&self) {
-        let mut free = self.free.lock().unwrap();
-        while *free == 0 {
-            free = self.freed.wait(free).unwrap();
-        }
-        *free -= 1;
+    fn try_acquire(&self) -> bool {
+        self.in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.limit).then_some(n + 1)
+            })
+            .is_ok()
     }
 
     fn release(&self) {
-        *self.free.lock().unwrap() += 1;
-        self.freed.notify_one();
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -303,7 +306,6 @@ struct Chunk {
 struct Shared<'a> {
     config: &'a Config,
     progress: &'a dyn Progress,
-    pool: rayon::ThreadPool,
     budget: Budget,
 }
 
@@ -380,7 +382,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
         }
         Ok(mut reader) => {
             let mut errors_in_a_row = 0u64;
-            shared.pool.in_place_scope(|scope| {
+            rayon::in_place_scope(|scope| {
                 let mut done = false;
                 let mut spare = Record::new();
                 while !done {
@@ -425,16 +427,21 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
                     if chunk.records.is_empty() && chunk.errors.is_empty() {
                         continue;
                     }
-                    shared.budget.acquire();
                     let lanes = &lanes;
-                    scope.spawn(move |_| {
+                    let work = move |chunk| {
                         let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
                         let mut lane = lanes[index].lock().unwrap();
                         process_chunk(shared, input, &mut lane, chunk);
                         lane.flush(&config.out, stem, index, config.batch_rows);
-                        drop(lane);
-                        shared.budget.release();
-                    });
+                    };
+                    if shared.budget.try_acquire() {
+                        scope.spawn(move |_| {
+                            work(chunk);
+                            shared.budget.release();
+                        });
+                    } else {
+                        work(chunk);
+                    }
                 }
             });
             report.failed = report.records == 0;
@@ -550,57 +557,51 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
     let shared = Shared {
         config,
         progress,
-        pool,
         budget: Budget {
-            free: Mutex::new(2 * threads),
-            freed: Condvar::new(),
+            in_flight: AtomicUsize::new(0),
+            limit: 2 * threads,
         },
     };
-    let next = AtomicUsize::new(0);
     let results = Mutex::new((Vec::new(), None::<RunError>, manifest));
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(todo.len()) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = todo.get(i) else { break };
-                    if results.lock().unwrap().1.is_some() {
-                        break;
+    // Every thread of the pool reads files (one file per task) and
+    // processes chunks; `threads` is the whole CPU budget.
+    pool.install(|| {
+        todo.par_iter().with_max_len(1).for_each(|input| {
+            if results.lock().unwrap().1.is_some() {
+                return;
+            }
+            let stem = part_stem(&config.run_name, &input.name);
+            let result = remove_leftovers(&config.out, &stem)
+                .and_then(|()| process_file(&shared, input, &stem));
+            let mut results = results.lock().unwrap();
+            match result {
+                Ok(report) => {
+                    let line = json!({
+                        "type": "input",
+                        "input": report.input,
+                        "status": if report.failed { "failed" } else { "done" },
+                        "records": report.records,
+                        "responses": report.responses,
+                        "captures": report.captures,
+                        "errors": report.errors,
+                        "bytes": report.bytes,
+                        "parts": report.parts.iter().map(|p| json!({
+                            "table": p.table,
+                            "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
+                            "rows": p.rows,
+                        })).collect::<Vec<_>>(),
+                    });
+                    if let Err(e) = results.2.append(&line) {
+                        results.1 = Some(run_error("cannot write the manifest", e));
                     }
-                    let stem = part_stem(&config.run_name, &input.name);
-                    let result = remove_leftovers(&config.out, &stem)
-                        .and_then(|()| process_file(&shared, input, &stem));
-                    let mut results = results.lock().unwrap();
-                    match result {
-                        Ok(report) => {
-                            let line = json!({
-                                "type": "input",
-                                "input": report.input,
-                                "status": if report.failed { "failed" } else { "done" },
-                                "records": report.records,
-                                "responses": report.responses,
-                                "captures": report.captures,
-                                "errors": report.errors,
-                                "bytes": report.bytes,
-                                "parts": report.parts.iter().map(|p| json!({
-                                    "table": p.table,
-                                    "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
-                                    "rows": p.rows,
-                                })).collect::<Vec<_>>(),
-                            });
-                            if let Err(e) = results.2.append(&line) {
-                                results.1 = Some(run_error("cannot write the manifest", e));
-                            }
-                            progress.file_done(&report);
-                            results.0.push(report);
-                        }
-                        Err(e) => {
-                            results.1.get_or_insert(e);
-                        }
-                    }
+                    progress.file_done(&report);
+                    results.0.push(report);
                 }
-            });
-        }
+                Err(e) => {
+                    results.1.get_or_insert(e);
+                }
+            }
+        });
     });
     let (reports, failure, mut manifest) = results.into_inner().unwrap();
     if let Some(e) = failure {
