@@ -36,6 +36,11 @@ impl TempFile {
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        // The directory goes with the last file (removing a non-empty one
+        // fails, harmlessly).
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
@@ -249,4 +254,17 @@ fn lint_survives_binary_input() {
     let o = robostats(&["lint", "-"], Some(&body));
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("summary:"));
+}
+
+#[test]
+fn readme_documents_every_table_and_column() {
+    // The README's table reference is `robostats schema --markdown`.
+    let o = robostats(&["schema", "--markdown"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&stdout(&o)),
+        "README.md is out of date: paste `robostats schema --markdown` into its table reference"
+    );
 }
