@@ -84,7 +84,7 @@ impl Config {
             agents: AgentList::default_list(),
             classify: classify::Options::default(),
             chunk_records: 256,
-            batch_rows: 8192,
+            batch_rows: 4096,
             run_name: "run".to_owned(),
         }
     }
@@ -307,6 +307,11 @@ struct Shared<'a> {
     config: &'a Config,
     progress: &'a dyn Progress,
     budget: Budget,
+    /// Inputs no thread has started yet. While there are some, every
+    /// thread has a file of its own and a reader processes its own chunks
+    /// (one lane per file, so memory does not grow with the number of
+    /// threads squared); once all are started, chunks go to idle threads.
+    unstarted: AtomicUsize,
 }
 
 fn process_chunk(shared: &Shared<'_>, input: &Input, lane: &mut Lane, chunk: Chunk) {
@@ -434,7 +439,8 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
                         process_chunk(shared, input, &mut lane, chunk);
                         lane.flush(&config.out, stem, index, config.batch_rows);
                     };
-                    if shared.budget.try_acquire() {
+                    let idle_threads = shared.unstarted.load(Ordering::Relaxed) == 0;
+                    if idle_threads && shared.budget.try_acquire() {
                         scope.spawn(move |_| {
                             work(chunk);
                             shared.budget.release();
@@ -561,12 +567,14 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             in_flight: AtomicUsize::new(0),
             limit: 2 * threads,
         },
+        unstarted: AtomicUsize::new(todo.len()),
     };
     let results = Mutex::new((Vec::new(), None::<RunError>, manifest));
     // Every thread of the pool reads files (one file per task) and
     // processes chunks; `threads` is the whole CPU budget.
     pool.install(|| {
         todo.par_iter().with_max_len(1).for_each(|input| {
+            shared.unstarted.fetch_sub(1, Ordering::Relaxed);
             if results.lock().unwrap().1.is_some() {
                 return;
             }

@@ -24,6 +24,9 @@ use parquet::schema::types::ColumnPath;
 /// megabytes.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
+/// Encoded bytes at which a row group is closed (see [`PartWriter::write`]).
+pub const ROW_GROUP_BYTES: usize = 512 << 10;
+
 /// The writer properties of a part file, set on purpose: Parquet's default
 /// is no compression, and dictionary encoding for every column. Columns
 /// that are not dictionary-encoded in Arrow (URLs, patterns, values: mostly
@@ -108,10 +111,17 @@ impl PartWriter {
         })
     }
 
-    /// Appends a batch.
+    /// Appends a batch. A row group is closed once it holds
+    /// [`ROW_GROUP_BYTES`] of encoded data, so a writer's memory stays small
+    /// whatever the table's row width: `ingest` keeps a writer per table,
+    /// thread and input in progress.
     pub fn write(&mut self, batch: &RecordBatch) -> io::Result<()> {
         self.rows += batch.num_rows() as u64;
-        self.writer.write(batch).map_err(io::Error::other)
+        self.writer.write(batch).map_err(io::Error::other)?;
+        if self.writer.in_progress_size() >= ROW_GROUP_BYTES {
+            self.writer.flush().map_err(io::Error::other)?;
+        }
+        Ok(())
     }
 
     /// Writes the footer, syncs, and gives the file its final name.
