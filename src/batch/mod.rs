@@ -350,18 +350,28 @@ impl Batches {
                 .end();
         }
         for d in robots.directives() {
-            let name = String::from_utf8_lossy(d.key).to_ascii_lowercase();
+            let key = lossy(d.key);
+            let name = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+                std::borrow::Cow::Owned(key.to_ascii_lowercase())
+            } else {
+                key.clone()
+            };
             self.table(Table::Directives)
                 .row()
                 .key(file)
                 .i64(offset)
                 .i32(line(d.line))
                 .i32(group(d.group))
-                .str(Some(&lossy(d.key)))
+                .str(Some(&key))
                 .dict(Some(&name))
                 .str(Some(&lossy(d.value)))
                 .dict(d.known)
-                .dict(crate::classify::typo::typo_of(d.key))
+                .dict(
+                    d.known
+                        .is_none()
+                        .then(|| crate::classify::typo::typo_of(d.key))
+                        .flatten(),
+                )
                 .end();
         }
     }

@@ -8,7 +8,9 @@ const DIRECTIVES: [&str; 5] = ["user-agent", "allow", "disallow", "sitemap", "cr
 /// crawl-delay, the nearest one (the first on a tie). Keys shorter than 4
 /// bytes, and keys Google already reads as a directive, never get here.
 pub fn typo_of(key: &[u8]) -> Option<&'static str> {
-    if key.len() < 4 {
+    // Longer than any directive plus 2: no lookup (HTML lines often land
+    // here, with long "keys").
+    if key.len() < 4 || key.len() > 13 {
         return None;
     }
     let key = key.to_ascii_lowercase();
