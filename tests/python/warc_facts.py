@@ -132,6 +132,8 @@ def read_warc(path, rel):
             if rec.rec_type != "response":
                 continue
             h = rec.http_headers
+            # read the body first: get_record_offset() skips the rest of the record
+            body = rec.content_stream().read()
             facts.responses.append(
                 Response(
                     path=rel,
@@ -143,7 +145,7 @@ def read_warc(path, rel):
                     detected=mime(rec.rec_headers.get_header("WARC-Identified-Payload-Type")),
                     content_type=h.get_header("Content-Type"),
                     truncated=rec.rec_headers.get_header("WARC-Truncated"),
-                    body=rec.content_stream().read(),
+                    body=body,
                 )
             )
     return facts
@@ -193,3 +195,41 @@ def follow(latest, start, max_hops=5):
         seen.append(target)
         hops += 1
     return hops, cur, "direct" if hops == 0 else "resolved"
+
+
+def google_lines(body):
+    """(key kind, value) of each user-agent / sitemap line Google reads."""
+    b = body[:GOOGLE_LIMIT]
+    if b.startswith(b"\xef\xbb\xbf"):
+        b = b[3:]
+    out = []
+    for line in LINE_END.split(b):
+        line = line.split(b"#", 1)[0].strip(b" \t")
+        if not line:
+            continue
+        if b":" in line:
+            key, value = (x.strip(b" \t") for x in line.split(b":", 1))
+        else:
+            words = line.split()
+            if len(words) != 2:
+                continue
+            key, value = words
+        k = key.lower().decode("latin-1")
+        if k.startswith("user-agent") or k.startswith(UA_TYPOS):
+            out.append(("user_agent", value.decode("utf-8", "replace")))
+        elif k.startswith("sitemap") or k.startswith("site-map"):
+            out.append(("sitemap", value.decode("utf-8", "replace")))
+        elif k.startswith(("allow", "disallow") + DISALLOW_TYPOS):
+            continue
+        else:
+            out.append(("other", k))
+    return out
+
+
+def agent_token(value):
+    """How top_user_agents.sql names an agent: '*', else the lower-cased
+    [A-Za-z_-] prefix Google matches on, else the value."""
+    if value == "*" or value.startswith(("* ", "*\t")):
+        return "*"
+    m = re.match(r"[A-Za-z_-]+", value)
+    return m.group(0).lower() if m else value.lower()
