@@ -11,6 +11,23 @@ cargo clippy --all-targets --locked -- -D warnings
 echo "== tests (unit, integration, property, CLI)"
 cargo test --locked
 
+# ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
+# tests/python (pytest) over the release binary's output. The packages go to a
+# virtual environment under target/ (kept between runs), else, where venv is
+# missing, to the user's Python.
+echo "== python: tables and queries (tests/python)"
+cargo build --release --locked
+py=python3
+if [ -x target/python-venv/bin/python3 ] || python3 -m venv target/python-venv >/dev/null 2>&1; then
+    py=target/python-venv/bin/python3
+elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq python3-pip >/dev/null
+fi
+PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
+    "duckdb==1.*" "duckdb-cli==1.*" "pyarrow==23.*" "pytz>=2024" "warcio==1.*" "pytest==8.*"
+PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
+# ---- end of the Python block ---------------------------------------------
+
 echo "== benchmarks compile"
 cargo bench --locked --no-run
 

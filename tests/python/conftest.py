@@ -1,0 +1,95 @@
+"""Shared fixtures: the release binary, ingested outputs, DuckDB connections
+with queries/views.sql loaded, and facts about the sample WARC files computed
+independently of robostats with warcio."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warc_facts import read_warc
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = ROOT / "queries"
+BIN = Path(os.environ.get("ROBOSTATS_BIN", ROOT / "target" / "release" / "robostats"))
+
+SYNTHETIC = "samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"
+RESILIPARSE = "samples/cc-main-2020-34-resiliparse-warcfile.warc.gz"
+WHIRLWIND = "samples/cc-main-2024-22-whirlwind.warc.gz"
+SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
+
+TABLES = ["captures", "user_agents", "rules", "sitemaps", "directives", "agent_verdicts", "errors"]
+
+# The real WARC fixtures (some broken): every file warcio reads to the end.
+FIXTURES = sorted(
+    str(p.relative_to(ROOT))
+    for p in (ROOT / "tests" / "data" / "warc").glob("*/*")
+    if p.suffix in (".gz", ".warc")
+)
+
+
+def ingest(inputs, out, *extra):
+    """Run `robostats ingest` from the repository root (so warc_filename is
+    the relative path given) and return the completed process."""
+    assert BIN.exists(), f"{BIN} missing: build it with cargo build --release"
+    proc = subprocess.run(
+        [str(BIN), "ingest", "-q", "--out", str(out), *extra, *inputs],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def connect(out):
+    """A DuckDB connection with queries/views.sql loaded over `out`."""
+    con = duckdb.connect()
+    con.execute("SET VARIABLE robostats_out = ?", [str(out)])
+    con.execute((QUERIES / "views.sql").read_text())
+    if (Path(out) / "errors").is_dir():
+        con.execute((QUERIES / "views_errors.sql").read_text())
+    return con
+
+
+def run_query(con, name):
+    """Run queries/<name>.sql; return (column names, rows as dicts)."""
+    rel = con.sql((QUERIES / f"{name}.sql").read_text())
+    cols = rel.columns
+    return cols, [dict(zip(cols, row)) for row in rel.fetchall()]
+
+
+@pytest.fixture(scope="session")
+def samples_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("samples") / "out"
+    ingest(SAMPLES, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def fixtures_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fixtures") / "out"
+    ingest(FIXTURES, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def con(samples_out):
+    c = connect(samples_out)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="session")
+def facts():
+    """warcio's view of the sample files: {path: WarcFacts}."""
+    return {p: read_warc(ROOT / p, p) for p in SAMPLES}
+
+
+@pytest.fixture(scope="session")
+def responses(facts):
+    """Every response record of the samples, all files together."""
+    return [r for p in SAMPLES for r in facts[p].responses]

@@ -1,0 +1,159 @@
+"""The ingest run as a whole: determinism across thread counts, the manifest
+against the tables, atomic outputs, record accounting per input file."""
+
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import FIXTURES, ROOT, SAMPLES, TABLES, WHIRLWIND, ingest
+from warc_facts import count_responses
+
+
+def table_rows(out, table):
+    files = sorted(str(p) for p in (Path(out) / table).glob("*.parquet"))
+    if not files:
+        return []
+    # Every column, as text, sorted: row order across part files is free.
+    rel = duckdb.sql(f"SELECT * FROM read_parquet({files!r})")
+    cols = ", ".join(f'CAST("{c}" AS VARCHAR)' for c in rel.columns)
+    return duckdb.sql(f"SELECT {cols} FROM read_parquet({files!r}) ORDER BY ALL").fetchall()
+
+
+def manifest(out):
+    lines = []
+    for f in sorted((Path(out) / "_manifest").glob("*.jsonl")):
+        lines += [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+    return lines
+
+
+def test_one_and_two_threads_give_the_same_rows(tmp_path, samples_out):
+    one, two = tmp_path / "t1", tmp_path / "t2"
+    ingest(SAMPLES, one, "--threads", "1")
+    ingest(SAMPLES, two, "--threads", "2")
+    for table in TABLES:
+        rows1 = table_rows(one, table)
+        assert rows1 == table_rows(two, table), table
+        assert rows1 == table_rows(samples_out, table), table
+    assert len(table_rows(one, "captures")) == 717
+
+
+@pytest.mark.parametrize("out_fixture", ["samples_out", "fixtures_out"])
+def test_manifest_counts_equal_table_rows(request, out_fixture):
+    out = Path(request.getfixturevalue(out_fixture))
+    lines = manifest(out)
+    assert [line["type"] for line in lines][0] == "run"
+    assert lines[-1]["type"] == "end"
+    inputs = [line for line in lines if line["type"] == "input"]
+    expected_inputs = SAMPLES if out_fixture == "samples_out" else FIXTURES
+    assert sorted(i["input"] for i in inputs) == sorted(expected_inputs)
+
+    listed = set()
+    for i in inputs:
+        assert i["status"] == "done", i
+        per_table = {}
+        for part in i["parts"]:
+            path = out / part["path"]
+            assert path.parent.name == part["table"]
+            # the part file holds the rows the manifest says, all of this input
+            assert pq.ParquetFile(path).metadata.num_rows == part["rows"], part
+            names = set(pq.read_table(path, columns=["warc_filename"]).column(0).to_pylist())
+            assert names == {i["input"]}, part
+            per_table[part["table"]] = per_table.get(part["table"], 0) + part["rows"]
+            listed.add(path)
+        con = duckdb.connect()
+        for table in TABLES:
+            files = list((out / table).glob("*.parquet"))
+            n = 0
+            if files:
+                n = con.execute(
+                    "SELECT count(*) FROM read_parquet(?) WHERE warc_filename = ?",
+                    [[str(f) for f in files], i["input"]],
+                ).fetchone()[0]
+            assert per_table.get(table, 0) == n, (i["input"], table)
+        assert i["captures"] == per_table.get("captures", 0)
+        assert i["errors"] == per_table.get("errors", 0)
+
+    # every part file on disk is listed, and the end line sums the inputs
+    on_disk = {p for t in TABLES for p in (out / t).glob("*.parquet")}
+    assert on_disk == listed
+    end = lines[-1]
+    for key in ("records", "responses", "captures", "errors"):
+        assert end[key] == sum(i[key] for i in inputs), key
+    assert end["files_done"] == len(inputs)
+    assert end["files_failed"] == 0
+
+
+@pytest.mark.parametrize("out_fixture", ["samples_out", "fixtures_out"])
+def test_outputs_are_only_parquet_files(request, out_fixture):
+    out = Path(request.getfixturevalue(out_fixture))
+    for entry in out.iterdir():
+        assert entry.name in TABLES or entry.name == "_manifest", entry
+        for f in entry.rglob("*"):
+            if entry.name == "_manifest":
+                assert f.suffix == ".jsonl", f
+            else:
+                assert f.is_file() and f.suffix == ".parquet", f
+                assert not f.name.startswith("."), f
+
+
+def test_captures_plus_unmatched_errors_equal_warcio_responses(samples_out, fixtures_out):
+    checked = 0
+    for out, inputs in ((samples_out, SAMPLES), (fixtures_out, FIXTURES)):
+        con = duckdb.connect()
+        caps = dict(
+            con.execute(
+                f"SELECT warc_filename, count(*) FROM read_parquet('{out}/captures/*.parquet') GROUP BY 1"
+            ).fetchall()
+        )
+        orphan = {}
+        if (Path(out) / "errors").is_dir():
+            # errors rows whose record never became a capture
+            orphan = dict(
+                con.execute(
+                    f"""SELECT e.warc_filename, count(*)
+                        FROM read_parquet('{out}/errors/*.parquet') e
+                        ANTI JOIN read_parquet('{out}/captures/*.parquet') c
+                          USING (warc_filename, warc_record_offset)
+                        WHERE e.warc_record_offset IS NOT NULL
+                        GROUP BY 1"""
+                ).fetchall()
+            )
+        manifest_responses = {
+            i["input"]: i["responses"] for i in manifest(out) if i["type"] == "input"
+        }
+        for path in inputs:
+            expected = count_responses(ROOT / path)
+            if expected is None:  # warcio cannot read it: no independent figure
+                continue
+            got = caps.get(path, 0) + orphan.get(path, 0)
+            assert got == expected, path
+            assert manifest_responses[path] == expected, path
+            checked += 1
+    assert checked >= 17  # the 3 samples and every fixture warcio reads through
+
+
+def test_error_rows_of_the_fixtures(fixtures_out):
+    rows = duckdb.sql(
+        f"SELECT warc_filename, warc_record_offset, stage, kind FROM read_parquet('{fixtures_out}/errors/*.parquet') ORDER BY ALL"
+    ).fetchall()
+    assert rows == [
+        ("tests/data/warc/commoncrawl/cc-2016-10-clipped-truncated.warc.gz", 0, "gzip", "truncated_member"),
+        ("tests/data/warc/other/warcio-example-trunc.warc", 1197, "warc", "content_length_mismatch"),
+    ]
+
+
+# KNOWN ISSUE (reported): robostats writes OUT/<table>/ only when the table got
+# rows, so an output of clean inputs has no errors/ directory and one of the
+# whirlwind file alone has no rules/, user_agents/ or sitemaps/. DuckDB and
+# other readers then fail on the glob OUT/<table>/*.parquet. strict: once the
+# ingest writes every table, this XPASSes and fails: remove the mark then (and
+# fold queries/views_errors.sql back into views.sql).
+@pytest.mark.xfail(strict=True, reason="ingest writes no directory for an empty table")
+def test_every_table_directory_exists_even_when_empty(tmp_path):
+    out = tmp_path / "out"
+    ingest([WHIRLWIND], out)
+    missing = [t for t in TABLES if not (out / t).is_dir()]
+    assert missing == []

@@ -1,0 +1,416 @@
+"""Every queries/*.sql runs against the samples' tables and gives the figures
+the WARC files imply, computed here with warcio where they can be."""
+
+import collections
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import QUERIES, ROOT, SYNTHETIC, run_query
+from test_tables import cc_class, google_class, google_current_class
+from warc_facts import agent_token, follow, google_keys, google_lines, latest_per_url
+
+QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if not p.stem.startswith("views"))
+
+
+def test_every_query_is_tested():
+    tested = {name[len("test_"):] for name in globals() if name.startswith("test_")}
+    assert set(QUERY_FILES) <= tested, set(QUERY_FILES) - tested
+
+
+@pytest.mark.parametrize("name", QUERY_FILES)
+def test_query_file_is_documented_and_runs(con, name):
+    text = (QUERIES / f"{name}.sql").read_text()
+    head = text.split("\n\n")[0]
+    assert head.startswith("-- Question:"), name
+    assert "Reads:" in text and "Result" in text, name
+    cols, rows = run_query(con, name)
+    assert rows, name
+
+
+def test_queries_run_in_the_duckdb_cli(samples_out):
+    """The README's command line, with the DuckDB CLI (pip's duckdb-cli)."""
+    cli = Path(sys.executable).parent / "duckdb"
+    proc = subprocess.run(
+        [str(cli) if cli.exists() else "duckdb", "-csv",
+         "-c", f"SET VARIABLE robostats_out = '{samples_out}'",
+         "-c", ".read queries/views.sql",
+         "-c", ".read queries/status_classes.sql"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "classification,class,captures,share"
+    assert "cc_class,success,476,0.6638772663877266" in lines
+
+
+def shares_sum_to_one(rows, key=None, share="share"):
+    groups = collections.defaultdict(float)
+    for r in rows:
+        groups[r[key] if key else None] += r[share]
+    for g, total in groups.items():
+        assert math.isclose(total, 1.0, rel_tol=1e-9), g
+
+
+def test_status_classes(con, responses):
+    cols, rows = run_query(con, "status_classes")
+    assert cols == ["classification", "class", "captures", "share"]
+    shares_sum_to_one(rows, "classification")
+    for column, classify in (("google_class", google_class), ("google_current_class", google_current_class),
+                             ("cc_class", cc_class)):
+        expected = collections.Counter(classify(r.status) for r in responses)
+        got = {r["class"]: r["captures"] for r in rows if r["classification"] == column}
+        assert got == expected, column
+        for r in rows:
+            if r["classification"] == column:
+                assert math.isclose(r["share"], r["captures"] / len(responses))
+    got = {(r["classification"], r["class"]): r["captures"] for r in rows}
+    assert got[("google_class", "full_allow")] == 157
+    assert got[("google_current_class", "full_allow")] == 153  # 429 moves to full_disallow
+    assert got[("cc_class", "defer_visits")] == 25
+
+
+def test_status_codes(con, responses):
+    cols, rows = run_query(con, "status_codes")
+    assert cols == ["fetch_status", "http_error", "captures", "share"]
+    assert {r["fetch_status"]: r["captures"] for r in rows} == collections.Counter(r.status for r in responses)
+    shares_sum_to_one(rows)
+    assert [r["fetch_status"] for r in rows] == sorted(r["fetch_status"] for r in rows)
+
+
+def test_valid_robotstxt(con, responses):
+    cols, rows = run_query(con, "valid_robotstxt")
+    assert cols == ["unit", "total", "valid", "share"]
+    got = {r["unit"]: (r["total"], r["valid"]) for r in rows}
+    latest = {u: r for u, r in latest_per_url(responses).items() if r.url_path == "/robots.txt"}
+    hosts = collections.defaultdict(bool)
+    for r in latest.values():
+        hosts[r.host] |= r.valid
+    assert got["captures"] == (len(responses), sum(r.valid for r in responses))
+    assert got["urls"] == (len(latest), sum(r.valid for r in latest.values()))
+    assert got["hosts"] == (len(hosts), sum(hosts.values()))
+    assert got == {"captures": (717, 425), "urls": (692, 424), "hosts": (683, 424)}
+    for r in rows:
+        assert math.isclose(r["share"], r["valid"] / r["total"])
+
+
+def test_ai_crawler_blocking(con, responses):
+    cols, rows = run_query(con, "ai_crawler_blocking")
+    assert cols == ["agent", "agent_category", "captures", "robots_txt", "named", "named_disallow_all",
+                    "named_disallow_all_share", "disallow_all", "disallow_all_share",
+                    "effective_disallow_all", "effective_disallow_all_share"]
+    by_agent = {r["agent"]: r for r in rows}
+    n_5xx = sum(1 for r in responses if r.status >= 500)
+    n_2xx = sum(1 for r in responses if 200 <= r.status < 300)
+    # files naming each agent, from the bodies: a user-agent line whose token
+    # is the agent's token
+    named = collections.Counter()
+    for r in responses:
+        if 200 <= r.status < 300:
+            tokens = {agent_token(v) for k, v in google_lines(r.body) if k == "user_agent"}
+            for agent in by_agent:
+                if agent != "*" and agent_token(agent) in tokens:
+                    named[agent] += 1
+    for agent, r in by_agent.items():
+        assert r["captures"] == len(responses)
+        assert r["robots_txt"] == n_2xx == 478
+        assert r["named"] == named[agent], agent
+        # 5xx fetches disallow everything; 4xx and 3xx never do
+        assert r["effective_disallow_all"] == r["disallow_all"] + n_5xx, agent
+        assert r["named_disallow_all"] <= r["named"]
+        assert r["named_disallow_all"] <= r["disallow_all"]
+        assert math.isclose(r["disallow_all_share"], r["disallow_all"] / r["robots_txt"])
+        assert math.isclose(r["effective_disallow_all_share"], r["effective_disallow_all"] / r["captures"])
+        if r["named"]:
+            assert math.isclose(r["named_disallow_all_share"], r["named_disallow_all"] / r["named"])
+        else:
+            assert r["named_disallow_all_share"] is None
+    star = by_agent["*"]
+    assert (star["named"], star["disallow_all"], star["effective_disallow_all"]) == (0, 14, 35)
+    gpt = by_agent["GPTBot"]
+    assert (gpt["named"], gpt["named_disallow_all"], gpt["disallow_all"], gpt["effective_disallow_all"]) == (45, 31, 45, 66)
+    # with the fallback: the named files that disallow all, plus the files
+    # not naming the agent whose * group disallows all
+    for agent, r in by_agent.items():
+        if agent == "*":
+            continue
+        unnamed_star = con.execute(
+            """SELECT count(*) FROM agent_verdicts v JOIN agent_verdicts s USING (warc_filename, warc_record_offset)
+               WHERE v.agent = ? AND v.group_match <> 'specific' AND s.agent = '*' AND s.rules_class = 'disallow_all'""",
+            [agent]).fetchone()[0]
+        assert r["disallow_all"] == r["named_disallow_all"] + unnamed_star, agent
+    # AI crawlers first, each block ordered by disallow_all_share
+    cats = [r["agent_category"] for r in rows]
+    assert cats == sorted(cats, key=lambda c: c != "ai")
+    ai = [r["disallow_all_share"] for r in rows if r["agent_category"] == "ai"]
+    assert ai == sorted(ai, reverse=True)
+    assert len(ai) >= 20
+    # an AI crawler is blocked more often than *, the generic fallback
+    assert all(r["disallow_all"] >= star["disallow_all"] for r in rows if r["agent_category"] == "ai")
+
+
+def test_effective_classes(con):
+    cols, rows = run_query(con, "effective_classes")
+    assert cols == ["agent", "agent_category", "effective_class", "captures", "share"]
+    shares_sum_to_one(rows, "agent")
+    per_agent = collections.Counter()
+    for r in rows:
+        per_agent[r["agent"]] += r["captures"]
+        if r["effective_class"] == "unresolved_redirect":
+            assert r["captures"] == 61
+    assert set(per_agent.values()) == {717}
+    assert {r["effective_class"] for r in rows} == {"allow_all", "allow_part", "disallow_all", "unresolved_redirect"}
+
+
+def test_top_user_agents(con, responses):
+    cols, rows = run_query(con, "top_user_agents")
+    assert cols == ["agent_token", "files", "lines", "share_of_files", "example_value"]
+    files, lines = collections.Counter(), collections.Counter()
+    n_2xx = 0
+    for r in responses:
+        if not 200 <= r.status < 300:
+            continue
+        n_2xx += 1
+        tokens = [agent_token(v) for k, v in google_lines(r.body) if k == "user_agent"]
+        lines.update(tokens)
+        files.update(set(tokens))
+    expected = sorted(files, key=lambda t: (-files[t], -lines[t], t))[:50]
+    assert [r["agent_token"] for r in rows] == expected
+    for r in rows:
+        assert (r["files"], r["lines"]) == (files[r["agent_token"]], lines[r["agent_token"]])
+        assert math.isclose(r["share_of_files"], r["files"] / n_2xx)
+        assert agent_token(r["example_value"]) == r["agent_token"]
+    assert (rows[0]["agent_token"], rows[0]["files"], rows[0]["lines"]) == ("*", 402, 480)
+    assert rows[1]["agent_token"] == "gptbot" and rows[1]["files"] == 45
+
+
+def test_sitemaps_per_host(con, responses):
+    cols, rows = run_query(con, "sitemaps_per_host")
+    assert cols == ["url_host_name", "robots_captures", "sitemap_lines", "distinct_sitemaps",
+                    "valid_sitemaps", "other_host_sitemaps"]
+    latest = latest_per_url(responses)
+    per_host = collections.Counter()
+    hosts = set()
+    for r in latest.values():
+        hosts.add(r.host)
+        if 200 <= r.status < 300:
+            per_host[r.host] += sum(1 for k, _ in google_lines(r.body) if k == "sitemap")
+    assert {r["url_host_name"] for r in rows} == hosts
+    assert {r["url_host_name"]: r["sitemap_lines"] for r in rows if r["sitemap_lines"]} == +per_host
+    assert sum(r["robots_captures"] for r in rows) == len(latest) == 714
+    for r in rows:
+        assert r["distinct_sitemaps"] <= r["sitemap_lines"]
+        if r["sitemap_lines"]:
+            assert (r["valid_sitemaps"] or 0) <= r["sitemap_lines"]
+    lines = [r["sitemap_lines"] for r in rows]
+    assert lines == sorted(lines, reverse=True)
+    assert rows[0]["url_host_name"] == "www.author.com" and rows[0]["sitemap_lines"] == 10
+
+
+def test_sitemap_hosts(con):
+    cols, rows = run_query(con, "sitemap_hosts")
+    assert cols == ["sitemap_host", "sitemap_lines", "distinct_sitemaps", "robots_hosts", "other_host_lines"]
+    total_valid = con.execute("SELECT count(*) FROM sitemaps WHERE is_valid").fetchone()[0]
+    assert sum(r["sitemap_lines"] for r in rows) == total_valid == 481
+    other = con.execute("SELECT count_if(NOT same_host) FROM sitemaps WHERE is_valid").fetchone()[0]
+    assert sum(r["other_host_lines"] for r in rows) == other
+    assert all(r["robots_hosts"] >= 1 and r["sitemap_host"] for r in rows)
+    assert len(rows) == len({r["sitemap_host"] for r in rows})
+
+
+BUCKETS = [(0, 0), (1, 1024), (1025, 10240), (10241, 102400), (102401, 512000), (512001, None)]
+
+
+def test_size_buckets(con, responses):
+    cols, rows = run_query(con, "size_buckets")
+    assert cols == ["bucket", "lower_bytes", "upper_bytes", "captures", "share", "cumulative_share"]
+    sizes = [len(r.body) for r in responses if 200 <= r.status < 300]
+    expected = [sum(1 for s in sizes if s >= lo and (hi is None or s <= hi)) for lo, hi in BUCKETS]
+    assert [(r["lower_bytes"], r["upper_bytes"]) for r in rows] == BUCKETS
+    assert [r["captures"] for r in rows] == expected == [15, 292, 114, 52, 2, 3]
+    shares_sum_to_one(rows)
+    assert math.isclose(rows[-1]["cumulative_share"], 1.0)
+
+
+def test_size_stats(con, responses):
+    cols, rows = run_query(con, "size_stats")
+    (r,) = rows
+    sizes = sorted(len(x.body) for x in responses if 200 <= x.status < 300)
+    n = len(sizes)
+    assert r["files"] == n == 478
+    assert math.isclose(r["mean_bytes"], sum(sizes) / n)
+    assert r["max_bytes"] == sizes[-1] == 1_048_576
+    for col, q in (("p25", 0.25), ("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99)):
+        v = r[col]
+        # a discrete quantile: a value that occurs, with at least q of the
+        # sizes at or below it and at most q strictly below it
+        assert v in sizes, col
+        assert sum(1 for s in sizes if s <= v) / n >= q, col
+        assert sum(1 for s in sizes if s < v) / n <= q, col
+    assert (r["over_500kib"], r["truncated"]) == (3, 1)
+    assert math.isclose(r["over_500kib_share"], 3 / n)
+
+
+def test_nonstandard_directives(con, responses):
+    cols, rows = run_query(con, "nonstandard_directives")
+    assert cols == ["name", "known_elsewhere", "lines", "files", "share_of_files"]
+    got = {r["name"]: r for r in rows}
+    for name, lines in {"crawl-delay": 234, "clean-param": 84, "host": 31, "request-rate": 10,
+                        "visit-time": 8, "noindex": 8}.items():
+        assert got[name]["known_elsewhere"] and got[name]["lines"] == lines, name
+    # files per known directive, from the bodies
+    files = collections.Counter()
+    for r in responses:
+        if 200 <= r.status < 300:
+            files.update({k for kind, k in google_lines(r.body) if kind == "other"})
+    for r in rows:
+        if r["known_elsewhere"]:
+            assert r["files"] == files[r["name"]], r["name"]
+        assert "<" not in r["name"] and " " not in r["name"]
+        assert math.isclose(r["share_of_files"], r["files"] / 478)
+    assert rows[0]["name"] == "crawl-delay"
+    assert "dis-allow" not in got  # a typo: typos.sql
+
+
+def test_typos(con, responses):
+    cols, rows = run_query(con, "typos")
+    assert cols == ["accepted_by_google", "directive", "spelling", "lines", "files"]
+    accepted = sum(r["lines"] for r in rows if r["accepted_by_google"])
+    assert accepted == sum(google_keys(r.body)["typo"] for r in responses if 200 <= r.status < 300) == 85
+    assert accepted == con.execute("SELECT sum(typos) FROM captures").fetchone()[0]
+    got = {(r["accepted_by_google"], r["directive"], r["spelling"]): r["lines"] for r in rows}
+    assert got == {(True, "disallow", None): 58, (True, "user-agent", None): 17,
+                   (True, "sitemap", None): 10, (False, "disallow", "dis-allow"): 9}
+    dis_allow = sum(1 for r in responses if 200 <= r.status < 300
+                    for kind, k in google_lines(r.body) if kind == "other" and k == "dis-allow")
+    assert dis_allow == 9
+
+
+def test_latest_capture_per_url(con, responses):
+    cols, rows = run_query(con, "latest_capture_per_url")
+    assert cols[:3] == ["url", "url_host_name", "captures"]
+    latest = latest_per_url(responses)
+    assert {r["url"]: (r["warc_filename"], r["warc_record_offset"]) for r in rows} == {
+        u: (x.path, x.offset) for u, x in latest.items()}
+    counts = collections.Counter(x.url for x in responses)
+    assert {r["url"]: r["captures"] for r in rows} == counts
+    twice = {r["url"]: r["fetch_status"] for r in rows if r["captures"] == 2}
+    # https://www.site.com/robots.txt: a 302, then a 200 later: the 200 is latest
+    assert twice == {"https://www.site.com/robots.txt": 200, "http://arfeprre.org/robots.txt": 301,
+                     "https://www.blog.com/robots.txt": 200}
+    assert [r["url"] for r in rows] == sorted(r["url"] for r in rows)
+
+
+def test_latest_capture_per_host(con, responses):
+    cols, rows = run_query(con, "latest_capture_per_host")
+    robots = [x for x in responses if x.url_path == "/robots.txt"]
+    by_host = {}
+    for x in robots:
+        key = (x.date, x.path, x.offset)
+        if x.host not in by_host or key > (by_host[x.host].date, by_host[x.host].path, by_host[x.host].offset):
+            by_host[x.host] = x
+    assert {r["url_host_name"]: r["url"] for r in rows} == {h: x.url for h, x in by_host.items()}
+    assert len(rows) == 683
+    assert sum(r["captures"] for r in rows) == len(robots) == 695
+
+
+def expected_chains(responses):
+    latest = latest_per_url(responses)
+    return latest, {u: follow(latest, u) for u, r in latest.items() if r.url_path == "/robots.txt"}
+
+
+def test_redirect_chains(con, responses):
+    cols, rows = run_query(con, "redirect_chains")
+    assert cols == ["start_url", "url_host_name", "hops", "final_url", "final_status",
+                    "final_google_class", "final_cc_class", "resolution", "chain"]
+    _, chains = expected_chains(responses)
+    expected = {u: (h, f.url, f.status, res) for u, (h, f, res) in chains.items() if res != "direct"}
+    got = {r["start_url"]: (r["hops"], r["final_url"], r["final_status"], r["resolution"]) for r in rows}
+    assert got == expected
+    for r in rows:
+        assert r["chain"][0] == r["start_url"] and r["chain"][-1] == r["final_url"]
+        assert len(r["chain"]) == r["hops"] + 1
+    assert len(rows) == 59
+
+
+def test_redirect_resolution(con, responses):
+    cols, rows = run_query(con, "redirect_resolution")
+    assert cols == ["resolution", "hops", "urls", "share"]
+    _, chains = expected_chains(responses)
+    expected = collections.Counter((res, h) for h, _, res in chains.values())
+    assert {(r["resolution"], r["hops"]): r["urls"] for r in rows} == expected
+    assert expected == {("direct", 0): 633, ("resolved", 1): 26, ("resolved", 2): 1,
+                        ("target_not_captured", 0): 32}
+    shares_sum_to_one(rows)
+
+
+def python_host_outcomes(con, responses):
+    """Host outcomes from warcio, with has_rules taken from the captures table
+    (the one figure that needs a full robots.txt parse)."""
+    has_rules = dict(((f, o), v) for f, o, v in con.execute(
+        "SELECT warc_filename, warc_record_offset, has_rules FROM captures").fetchall())
+    _, chains = expected_chains(responses)
+    rank = {"robots_txt_with_rules": 1, "robots_txt_no_rules": 1, "not_robots_txt": 1,
+            "allow_all": 2, "forbidden": 3, "defer_visits": 4, "redirect_unresolved": 5}
+    best = {}
+    for start, (hops, final, res) in chains.items():
+        c = cc_class(final.status)
+        if c == "success":
+            if not final.valid:
+                outcome = "not_robots_txt"
+            elif has_rules[(final.path, final.offset)]:
+                outcome = "robots_txt_with_rules"
+            else:
+                outcome = "robots_txt_no_rules"
+        elif c in ("notfound", "unauthorized", "other") or res == "too_many_hops":
+            outcome = "allow_all"
+        elif c in ("forbidden", "defer_visits"):
+            outcome = c
+        else:
+            outcome = "redirect_unresolved"
+        host = urlsplit_host(start)
+        key = (rank[outcome], _neg(final.date), start)
+        if host not in best or key < best[host][0]:
+            best[host] = (key, outcome)
+    return {h: o for h, (_, o) in best.items()}
+
+
+def urlsplit_host(url):
+    from urllib.parse import urlsplit
+    return (urlsplit(url).hostname or "").lower()
+
+
+def _neg(date):
+    # later first: order by the negated characters of an ISO date
+    return tuple(-ord(ch) for ch in date)
+
+
+def test_host_outcomes(con, responses):
+    cols, rows = run_query(con, "host_outcomes")
+    assert cols == ["url_host_name", "urls", "outcome", "start_url", "final_url", "final_status",
+                    "final_google_class", "hops"]
+    expected = python_host_outcomes(con, responses)
+    assert {r["url_host_name"]: r["outcome"] for r in rows} == expected
+    assert len(rows) == 683
+
+
+def test_host_outcome_shares(con, responses):
+    cols, rows = run_query(con, "host_outcome_shares")
+    assert cols == ["outcome", "hosts", "share"]
+    expected = collections.Counter(python_host_outcomes(con, responses).values())
+    assert {r["outcome"]: r["hosts"] for r in rows} == {
+        o: expected.get(o, 0) for o in ("robots_txt_with_rules", "robots_txt_no_rules", "not_robots_txt",
+                                        "allow_all", "forbidden", "defer_visits", "redirect_unresolved")}
+    assert {r["outcome"]: r["hosts"] for r in rows} == {
+        "robots_txt_with_rules": 365, "robots_txt_no_rules": 69, "not_robots_txt": 36, "allow_all": 144,
+        "forbidden": 12, "defer_visits": 25, "redirect_unresolved": 32}
+    shares_sum_to_one(rows)
+
+
+def test_readme_lists_every_query():
+    readme = (QUERIES / "README.md").read_text()
+    for name in QUERY_FILES:
+        assert f"`{name}.sql`" in readme, name

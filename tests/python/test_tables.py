@@ -1,0 +1,359 @@
+"""The tables against the WARC files: counts per table and per class
+derived with warcio (and the generator's published counts), per-capture
+parse counts against an independent reading of Google's keys, and the
+consistency of the tables with one another."""
+
+import collections
+import re
+
+import pytest
+
+from conftest import RESILIPARSE, SAMPLES, SYNTHETIC, WHIRLWIND
+from warc_facts import GOOGLE_LIMIT, LINE_END, google_keys
+
+
+def google_class(status):
+    """RFC 9309 / Google's specification table."""
+    if 200 <= status < 300:
+        return "conditional_allow"
+    if 300 <= status < 400:
+        return "redirect"
+    if 400 <= status < 500:
+        return "full_allow"
+    return "full_disallow"
+
+
+def google_current_class(status):
+    return "full_disallow" if status == 429 else google_class(status)
+
+
+def cc_class(status):
+    """Common Crawl's fetch_status_classify (robotstxt-experiments)."""
+    if status == 200:
+        return "success"
+    if status == 403:
+        return "forbidden"
+    if 500 <= status < 600 or status == 429:
+        return "defer_visits"
+    if 300 <= status < 400:
+        return "redirect"
+    if status in (400, 404, 410):
+        return "notfound"
+    if status == 401:
+        return "unauthorized"
+    return "other"
+
+
+def q(con, sql, *params):
+    return con.execute(sql, list(params)).fetchall()
+
+
+def by_key(con, sql):
+    return {(r[0], r[1]): r[2:] for r in q(con, sql)}
+
+
+def test_captures_per_file_equal_warcio_responses(con, facts):
+    got = dict(q(con, "SELECT warc_filename, count(*) FROM captures GROUP BY 1"))
+    assert got == {p: len(facts[p].responses) for p in SAMPLES}
+    assert got == {SYNTHETIC: 700, RESILIPARSE: 16, WHIRLWIND: 1}
+    # and the record types warcio sees (README: 1 warcinfo, 700 pairs; 1/17/16/16; 1/1/1/1)
+    assert facts[SYNTHETIC].records == {"warcinfo": 1, "request": 700, "response": 700}
+    assert facts[RESILIPARSE].records == {"warcinfo": 1, "request": 17, "response": 16, "metadata": 16}
+    assert facts[WHIRLWIND].records == {"warcinfo": 1, "request": 1, "response": 1, "metadata": 1}
+
+
+def test_capture_keys_are_the_warc_offsets(con, responses):
+    got = set(q(con, "SELECT warc_filename, warc_record_offset FROM captures"))
+    assert got == {(r.path, r.offset) for r in responses}
+    assert q(con, "SELECT count(*) FROM captures WHERE warc_record_offset_in_member <> 0") == [(0,)]
+
+
+def test_status_counts(con, responses):
+    got = dict(q(con, "SELECT fetch_status, count(*) FROM captures GROUP BY 1"))
+    assert got == collections.Counter(r.status for r in responses)
+    synthetic = dict(
+        q(con, "SELECT fetch_status, count(*) FROM captures WHERE warc_filename = ? GROUP BY 1", SYNTHETIC)
+    )
+    # the generator's own counts (samples/README.md)
+    for status, n in {200: 459, 301: 35, 302: 18, 307: 1, 308: 7, 404: 128, 403: 12,
+                      401: 4, 410: 3, 429: 4}.items():
+        assert synthetic[status] == n, status
+    assert sum(n for s, n in synthetic.items() if 500 <= s < 600) == 21
+    assert q(con, "SELECT count(*) FROM captures WHERE fetch_status IS NULL OR http_error IS NOT NULL") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "column,classify",
+    [("google_class", google_class), ("google_current_class", google_current_class), ("cc_class", cc_class)],
+)
+def test_outcome_classes(con, responses, column, classify):
+    got = by_key(con, f"SELECT warc_filename, warc_record_offset, {column} FROM captures")
+    for r in responses:
+        assert got[(r.path, r.offset)] == (classify(r.status),), (r.url, r.status)
+
+
+def test_class_totals(con):
+    assert dict(q(con, "SELECT cc_class, count(*) FROM captures GROUP BY 1")) == {
+        "success": 476, "notfound": 133, "redirect": 61, "defer_visits": 25,
+        "forbidden": 12, "other": 6, "unauthorized": 4,
+    }
+
+
+def test_redirect_targets_and_kinds(con, responses):
+    got = by_key(con, "SELECT warc_filename, warc_record_offset, fetch_redirect, redirect_kind FROM captures")
+    for r in responses:
+        target, kind = got[(r.path, r.offset)]
+        assert target == r.redirect, r.url
+        if r.redirect is None:
+            assert kind is None
+            continue
+        if not r.redirect.split("?")[0].endswith("/robots.txt"):
+            assert kind == "not_robots_path", r.url
+        elif r.url.startswith("http://") and r.redirect == "https://" + r.url[len("http://"):]:
+            assert kind == "https_upgrade", r.url
+    kinds = dict(q(con, "SELECT redirect_kind, count(*) FROM captures WHERE redirect_kind IS NOT NULL GROUP BY 1"))
+    # the generator's redirect kinds (samples/README.md): https_upgrade 15,
+    # www 18 (www. added or removed, or another subdomain swapped for www.),
+    # cross_host 11, non_robots 17
+    assert kinds["https_upgrade"] == 15
+    assert kinds.get("www_added", 0) + kinds.get("www_removed", 0) + kinds.get("same_site", 0) == 18
+    assert kinds["other_host"] == 11
+    assert kinds["not_robots_path"] == 17
+    assert sum(kinds.values()) == sum(1 for r in responses if 300 <= r.status < 400) == 61
+
+
+def test_bodies_html_sizes_truncation(con, responses):
+    got = by_key(
+        con,
+        """SELECT warc_filename, warc_record_offset, payload_length, looks_like_html,
+                  over_500kib, content_truncated, content_mime_detected, bom
+           FROM captures""",
+    )
+    for r in responses:
+        length, html, over, truncated, detected, bom = got[(r.path, r.offset)]
+        assert length == len(r.body), r.url
+        assert html == r.looks_like_html, r.url
+        assert over == (len(r.body) > GOOGLE_LIMIT), r.url
+        assert truncated == r.truncated, r.url
+        assert detected == r.detected, r.url
+        assert (bom == "utf-8") == r.body.startswith(b"\xef\xbb\xbf"), r.url
+    # totals: 30 HTML-looking 2xx bodies in the synthetic file (generator:
+    # html200 29, plus one more HTML page among its other categories) and the
+    # 17 web pages of the two real files; over 500 KiB: huge 2 + truncated 1
+    assert q(
+        con,
+        "SELECT count_if(looks_like_html AND robots_parsed), count_if(over_500kib), count(content_truncated) FROM captures",
+    ) == [(47, 3, 1)]
+    assert q(
+        con, "SELECT count_if(looks_like_html AND robots_parsed) FROM captures WHERE warc_filename = ?", SYNTHETIC
+    ) == [(30,)]
+    # error pages (404 etc.) are often HTML too
+    assert q(con, "SELECT count_if(looks_like_html) FROM captures") == [
+        (sum(1 for r in responses if r.looks_like_html),)
+    ]
+
+
+def test_parse_counts_per_capture_match_googles_keys(con, responses):
+    got = by_key(
+        con,
+        """SELECT warc_filename, warc_record_offset, robots_parsed, user_agent_lines,
+                  allow_rules, disallow_rules, sitemaps, typos
+           FROM captures""",
+    )
+    parsed = 0
+    for r in responses:
+        row = got[(r.path, r.offset)]
+        is_2xx = 200 <= r.status < 300
+        assert row[0] == is_2xx, r.url
+        if not is_2xx:
+            assert row[1:] == (None,) * 5, r.url
+            continue
+        parsed += 1
+        k = google_keys(r.body)
+        assert row[1:] == (k["user_agent"], k["allow"], k["disallow"], k["sitemap"], k["typo"]), r.url
+    assert parsed == 478
+
+
+def test_line_tables_match_capture_counts(con):
+    # the per-line tables hold one row per counted line
+    mismatches = q(
+        con,
+        """SELECT c.warc_filename, c.warc_record_offset
+           FROM captures c
+           LEFT JOIN (SELECT warc_filename, warc_record_offset, count(*) n, count_if(is_typo) t
+                      FROM user_agents GROUP BY ALL) u USING (warc_filename, warc_record_offset)
+           LEFT JOIN (SELECT warc_filename, warc_record_offset, count_if(kind = 'allow') a,
+                             count_if(kind = 'disallow') d, count_if(is_typo) t, count_if(is_empty) e,
+                             count_if("group" IS NULL) o
+                      FROM rules GROUP BY ALL) r USING (warc_filename, warc_record_offset)
+           LEFT JOIN (SELECT warc_filename, warc_record_offset, count(*) n, count_if(is_typo) t
+                      FROM sitemaps GROUP BY ALL) s USING (warc_filename, warc_record_offset)
+           WHERE c.robots_parsed AND (
+                 coalesce(u.n, 0) <> c.user_agent_lines
+              OR coalesce(r.a, 0) <> c.allow_rules
+              OR coalesce(r.d, 0) <> c.disallow_rules
+              OR coalesce(r.e, 0) <> c.empty_rules
+              OR coalesce(r.o, 0) <> c.rules_outside_group
+              OR coalesce(s.n, 0) <> c.sitemaps
+              OR coalesce(u.t, 0) + coalesce(r.t, 0) + coalesce(s.t, 0) <> c.typos)""",
+    )
+    assert mismatches == []
+    assert q(con, "SELECT count(*) FROM user_agents") == [(2233,)]
+    assert q(con, "SELECT count_if(kind = 'allow'), count_if(kind = 'disallow') FROM rules") == [(2500, 40566)]
+    assert q(con, "SELECT count(*), count_if(is_typo) FROM sitemaps") == [(501, 10)]
+    # unknown_directives counts the directives rows; known_elsewhere_directives those with a name
+    assert q(
+        con,
+        """SELECT count(*) FROM captures c
+           LEFT JOIN (SELECT warc_filename, warc_record_offset, count(*) n, count(known_elsewhere) k
+                      FROM directives GROUP BY ALL) d USING (warc_filename, warc_record_offset)
+           WHERE c.robots_parsed AND (coalesce(d.n, 0) <> c.unknown_directives
+                                      OR coalesce(d.k, 0) <> c.known_elsewhere_directives)""",
+    ) == [(0,)]
+
+
+KNOWN_ELSEWHERE = re.compile(
+    rb"^[ \t]*(crawl-delay|clean-param|host|noindex|request-rate|visit-time|content-signal|content-usage)[ \t]*:",
+    re.I,
+)
+
+
+def test_known_elsewhere_directives_match_the_bodies(con, responses):
+    expected = collections.Counter()
+    for r in responses:
+        if not 200 <= r.status < 300:
+            continue
+        for line in LINE_END.split(r.body[:GOOGLE_LIMIT]):
+            m = KNOWN_ELSEWHERE.match(line)
+            if m:
+                expected[m.group(1).lower().decode()] += 1
+    got = dict(q(con, "SELECT known_elsewhere, count(*) FROM directives WHERE known_elsewhere IS NOT NULL GROUP BY 1"))
+    assert got == expected
+    assert got == {"crawl-delay": 234, "clean-param": 84, "host": 31, "request-rate": 10,
+                   "visit-time": 8, "noindex": 8}
+
+
+def test_crawl_delay_of_the_global_group(con):
+    # crawl_delay is set only where a crawl-delay line exists
+    assert q(
+        con,
+        """SELECT count(*) FROM captures c
+           WHERE crawl_delay IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM directives d
+                             WHERE d.warc_filename = c.warc_filename
+                               AND d.warc_record_offset = c.warc_record_offset
+                               AND d.name = 'crawl-delay')""",
+    ) == [(0,)]
+
+
+def test_agent_verdicts_one_row_per_capture_and_agent(con):
+    agents = q(con, "SELECT count(DISTINCT agent) FROM agent_verdicts")[0][0]
+    assert agents >= 40
+    assert q(con, "SELECT count(*) FROM agent_verdicts") == [(717 * agents,)]
+    assert q(
+        con,
+        "SELECT count(*) FROM (SELECT warc_filename, warc_record_offset, agent FROM agent_verdicts GROUP BY ALL HAVING count(*) > 1)",
+    ) == [(0,)]
+    assert q(con, "SELECT DISTINCT agent_category FROM agent_verdicts WHERE agent = '*'") == [("global",)]
+    for agent in ("GPTBot", "CCBot", "ClaudeBot", "Google-Extended", "Googlebot", "Bingbot"):
+        assert q(con, "SELECT count(*) FROM agent_verdicts WHERE agent = ?", agent) == [(717,)], agent
+
+
+def test_effective_class_follows_the_http_outcome(con):
+    bad = q(
+        con,
+        """SELECT v.agent, c.fetch_status, v.rules_class, v.effective_class
+           FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+           WHERE v.effective_class IS DISTINCT FROM CASE c.google_class
+                     WHEN 'conditional_allow' THEN v.rules_class
+                     WHEN 'full_allow' THEN 'allow_all'
+                     WHEN 'full_disallow' THEN 'disallow_all'
+                     WHEN 'failed' THEN 'disallow_all'
+                     WHEN 'redirect' THEN 'unresolved_redirect' END
+              OR (c.robots_parsed) <> (v.rules_class IS NOT NULL)
+              OR (c.robots_parsed) <> (v.group_match IS NOT NULL)
+           LIMIT 5""",
+    )
+    assert bad == []
+    # the * crawler: 2xx by the rules, 157 4xx allow, 21 5xx disallow, 61 redirects
+    assert dict(q(con, "SELECT effective_class, count(*) FROM agent_verdicts WHERE agent = '*' GROUP BY 1")) == {
+        "allow_all": 73 + 76 + 157, "allow_part": 315, "disallow_all": 14 + 21, "unresolved_redirect": 61,
+    }
+
+
+def test_star_verdict_is_the_global_class(con):
+    assert q(
+        con,
+        """SELECT count(*) FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+           WHERE v.agent = '*' AND (v.rules_class IS DISTINCT FROM c.global_class
+                                    OR v.root_allowed IS DISTINCT FROM c.global_root_allowed
+                                    OR v.group_match = 'specific')""",
+    ) == [(0,)]
+
+
+def test_specific_group_match_means_a_user_agent_line_names_the_agent(con):
+    # The matcher compares the product tokens ([A-Za-z_-] prefix) of the
+    # user-agent value and of the crawler's name, case-insensitively.
+    bad = q(
+        con,
+        """WITH named AS (
+               SELECT DISTINCT u.warc_filename, u.warc_record_offset, v.agent
+               FROM user_agents u
+               JOIN (SELECT DISTINCT agent FROM agent_verdicts WHERE agent <> '*') v
+                 ON lower(u.product_token) = lower(regexp_extract(v.agent, '^[A-Za-z_-]+'))
+               WHERE NOT u.is_global)
+           SELECT v.agent, v.warc_filename, v.warc_record_offset, v.group_match
+           FROM agent_verdicts v
+           JOIN captures c USING (warc_filename, warc_record_offset)
+           LEFT JOIN named n USING (warc_filename, warc_record_offset, agent)
+           WHERE c.robots_parsed AND v.agent <> '*'
+             AND (v.group_match = 'specific') <> (n.agent IS NOT NULL)
+           LIMIT 5""",
+    )
+    assert bad == []
+
+
+def test_disallow_all_of_a_named_group_has_a_root_disallow(con):
+    # necessary condition: a specific disallow_all verdict needs a disallow
+    # rule matching / (pattern '/' or a wildcard such as '/*', '*') in a
+    # group naming the agent
+    bad = q(
+        con,
+        """SELECT v.agent, v.warc_filename, v.warc_record_offset
+           FROM agent_verdicts v
+           WHERE v.group_match = 'specific' AND v.rules_class = 'disallow_all'
+             AND NOT EXISTS (
+                 SELECT 1 FROM rules r JOIN user_agents u
+                   ON u.warc_filename = r.warc_filename AND u.warc_record_offset = r.warc_record_offset
+                  AND u."group" = r."group"
+                 WHERE r.warc_filename = v.warc_filename AND r.warc_record_offset = v.warc_record_offset
+                   AND r.kind = 'disallow' AND r.pattern IN ('/', '/*', '*', '/$', '*$', '/*$')
+                   AND lower(u.product_token) = lower(regexp_extract(v.agent, '^[A-Za-z_-]+')))
+           LIMIT 5""",
+    )
+    assert bad == []
+
+
+def test_every_line_row_belongs_to_a_parsed_capture(con):
+    for table in ("user_agents", "rules", "sitemaps", "directives", "agent_verdicts"):
+        orphans = q(
+            con,
+            f"""SELECT count(*) FROM {table} t ANTI JOIN captures c USING (warc_filename, warc_record_offset)""",
+        )
+        assert orphans == [(0,)], table
+    for table in ("user_agents", "rules", "sitemaps", "directives"):
+        unparsed = q(
+            con,
+            f"""SELECT count(*) FROM {table} t JOIN captures c USING (warc_filename, warc_record_offset)
+                WHERE NOT c.robots_parsed""",
+        )
+        assert unparsed == [(0,)], table
+
+
+def test_latest_captures_view(con, responses):
+    from warc_facts import latest_per_url
+
+    latest = latest_per_url(responses)
+    got = set(q(con, "SELECT url, warc_filename, warc_record_offset FROM latest_captures"))
+    assert got == {(u, r.path, r.offset) for u, r in latest.items()}
+    assert len(got) == 714  # 717 captures, 3 URLs captured twice
