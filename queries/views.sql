@@ -10,12 +10,9 @@
 -- point the same views at another output directory.
 --
 -- Tables (columns: `robostats schema`): captures, user_agents, rules, sitemaps,
--- directives, agent_verdicts (errors: views_errors.sql). Each view reads OUT/<table>/*.parquet.
--- DuckDB checks that a view's files exist when the view is created, and
--- robostats writes a table's directory only when the table has rows: on an
--- output where a table is empty, that view's CREATE fails. `errors` is empty on
--- clean inputs, so its view is in views_errors.sql, to read when OUT/errors/
--- exists.
+-- directives, agent_verdicts, errors. Each view reads OUT/<table>/*.parquet
+-- (every table directory holds at least a schema-only _empty.parquet, so an
+-- empty table reads as empty).
 
 CREATE OR REPLACE VIEW captures AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/captures/*.parquet');
@@ -34,6 +31,9 @@ CREATE OR REPLACE VIEW sitemaps AS
 
 CREATE OR REPLACE VIEW directives AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/directives/*.parquet');
+
+CREATE OR REPLACE VIEW errors AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/errors/*.parquet');
 
 -- Derived: the latest capture of each URL (Common Crawl's own analyses keep
 -- only it: ROW_NUMBER() OVER (PARTITION BY url ORDER BY fetch_time DESC)).

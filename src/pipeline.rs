@@ -114,7 +114,10 @@ pub struct FileReport {
     pub responses: u64,
     /// Rows written to `captures`.
     pub captures: u64,
-    /// Rows written to `errors`.
+    /// Responses that could not become a capture (an `errors` row each).
+    pub lost: u64,
+    /// Rows written to `errors`: the lost responses, responses captured as
+    /// `failed` (the row says why), and problems outside any response.
     pub errors: u64,
     /// Compressed bytes read (the file's size when read to the end).
     pub bytes: u64,
@@ -137,6 +140,9 @@ pub struct Summary {
     pub responses: u64,
     /// Rows written to `captures`.
     pub captures: u64,
+    /// Responses that could not become a capture: `responses = captures +
+    /// lost`.
+    pub lost: u64,
     /// Rows written to `errors`.
     pub errors: u64,
     /// Compressed bytes read.
@@ -227,6 +233,26 @@ fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The name of the schema-only part file every table directory holds.
+pub const EMPTY_PART: &str = "_empty.parquet";
+
+/// Gives every table a directory and a schema-only part file, so that a
+/// table no input has rows for still reads as an empty table (a glob that
+/// matches no file is an error in DuckDB).
+fn write_empty_tables(out: &Path) -> Result<(), RunError> {
+    for table in Table::ALL {
+        let path = out.join(table.name()).join(EMPTY_PART);
+        if path.exists() {
+            continue;
+        }
+        let schema = crate::batch::schema_of(table.columns());
+        PartWriter::create(table.name(), path, schema)
+            .and_then(PartWriter::close)
+            .map_err(|e| run_error("cannot write an empty table", e))?;
+    }
+    Ok(())
+}
+
 /// The chunks in flight (spawned, not yet processed). Past the limit, a
 /// reader processes its chunk itself instead of spawning it: memory stays
 /// bounded, and no worker thread ever blocks waiting for another.
@@ -254,6 +280,7 @@ struct Lane {
     batches: Batches,
     writers: Vec<Option<PartWriter>>,
     captures: u64,
+    lost: u64,
     errors: u64,
     failure: Option<RunError>,
 }
@@ -264,6 +291,7 @@ impl Lane {
             batches: Batches::new(file, agents),
             writers: Table::ALL.iter().map(|_| None).collect(),
             captures: 0,
+            lost: 0,
             errors: 0,
             failure: None,
         }
@@ -332,6 +360,7 @@ fn process_chunk(shared: &Shared<'_>, input: &Input, lane: &mut Lane, chunk: Chu
             Err(e) => {
                 lane.batches.push_error(&e);
                 lane.errors += 1;
+                lane.lost += 1;
                 continue;
             }
         };
@@ -361,6 +390,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
         records: 0,
         responses: 0,
         captures: 0,
+        lost: 0,
         errors: 0,
         bytes: 0,
         parts: Vec::new(),
@@ -462,6 +492,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
         let mut lane = lane.into_inner().unwrap();
         lane.flush(&config.out, stem, index, 1);
         report.captures += lane.captures;
+        report.lost += lane.lost;
         report.errors += lane.errors;
         failure = failure.or(lane.failure.take());
         for writer in lane.writers.into_iter().flatten() {
@@ -526,6 +557,8 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             )));
         }
     }
+    write_empty_tables(&config.out)?;
+    write_empty_tables(&config.out)?;
     let mut seen = HashSet::new();
     let mut todo = Vec::new();
     let mut summary = Summary::default();
@@ -591,6 +624,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
                         "records": report.records,
                         "responses": report.responses,
                         "captures": report.captures,
+                        "lost": report.lost,
                         "errors": report.errors,
                         "bytes": report.bytes,
                         "parts": report.parts.iter().map(|p| json!({
@@ -624,6 +658,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         summary.records += r.records;
         summary.responses += r.responses;
         summary.captures += r.captures;
+        summary.lost += r.lost;
         summary.errors += r.errors;
         summary.bytes += r.bytes;
     }
@@ -637,6 +672,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             "records": summary.records,
             "responses": summary.responses,
             "captures": summary.captures,
+            "lost": summary.lost,
             "errors": summary.errors,
             "bytes": summary.bytes,
             "seconds": summary.seconds,

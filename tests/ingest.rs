@@ -220,7 +220,7 @@ fn cli_ingest_summary_and_exit_status() {
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("3 files done, 0 failed, 0 skipped (done earlier); 1455 records read, 717 responses -> 717 captures + 0 errors"),
+        stdout.contains("3 files done, 0 failed, 0 skipped (done earlier); 1455 records read, 717 responses -> 717 captures + 0 in errors only; 0 errors rows"),
         "{stdout}"
     );
     // A missing input: the others are done, the exit status says one failed.

@@ -46,7 +46,7 @@ const fn cat<const A: usize, const B: usize, const N: usize>(
 }
 
 /// `user_agents`: one row per user-agent line.
-pub const USER_AGENTS: [Column; 8] = cat(
+pub const USER_AGENTS: [Column; 9] = cat(
     key_columns!(),
     [
         col(
@@ -56,6 +56,12 @@ pub const USER_AGENTS: [Column; 8] = cat(
             "index of the line's group in the file, from 0",
         ),
         col("line", I32, false, "line number, from 1"),
+        col(
+            "key",
+            Str,
+            false,
+            "the key as written (Google accepts case-insensitive prefixes and typos)",
+        ),
         col(
             "value",
             Str,
@@ -85,7 +91,7 @@ pub const USER_AGENTS: [Column; 8] = cat(
 );
 
 /// `rules`: one row per allow or disallow line.
-pub const RULES: [Column; 13] = cat(
+pub const RULES: [Column; 14] = cat(
     key_columns!(),
     [
         col(
@@ -97,6 +103,12 @@ pub const RULES: [Column; 13] = cat(
         ),
         col("line", I32, false, "line number, from 1"),
         col("kind", Dict, false, "allow or disallow"),
+        col(
+            "key",
+            Str,
+            false,
+            "the key as written (Google accepts case-insensitive prefixes and typos)",
+        ),
         col("value", Str, false, "the value as written"),
         col(
             "pattern",
@@ -432,10 +444,16 @@ pub const CAPTURES: [Column; 61] = cat(
 );
 
 /// `sitemaps`: one row per sitemap line.
-pub const SITEMAPS: [Column; 9] = cat(
+pub const SITEMAPS: [Column; 10] = cat(
     key_columns!(),
     [
         col("line", I32, false, "line number, from 1"),
+        col(
+            "key",
+            Str,
+            false,
+            "the key as written (Google accepts case-insensitive prefixes and typos)",
+        ),
         col("url", Str, false, "the sitemap URL as written"),
         col("is_valid", Bool, false, "an absolute http(s) URL"),
         col(

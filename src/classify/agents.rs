@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use crate::robots::product_token;
+use crate::robots::is_valid_user_agent_to_obey;
 
 /// The embedded default list (`data/agents.tsv`; its README gives the
 /// origin of every row).
@@ -13,13 +13,8 @@ pub const DEFAULT_AGENTS_TSV: &str = include_str!("../../data/agents.tsv");
 /// One crawler of interest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Agent {
-    /// Its name as the list gives it (`GPTBot`, `MJ12bot`).
+    /// The product token Google's matcher compares (`GPTBot`).
     pub token: String,
-    /// The product token it is evaluated with: what Google's matcher makes
-    /// of a `User-agent:` line naming it, the longest `[A-Za-z_-]` prefix
-    /// (`GPTBot`; `MJ12bot` gives `MJ`, so a group for `MJ12bot` applies,
-    /// as it would in Google's matcher, to every agent token `MJ`).
-    pub product: String,
     /// Who runs it.
     pub operator: String,
     /// `search`, `ads`, `seo`, `archive`, `ai`, or what a user's file says.
@@ -66,8 +61,10 @@ impl AgentList {
     /// `token<TAB>operator<TAB>category<TAB>purpose` (trailing columns
     /// optional). Blank lines and lines starting with `#` are skipped, and
     /// so is a first line whose first column is `token` (a header). A token
-    /// must start with a letter, `-` or `_`; one with other characters is
-    /// evaluated with its product-token prefix (see [`Agent::product`]).
+    /// must be a product token (`[A-Za-z_-]+`): Google's matcher compares
+    /// the caller's agent whole with the `[A-Za-z_-]` prefix of each
+    /// `User-agent:` value, so it can apply a named group to nothing else
+    /// (`MJ12bot` in a file is the token `MJ`).
     pub fn parse(text: &str) -> Result<AgentList, AgentListError> {
         let mut list = AgentList {
             agents: Vec::new(),
@@ -89,13 +86,12 @@ impl AgentList {
             if i == 0 && token.eq_ignore_ascii_case("token") {
                 continue;
             }
-            let product = String::from_utf8_lossy(product_token(token.as_bytes())).into_owned();
-            if product.is_empty() {
+            if !is_valid_user_agent_to_obey(token.as_bytes()) {
                 return Err(AgentListError {
                     line: i + 1,
                     message: format!(
-                        "'{token}' does not start with a product token ([A-Za-z_-]+): \
-                         Google's matcher could never apply a named group to it"
+                        "'{token}' is not a product token ([A-Za-z_-]+): Google's matcher \
+                         could never apply a named group to it"
                     ),
                 });
             }
@@ -109,7 +105,6 @@ impl AgentList {
             let mut next = || cols.next().unwrap_or_default().to_owned();
             self.agents.push(Agent {
                 token: token.to_owned(),
-                product,
                 operator: next(),
                 category: next(),
                 purpose: next(),
@@ -144,7 +139,7 @@ mod tests {
         ] {
             assert!(list.agents.iter().any(|a| a.token == token), "{token}");
         }
-        assert_eq!(list.agents.len(), 48);
+        assert_eq!(list.agents.len(), 45);
         assert!(list.version.starts_with("sha256:") && list.version.len() == 71);
     }
 
@@ -158,9 +153,7 @@ mod tests {
         list.extend("BazBot\n").unwrap();
         assert_eq!(list.agents.len(), 3);
         assert_ne!(list.version, v);
-        let list = AgentList::parse("AI2Bot\n").unwrap();
-        assert_eq!(list.agents[0].product, "AI");
-        let err = AgentList::parse("FooBot\n2Bot\n").unwrap_err();
+        let err = AgentList::parse("FooBot\nAI2Bot\n").unwrap_err();
         assert_eq!(err.line, 2);
     }
 }

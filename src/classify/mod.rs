@@ -127,9 +127,7 @@ pub fn verdicts(
     let mut out = Vec::with_capacity(agents.agents.len() + 1);
     for (i, agent) in agents.agents.iter().enumerate() {
         let rules = match robots {
-            Some(r) if r.names_agent(&agent.product) => {
-                Some(rules_verdict(&r.agent(&agent.product)))
-            }
+            Some(r) if r.names_agent(&agent.token) => Some(rules_verdict(&r.agent(&agent.token))),
             _ => unnamed,
         };
         out.push(make(Some(i), rules));

@@ -227,13 +227,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mb = s.bytes as f64 / 1e6;
     println!(
         "ingest: {} files done, {} failed, {} skipped (done earlier); {} records read, \
-         {} responses -> {} captures + {} errors; {:.1} MB in {:.1} s ({:.1} MB/s, {:.0} records/s) -> {}",
+         {} responses -> {} captures + {} in errors only; {} errors rows; \
+         {:.1} MB in {:.1} s ({:.1} MB/s, {:.0} records/s) -> {}",
         s.files_done,
         s.files_failed,
         s.files_skipped,
         s.records,
         s.responses,
         s.captures,
+        s.lost,
         s.errors,
         mb,
         s.seconds,

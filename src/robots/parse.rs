@@ -91,6 +91,8 @@ pub struct UserAgent<'a> {
     pub line: u32,
     /// Index of its group in [`RobotsTxt::groups`].
     pub group: usize,
+    /// The key as written (`User-agent`, `useragent`, ...).
+    pub key: &'a [u8],
     /// The value as written (whitespace-stripped).
     pub value: &'a [u8],
     /// The product token Google compares with the caller's agent: the
@@ -111,6 +113,8 @@ pub struct Rule<'a> {
     pub group: Option<usize>,
     /// Allow or disallow.
     pub kind: RuleKind,
+    /// The key as written (`Disallow`, `dissallow`, ...).
+    pub key: &'a [u8],
     /// The value as written.
     pub value: &'a [u8],
     /// The value %-escaped as Google matches it; its length is the rule's
@@ -153,6 +157,8 @@ impl Rule<'_> {
 pub struct Sitemap<'a> {
     /// Line number.
     pub line: u32,
+    /// The key as written (`Sitemap`, `site-map`, ...).
+    pub key: &'a [u8],
     /// The URL as written.
     pub url: &'a [u8],
     /// The key was an accepted typo (`site-map`).
@@ -290,6 +296,7 @@ impl<'a> RobotsTxt<'a> {
                     robots.user_agents.push(UserAgent {
                         line: line.number,
                         group: index,
+                        key: line.key_text,
                         value: line.value,
                         product: if global {
                             &[]
@@ -318,6 +325,7 @@ impl<'a> RobotsTxt<'a> {
                         line: line.number,
                         group,
                         kind,
+                        key: line.key_text,
                         value: line.value,
                         pattern,
                         typo,
@@ -330,6 +338,7 @@ impl<'a> RobotsTxt<'a> {
                 }
                 Key::Sitemap => robots.sitemaps.push(Sitemap {
                     line: line.number,
+                    key: line.key_text,
                     url: line.value,
                     typo,
                 }),

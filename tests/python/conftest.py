@@ -50,8 +50,6 @@ def connect(out):
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
     con.execute((QUERIES / "views.sql").read_text())
-    if (Path(out) / "errors").is_dir():
-        con.execute((QUERIES / "views_errors.sql").read_text())
     return con
 
 
