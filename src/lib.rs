@@ -8,14 +8,19 @@
 //! reading goes on after it.
 #![deny(missing_docs)]
 
+#[cfg(feature = "tables")]
 pub mod batch;
+#[cfg(feature = "tables")]
 pub mod classify;
 pub mod error;
 pub mod http;
 pub mod robots;
+#[cfg(feature = "tables")]
 pub mod sink;
 pub mod warc;
 
 pub use error::Error;
+#[cfg(feature = "tables")]
 pub mod manifest;
+#[cfg(feature = "tables")]
 pub mod pipeline;
