@@ -101,6 +101,50 @@ impl Config {
     }
 }
 
+/// What was read and written, for one input or a whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// WARC records read, of every type.
+    pub records: u64,
+    /// `response` records read.
+    pub responses: u64,
+    /// Rows written to `captures`.
+    pub captures: u64,
+    /// Responses that could not become a capture (an `errors` row each):
+    /// `responses = captures + lost`.
+    pub lost: u64,
+    /// Rows written to `errors`: the lost responses, responses captured as
+    /// `failed` (the row says why), and problems outside any response.
+    pub errors: u64,
+    /// Compressed bytes read (a file's size when read to the end).
+    pub bytes: u64,
+}
+
+impl Counts {
+    /// Adds another input's counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.records += other.records;
+        self.responses += other.responses;
+        self.captures += other.captures;
+        self.lost += other.lost;
+        self.errors += other.errors;
+        self.bytes += other.bytes;
+    }
+
+    /// The counts as manifest fields.
+    fn json(&self) -> serde_json::Map<String, serde_json::Value> {
+        let v = json!({
+            "records": self.records,
+            "responses": self.responses,
+            "captures": self.captures,
+            "lost": self.lost,
+            "errors": self.errors,
+            "bytes": self.bytes,
+        });
+        v.as_object().cloned().unwrap_or_default()
+    }
+}
+
 /// How one input ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileReport {
@@ -108,19 +152,8 @@ pub struct FileReport {
     pub input: String,
     /// The input could not be read at all (not opened, or not one record).
     pub failed: bool,
-    /// WARC records read, of every type.
-    pub records: u64,
-    /// `response` records read.
-    pub responses: u64,
-    /// Rows written to `captures`.
-    pub captures: u64,
-    /// Responses that could not become a capture (an `errors` row each).
-    pub lost: u64,
-    /// Rows written to `errors`: the lost responses, responses captured as
-    /// `failed` (the row says why), and problems outside any response.
-    pub errors: u64,
-    /// Compressed bytes read (the file's size when read to the end).
-    pub bytes: u64,
+    /// What was read and written.
+    pub counts: Counts,
     /// The part files written.
     pub parts: Vec<PartSummary>,
 }
@@ -134,19 +167,8 @@ pub struct Summary {
     pub files_failed: u64,
     /// Inputs skipped because an earlier run finished them.
     pub files_skipped: u64,
-    /// WARC records read.
-    pub records: u64,
-    /// `response` records read.
-    pub responses: u64,
-    /// Rows written to `captures`.
-    pub captures: u64,
-    /// Responses that could not become a capture: `responses = captures +
-    /// lost`.
-    pub lost: u64,
-    /// Rows written to `errors`.
-    pub errors: u64,
-    /// Compressed bytes read.
-    pub bytes: u64,
+    /// What was read and written, all inputs of this run together.
+    pub counts: Counts,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -387,12 +409,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
     let mut report = FileReport {
         input: input.name.clone(),
         failed: false,
-        records: 0,
-        responses: 0,
-        captures: 0,
-        lost: 0,
-        errors: 0,
-        bytes: 0,
+        counts: Counts::default(),
         parts: Vec::new(),
     };
     let bytes_read = AtomicU64::new(0);
@@ -454,8 +471,8 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
                         }
                     }
                     chunk.crawl = reader.crawl().map(str::to_owned);
-                    report.records += records;
-                    report.responses += chunk.records.len() as u64;
+                    report.counts.records += records;
+                    report.counts.responses += chunk.records.len() as u64;
                     shared
                         .progress
                         .advance(records, bytes_read.load(Ordering::Relaxed) - before);
@@ -480,10 +497,10 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
                     }
                 }
             });
-            report.failed = report.records == 0;
+            report.failed = report.counts.records == 0;
         }
     }
-    report.bytes = bytes_read.load(Ordering::Relaxed);
+    report.counts.bytes = bytes_read.load(Ordering::Relaxed);
 
     // Close every lane's files; rename them only once all are closed.
     let mut closed = Vec::new();
@@ -491,9 +508,9 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
     for (index, lane) in lanes.into_iter().enumerate() {
         let mut lane = lane.into_inner().unwrap();
         lane.flush(&config.out, stem, index, 1);
-        report.captures += lane.captures;
-        report.lost += lane.lost;
-        report.errors += lane.errors;
+        report.counts.captures += lane.captures;
+        report.counts.lost += lane.lost;
+        report.counts.errors += lane.errors;
         failure = failure.or(lane.failure.take());
         for writer in lane.writers.into_iter().flatten() {
             if failure.is_some() {
@@ -617,22 +634,30 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             let mut results = results.lock().unwrap();
             match result {
                 Ok(report) => {
-                    let line = json!({
-                        "type": "input",
-                        "input": report.input,
-                        "status": if report.failed { "failed" } else { "done" },
-                        "records": report.records,
-                        "responses": report.responses,
-                        "captures": report.captures,
-                        "lost": report.lost,
-                        "errors": report.errors,
-                        "bytes": report.bytes,
-                        "parts": report.parts.iter().map(|p| json!({
-                            "table": p.table,
-                            "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
-                            "rows": p.rows,
-                        })).collect::<Vec<_>>(),
-                    });
+                    let mut line = report.counts.json();
+                    line.extend([
+                        ("type".to_owned(), json!("input")),
+                        ("input".to_owned(), json!(report.input)),
+                        (
+                            "status".to_owned(),
+                            json!(if report.failed { "failed" } else { "done" }),
+                        ),
+                        (
+                            "parts".to_owned(),
+                            report
+                                .parts
+                                .iter()
+                                .map(|p| {
+                                    json!({
+                                        "table": p.table,
+                                        "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
+                                        "rows": p.rows,
+                                    })
+                                })
+                                .collect(),
+                        ),
+                    ]);
+                    let line = serde_json::Value::Object(line);
                     if let Err(e) = results.2.append(&line) {
                         results.1 = Some(run_error("cannot write the manifest", e));
                     }
@@ -655,28 +680,19 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         } else {
             summary.files_done += 1;
         }
-        summary.records += r.records;
-        summary.responses += r.responses;
-        summary.captures += r.captures;
-        summary.lost += r.lost;
-        summary.errors += r.errors;
-        summary.bytes += r.bytes;
+        summary.counts.add(&r.counts);
     }
     summary.seconds = started.elapsed().as_secs_f64();
+    let mut end = summary.counts.json();
+    end.extend([
+        ("type".to_owned(), json!("end")),
+        ("files_done".to_owned(), json!(summary.files_done)),
+        ("files_failed".to_owned(), json!(summary.files_failed)),
+        ("files_skipped".to_owned(), json!(summary.files_skipped)),
+        ("seconds".to_owned(), json!(summary.seconds)),
+    ]);
     manifest
-        .append(&json!({
-            "type": "end",
-            "files_done": summary.files_done,
-            "files_failed": summary.files_failed,
-            "files_skipped": summary.files_skipped,
-            "records": summary.records,
-            "responses": summary.responses,
-            "captures": summary.captures,
-            "lost": summary.lost,
-            "errors": summary.errors,
-            "bytes": summary.bytes,
-            "seconds": summary.seconds,
-        }))
+        .append(&serde_json::Value::Object(end))
         .map_err(|e| run_error("cannot write the manifest", e))?;
     // Temporary files of this run's inputs are all closed or removed.
     debug_assert!(

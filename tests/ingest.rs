@@ -89,7 +89,7 @@ fn one_thread_and_many_give_the_same_rows() {
     // Small chunks: the big sample is cut into dozens of chunks that three
     // workers share, so its rows land in several lanes.
     let s3 = pipeline::run(&config(&many, 3, 16), &NoProgress).unwrap();
-    assert_eq!((s1.captures, s1.errors), (s3.captures, s3.errors));
+    assert_eq!(s1.counts, s3.counts);
     let lanes = fs::read_dir(many.join("captures")).unwrap().count();
     assert!(
         lanes > 3,
@@ -109,9 +109,9 @@ fn every_response_is_a_capture_or_an_error_and_counts_agree() {
     let out = temp_out("counts");
     let summary = pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
     // warcio counts 700 + 16 + 1 response records in the samples.
-    assert_eq!(summary.responses, 717);
-    assert_eq!(summary.captures, 717);
-    assert_eq!(summary.errors, 0);
+    assert_eq!(summary.counts.responses, 717);
+    assert_eq!(summary.counts.captures, 717);
+    assert_eq!(summary.counts.errors, 0);
     assert_eq!((summary.files_done, summary.files_failed), (3, 0));
     assert_eq!(rows(&out, Table::Captures).len(), 717);
     // One verdict per capture and crawler of interest, `*` included.
@@ -168,7 +168,7 @@ fn outputs_are_atomic_and_a_rerun_skips_finished_inputs() {
     let before = listing(&out);
     let again = pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
     assert_eq!(
-        (again.files_skipped, again.files_done, again.captures),
+        (again.files_skipped, again.files_done, again.counts.captures),
         (3, 0, 0)
     );
     assert_eq!(listing(&out), before);

@@ -224,7 +224,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         eprintln!("robostats: could not read '{input}' (see the errors table)");
     }
     let s = &summary;
-    let mb = s.bytes as f64 / 1e6;
+    let c = &s.counts;
+    let mb = c.bytes as f64 / 1e6;
     println!(
         "ingest: {} files done, {} failed, {} skipped (done earlier); {} records read, \
          {} responses -> {} captures + {} in errors only; {} errors rows; \
@@ -232,15 +233,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         s.files_done,
         s.files_failed,
         s.files_skipped,
-        s.records,
-        s.responses,
-        s.captures,
-        s.lost,
-        s.errors,
+        c.records,
+        c.responses,
+        c.captures,
+        c.lost,
+        c.errors,
         mb,
         s.seconds,
         mb / s.seconds.max(1e-9),
-        s.records as f64 / s.seconds.max(1e-9),
+        c.records as f64 / s.seconds.max(1e-9),
         args.out.display()
     );
     Ok(if s.files_failed > 0 {
