@@ -15,6 +15,7 @@ pub mod classify;
 pub mod error;
 pub mod http;
 pub mod robots;
+pub mod shard;
 #[cfg(feature = "tables")]
 pub mod sink;
 pub mod warc;

@@ -5,7 +5,7 @@
 //! (`_manifest/<name>.jsonl` under the output directory; the leading `_`
 //! keeps the directory out of DuckDB globs and pyarrow datasets). Appending
 //! survives a kill at any moment: a torn last line is ignored when read.
-//! Line types: `run` (tool version, agent-list version, options), `input`
+//! Line types: `run` (tool version, agent-list version, shard, options), `input`
 //! (an input's status, counts and part files), `end` (the run's summary).
 
 use std::collections::HashMap;
@@ -85,10 +85,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Opens (appending) `_manifest/<name>.jsonl` and writes the run line.
+    /// Opens (appending) `_manifest/<name>.jsonl` and writes the run line;
+    /// `shard` is the run's shard (`I/N`), if it is one.
     pub fn create(
         out: &Path,
         name: &str,
+        shard: Option<String>,
         agents_version: &str,
         options: Value,
     ) -> io::Result<Manifest> {
@@ -102,6 +104,7 @@ impl Manifest {
             "tool": "robostats",
             "version": env!("CARGO_PKG_VERSION"),
             "agents_version": agents_version,
+            "shard": shard,
             "options": options,
             "started_unix": unix_now(),
         }))?;
@@ -138,7 +141,7 @@ mod tests {
     fn torn_lines_are_ignored_and_the_last_entry_wins() {
         let out = std::env::temp_dir().join(format!("robostats-manifest-{}", std::process::id()));
         let _ = fs::remove_dir_all(&out);
-        let mut m = Manifest::create(&out, "run", "sha256:x", json!({"a": 1})).unwrap();
+        let mut m = Manifest::create(&out, "run", None, "sha256:x", json!({"a": 1})).unwrap();
         m.append(&json!({"type": "input", "input": "f1", "status": "failed"}))
             .unwrap();
         m.append(&json!({"type": "input", "input": "f1", "status": "done"}))

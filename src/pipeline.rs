@@ -39,6 +39,7 @@ use crate::classify::{self, agents::AgentList};
 use crate::error::{Error, ErrorKind, Stage};
 use crate::http::{Capture, Response};
 use crate::manifest::{self, Manifest};
+use crate::shard::Shard;
 use crate::sink::{PartSummary, PartWriter, temp_path};
 use crate::warc::{Record, RecordType, WarcReader};
 
@@ -69,9 +70,10 @@ pub struct Config {
     pub chunk_records: usize,
     /// Rows buffered per table and lane before they are encoded.
     pub batch_rows: usize,
-    /// Names this run's manifest file and prefixes its part files (for
-    /// shards: several processes writing into one output directory).
-    pub run_name: String,
+    /// The shard of a batch job this process is (already applied to
+    /// `inputs`): it names the manifest file and the part files, so that
+    /// many shards write into one output directory without clashing.
+    pub shard: Option<Shard>,
 }
 
 impl Config {
@@ -85,8 +87,13 @@ impl Config {
             classify: classify::Options::default(),
             chunk_records: 256,
             batch_rows: 4096,
-            run_name: "run".to_owned(),
+            shard: None,
         }
+    }
+
+    /// The name of this run's manifest file: the shard's, or `run`.
+    pub fn run_name(&self) -> String {
+        self.shard.map_or_else(|| "run".to_owned(), |s| s.name())
     }
 
     fn options_json(&self) -> serde_json::Value {
@@ -167,6 +174,9 @@ pub struct Summary {
     pub files_failed: u64,
     /// Inputs skipped because an earlier run finished them.
     pub files_skipped: u64,
+    /// Inputs of this run that an earlier run could not read (they are
+    /// tried again; `files_done` or `files_failed` counts them too).
+    pub files_retried: u64,
     /// What was read and written, all inputs of this run together.
     pub counts: Counts,
     /// Wall time, seconds.
@@ -207,8 +217,9 @@ fn run_error(what: &str, e: impl std::fmt::Display) -> RunError {
 
 /// The part-file name stem of an input: its file name without WARC and
 /// gzip extensions, and a hash of its whole name (two inputs with the same
-/// file name in different directories must not clash).
-pub fn part_stem(run_name: &str, input: &str) -> String {
+/// file name in different directories must not clash). Every part file of
+/// the input starts with it, whichever shard wrote it.
+pub fn part_stem(input: &str) -> String {
     let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
     let mut stem = base;
     for ext in [".gz", ".warc", ".arc"] {
@@ -225,15 +236,19 @@ pub fn part_stem(run_name: &str, input: &str) -> String {
         })
         .collect();
     let hash = Sha256::digest(input.as_bytes());
-    let prefix = if run_name == "run" {
-        String::new()
-    } else {
-        format!("{run_name}-")
-    };
     format!(
-        "{prefix}{stem}-{:02x}{:02x}{:02x}{:02x}",
+        "{stem}-{:02x}{:02x}{:02x}{:02x}",
         hash[0], hash[1], hash[2], hash[3]
     )
+}
+
+/// A part file's name: the input's stem, the shard that wrote it, and the
+/// worker lane: `<stem>-<hash>[-shard-00003-of-00100]-<lane>.parquet`.
+pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
+    match shard {
+        Some(shard) => format!("{stem}-{}-{lane:02}.parquet", shard.name()),
+        None => format!("{stem}-{lane:02}.parquet"),
+    }
 }
 
 /// Deletes the part files (finished or not) an unfinished input left.
@@ -264,13 +279,29 @@ pub const EMPTY_PART: &str = "_empty.parquet";
 fn write_empty_tables(out: &Path) -> Result<(), RunError> {
     for table in Table::ALL {
         let path = out.join(table.name()).join(EMPTY_PART);
-        if path.exists() {
-            continue;
+        if !path.exists() {
+            let schema = crate::batch::schema_of(table.columns());
+            let written =
+                PartWriter::create(table.name(), path.clone(), schema).and_then(PartWriter::close);
+            // Shards starting together all write it; one rename wins.
+            if let Err(e) = written
+                && !path.exists()
+            {
+                return Err(run_error("cannot write an empty table", e));
+            }
         }
-        let schema = crate::batch::schema_of(table.columns());
-        PartWriter::create(table.name(), path, schema)
-            .and_then(PartWriter::close)
-            .map_err(|e| run_error("cannot write an empty table", e))?;
+        // The temporary files of runs killed while writing it.
+        let temp_prefix = format!(".{EMPTY_PART}.");
+        for entry in fs::read_dir(out.join(table.name())).into_iter().flatten() {
+            let Ok(entry) = entry else { continue };
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&temp_prefix)
+            {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
     }
     Ok(())
 }
@@ -320,16 +351,21 @@ impl Lane {
     }
 
     /// Encodes the tables holding `min_rows` rows or more.
-    fn flush(&mut self, out: &Path, stem: &str, lane: usize, min_rows: usize) {
+    fn flush(
+        &mut self,
+        out: &Path,
+        stem: &str,
+        shard: Option<Shard>,
+        lane: usize,
+        min_rows: usize,
+    ) {
         if self.failure.is_some() {
             return;
         }
         for (table, batch) in self.batches.take(min_rows) {
             let slot = &mut self.writers[table as usize];
             if slot.is_none() {
-                let path = out
-                    .join(table.name())
-                    .join(format!("{stem}-{lane:02}.parquet"));
+                let path = out.join(table.name()).join(part_name(stem, shard, lane));
                 match PartWriter::create(table.name(), path, batch.schema()) {
                     Ok(w) => *slot = Some(w),
                     Err(e) => {
@@ -484,7 +520,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
                         let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
                         let mut lane = lanes[index].lock().unwrap();
                         process_chunk(shared, input, &mut lane, chunk);
-                        lane.flush(&config.out, stem, index, config.batch_rows);
+                        lane.flush(&config.out, stem, config.shard, index, config.batch_rows);
                     };
                     let idle_threads = shared.unstarted.load(Ordering::Relaxed) == 0;
                     if idle_threads && shared.budget.try_acquire() {
@@ -507,7 +543,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
     let mut failure = None;
     for (index, lane) in lanes.into_iter().enumerate() {
         let mut lane = lane.into_inner().unwrap();
-        lane.flush(&config.out, stem, index, 1);
+        lane.flush(&config.out, stem, config.shard, index, 1);
         report.counts.captures += lane.captures;
         report.counts.lost += lane.lost;
         report.counts.errors += lane.errors;
@@ -531,7 +567,21 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
         );
     }
     report.parts.sort_by(|a, b| a.path.cmp(&b.path));
+    // The renames are durable before the manifest calls the input done.
+    for table in Table::ALL {
+        sync_dir(&config.out.join(table.name()))
+            .map_err(|e| run_error("cannot sync a table directory", e))?;
+    }
     Ok(report)
+}
+
+/// Makes the renames in a directory durable (a no-op where directories
+/// cannot be opened as files).
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    if cfg!(unix) && dir.exists() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Counts the bytes read from a file (for progress and the report).
@@ -575,7 +625,6 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         }
     }
     write_empty_tables(&config.out)?;
-    write_empty_tables(&config.out)?;
     let mut seen = HashSet::new();
     let mut todo = Vec::new();
     let mut summary = Summary::default();
@@ -583,13 +632,13 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         if !seen.insert(input.name.as_str()) {
             continue;
         }
-        if finished
-            .get(&input.name)
-            .is_some_and(|e| e.status == "done")
-        {
-            summary.files_skipped += 1;
-        } else {
-            todo.push(input);
+        match finished.get(&input.name) {
+            Some(e) if e.status == "done" => summary.files_skipped += 1,
+            Some(_) => {
+                summary.files_retried += 1;
+                todo.push(input);
+            }
+            None => todo.push(input),
         }
     }
     let total_bytes = todo
@@ -600,7 +649,8 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
 
     let manifest = Manifest::create(
         &config.out,
-        &config.run_name,
+        &config.run_name(),
+        config.shard.map(|s| s.to_string()),
         &config.agents.version,
         options,
     )
@@ -628,7 +678,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             if results.lock().unwrap().1.is_some() {
                 return;
             }
-            let stem = part_stem(&config.run_name, &input.name);
+            let stem = part_stem(&input.name);
             let result = remove_leftovers(&config.out, &stem)
                 .and_then(|()| process_file(&shared, input, &stem));
             let mut results = results.lock().unwrap();
@@ -689,6 +739,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         ("files_done".to_owned(), json!(summary.files_done)),
         ("files_failed".to_owned(), json!(summary.files_failed)),
         ("files_skipped".to_owned(), json!(summary.files_skipped)),
+        ("files_retried".to_owned(), json!(summary.files_retried)),
         ("seconds".to_owned(), json!(summary.seconds)),
     ]);
     manifest

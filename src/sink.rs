@@ -2,7 +2,7 @@
 //!
 //! A reader must never take a half-written file for a finished one: Parquet
 //! writes its footer only when the writer is closed, so a part file is
-//! written under a hidden temporary name (`.name.parquet.tmp`, which neither
+//! written under a hidden temporary name (`.name.parquet.<pid>.tmp`, which neither
 //! `*.parquet` globs nor pyarrow's dataset discovery pick up) and renamed
 //! to its final name only after it is closed and synced. Files are opened
 //! lazily: a table with no rows for an input gets no file.
@@ -75,10 +75,12 @@ pub struct PartSummary {
     pub rows: u64,
 }
 
-/// The temporary name a part file is written under.
+/// The temporary name a part file is written under: hidden, and unique to
+/// the process (shards writing into one directory all write the
+/// schema-only `_empty.parquet`).
 pub fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    path.with_file_name(format!(".{name}.tmp"))
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 /// One Parquet file being written under its temporary name.

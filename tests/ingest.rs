@@ -12,7 +12,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use robostats::batch::Table;
 use robostats::pipeline::{self, Config, Input, NoProgress};
 
-fn samples() -> Vec<Input> {
+pub fn samples() -> Vec<Input> {
     let mut inputs: Vec<Input> = fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/samples"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -27,20 +27,25 @@ fn samples() -> Vec<Input> {
     inputs
 }
 
-fn temp_out(name: &str) -> PathBuf {
+pub fn temp_out(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("robostats-ingest-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     dir
 }
 
 /// Every row of a table, as text, sorted.
-fn rows(out: &Path, table: Table) -> Vec<String> {
+pub fn rows(out: &Path, table: Table) -> Vec<String> {
     let mut rows = Vec::new();
     let Ok(dir) = fs::read_dir(out.join(table.name())) else {
         return rows;
     };
     for entry in dir {
         let path = entry.unwrap().path();
+        // What a `*.parquet` glob reads: not the hidden temporary files.
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.starts_with('.') || !name.ends_with(".parquet") {
+            continue;
+        }
         let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&path).unwrap())
             .unwrap()
             .build()
@@ -220,7 +225,7 @@ fn cli_ingest_summary_and_exit_status() {
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("3 files done, 0 failed, 0 skipped (done earlier); 1455 records read, 717 responses -> 717 captures + 0 in errors only; 0 errors rows"),
+        stdout.contains("3 files done, 0 failed, 0 skipped (done earlier), 0 retried (failed earlier); 1455 records read, 717 responses -> 717 captures + 0 in errors only; 0 errors rows"),
         "{stdout}"
     );
     // A missing input: the others are done, the exit status says one failed.

@@ -3,6 +3,7 @@
 mod cli;
 mod conformance;
 mod ingest;
+mod resume;
 mod robots_props;
 mod warc_broken;
 mod warc_paths;

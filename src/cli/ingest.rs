@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use robostats::classify::{self, agents::AgentList};
 use robostats::pipeline::{self, Config, FileReport, Input, Progress};
+use robostats::shard::Shard;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -41,6 +42,16 @@ pub struct Args {
     /// ignored, as Google's crawler does.
     #[arg(long)]
     no_size_limit: bool,
+    /// Take only shard I of N of the inputs (those at 0-based positions p,
+    /// in the listed order, with p % N == I), or `auto`: the index and
+    /// count of a Slurm array task, AWS Batch array child or Kubernetes
+    /// indexed job (with --shard-count).
+    #[arg(long, value_name = "I/N|auto")]
+    shard: Option<String>,
+    /// The number of shards, for --shard auto where the scheduler does not
+    /// say it (Kubernetes indexed jobs: the Job's completions).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shard_count: Option<u64>,
     /// No progress bar, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -178,8 +189,32 @@ impl Progress for Plain {
     }
 }
 
+fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
+    let shard = match args.shard.as_deref() {
+        None => return Ok(None),
+        Some("auto") => Shard::from_env(|name| std::env::var(name).ok(), args.shard_count)?,
+        Some(text) => {
+            if args.shard_count.is_some() {
+                bail!("--shard-count goes with --shard auto; --shard I/N says the count");
+            }
+            Shard::parse(text)?
+        }
+    };
+    Ok(Some(shard))
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let mut config = Config::new(inputs(args)?, args.out.clone());
+    let shard = shard(args)?;
+    let mut inputs = inputs(args)?;
+    if let Some(shard) = shard {
+        let all = inputs.len();
+        inputs = shard.select(inputs);
+        if !args.quiet {
+            eprintln!("robostats: shard {shard}: {} of {all} inputs", inputs.len());
+        }
+    }
+    let mut config = Config::new(inputs, args.out.clone());
+    config.shard = shard;
     if let Some(n) = args.threads {
         if n == 0 {
             bail!("--threads must be at least 1");
@@ -227,12 +262,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let c = &s.counts;
     let mb = c.bytes as f64 / 1e6;
     println!(
-        "ingest: {} files done, {} failed, {} skipped (done earlier); {} records read, \
+        "ingest: {} files done, {} failed, {} skipped (done earlier), {} retried (failed \
+         earlier); {} records read, \
          {} responses -> {} captures + {} in errors only; {} errors rows; \
          {:.1} MB in {:.1} s ({:.1} MB/s, {:.0} records/s) -> {}",
         s.files_done,
         s.files_failed,
         s.files_skipped,
+        s.files_retried,
         c.records,
         c.responses,
         c.captures,
