@@ -64,8 +64,10 @@ impl Shard {
     /// The shard a scheduler gave this process, from its environment
     /// (`var` looks a variable up): a Slurm array task, an AWS Batch array
     /// child, or a Kubernetes indexed-job pod. `count` is `--shard-count`:
-    /// required for Kubernetes, and checked against the scheduler's own
-    /// count elsewhere.
+    /// required for Kubernetes; for Slurm it makes the task ID the shard
+    /// index (without it, the index is the task's position in the array
+    /// and the count the array's size); for AWS Batch it must agree with
+    /// the array's size.
     pub fn from_env(
         var: impl Fn(&str) -> Option<String>,
         count: Option<u64>,
@@ -83,17 +85,16 @@ impl Shard {
         let required = |name: &str, scheduler: &str| -> Result<u64, ShardError> {
             number(name)?.ok_or_else(|| error(format!("{scheduler}: {name} is not set")))
         };
-        let agree = |shard: Shard, scheduler: &str| match count {
-            Some(n) if n != shard.count => Err(error(format!(
-                "--shard-count {n} contradicts {scheduler}'s count of {}",
-                shard.count
-            ))),
-            _ => Ok(shard),
-        };
-
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
-            // Arrays need not start at 0 nor step by 1: --array=3-11:2 has
-            // IDs 3, 5, ..., 11, and the index is (ID - MIN) / STEP.
+            if let Some(n) = count {
+                // The count is fixed: the task ID is the shard index, so
+                // that failed tasks can be resubmitted alone
+                // (--array=7,12) and still take their own inputs.
+                return Shard::new(id, n).map_err(|e| error(format!("Slurm: {e}")));
+            }
+            // The array is the whole job. It need not start at 0 nor step
+            // by 1: --array=3-11:2 has IDs 3, 5, ..., 11, and the index
+            // is (ID - MIN) / STEP.
             let min = required("SLURM_ARRAY_TASK_MIN", "Slurm")?;
             let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
             let tasks = required("SLURM_ARRAY_TASK_COUNT", "Slurm")?;
@@ -102,14 +103,16 @@ impl Shard {
                     "Slurm: task ID {id} is not on the array's grid (min {min}, step {step})"
                 )));
             }
-            let shard =
-                Shard::new((id - min) / step, tasks).map_err(|e| error(format!("Slurm: {e}")))?;
-            return agree(shard, "Slurm");
+            return Shard::new((id - min) / step, tasks).map_err(|e| error(format!("Slurm: {e}")));
         }
         if let Some(index) = number("AWS_BATCH_JOB_ARRAY_INDEX")? {
             let size = required("AWS_BATCH_JOB_ARRAY_SIZE", "AWS Batch")?;
-            let shard = Shard::new(index, size).map_err(|e| error(format!("AWS Batch: {e}")))?;
-            return agree(shard, "AWS Batch");
+            if let Some(n) = count.filter(|&n| n != size) {
+                return Err(error(format!(
+                    "--shard-count {n} contradicts AWS Batch's array size of {size}"
+                )));
+            }
+            return Shard::new(index, size).map_err(|e| error(format!("AWS Batch: {e}")));
         }
         if let Some(index) = number("JOB_COMPLETION_INDEX")? {
             let Some(n) = count else {
@@ -207,11 +210,21 @@ mod tests {
         assert!(Shard::from_env(vars("4"), None).is_err());
         assert!(Shard::from_env(vars("1"), None).is_err());
         assert!(Shard::from_env(vars("13"), None).is_err());
+        // With a fixed count, the ID is the index: a resubmission of
+        // --array=7 alone is still shard 7.
+        let resubmitted = env(&[
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "7"),
+            ("SLURM_ARRAY_TASK_COUNT", "1"),
+        ]);
         assert_eq!(
-            Shard::from_env(vars("5"), Some(5)).unwrap(),
-            Shard { index: 1, count: 5 }
+            Shard::from_env(&resubmitted, Some(10)).unwrap(),
+            Shard {
+                index: 7,
+                count: 10
+            }
         );
-        assert!(Shard::from_env(vars("5"), Some(4)).is_err());
+        assert!(Shard::from_env(&resubmitted, Some(7)).is_err());
         // Without a step variable (older Slurm), the step is 1.
         let plain = env(&[
             ("SLURM_ARRAY_TASK_ID", "2"),
