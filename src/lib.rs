@@ -12,6 +12,8 @@
 pub mod batch;
 #[cfg(feature = "tables")]
 pub mod classify;
+#[cfg(feature = "tables")]
+pub mod compact;
 pub mod error;
 pub mod http;
 pub mod robots;

@@ -6,7 +6,9 @@
 //! keeps the directory out of DuckDB globs and pyarrow datasets). Appending
 //! survives a kill at any moment: a torn last line is ignored when read.
 //! Line types: `run` (tool version, agent-list version, shard, options), `input`
-//! (an input's status, counts and part files), `end` (the run's summary).
+//! (an input's status, counts and part files), `end` (the run's summary),
+//! and in `compact.jsonl`, `compact` (which part files were merged into
+//! which).
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -33,8 +35,8 @@ pub struct InputEntry {
     pub line: Value,
 }
 
-/// Every input line of every manifest file under `out`, the last line of
-/// an input winning.
+/// Every input line of every manifest file under `out`: an input's `done`
+/// line if it has one, else its last line.
 pub fn read_inputs(out: &Path) -> io::Result<HashMap<String, InputEntry>> {
     let mut entries = HashMap::new();
     let dir = dir(out);
@@ -61,6 +63,16 @@ pub fn read_inputs(out: &Path) -> io::Result<HashMap<String, InputEntry>> {
                     else {
                         continue;
                     };
+                    // Done is final: an input done is never redone, so a
+                    // `failed` line in another manifest file (another
+                    // shard, an earlier run) is older than it.
+                    if status != "done"
+                        && entries
+                            .get(input)
+                            .is_some_and(|e: &InputEntry| e.status == "done")
+                    {
+                        continue;
+                    }
                     entries.insert(
                         input.to_owned(),
                         InputEntry {
@@ -94,11 +106,7 @@ impl Manifest {
         agents_version: &str,
         options: Value,
     ) -> io::Result<Manifest> {
-        let dir = dir(out);
-        fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("{name}.jsonl"));
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
-        let mut m = Manifest { path, file };
+        let mut m = Manifest::open(out, name)?;
         m.append(&json!({
             "type": "run",
             "tool": "robostats",
@@ -109,6 +117,15 @@ impl Manifest {
             "started_unix": unix_now(),
         }))?;
         Ok(m)
+    }
+
+    /// Opens (appending) `_manifest/<name>.jsonl`.
+    pub fn open(out: &Path, name: &str) -> io::Result<Manifest> {
+        let dir = dir(out);
+        fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.jsonl"));
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(Manifest { path, file })
     }
 
     /// Its path.
@@ -151,9 +168,22 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(m.path()).unwrap();
         f.write_all(b"{\"type\": \"input\", \"input\": \"f3\", \"sta")
             .unwrap();
+        // Another manifest (another shard) that failed f2 before it was done.
+        let mut other = Manifest::create(
+            &out,
+            "shard-00001-of-00002",
+            None,
+            "sha256:x",
+            json!({"a": 1}),
+        )
+        .unwrap();
+        other
+            .append(&json!({"type": "input", "input": "f2", "status": "failed"}))
+            .unwrap();
         let entries = read_inputs(&out).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(entries["f1"].status, "done");
+        assert_eq!(entries["f2"].status, "done");
         assert_eq!(entries["f1"].options, json!({"a": 1}));
         fs::remove_dir_all(&out).unwrap();
     }

@@ -89,6 +89,7 @@ pub struct PartWriter {
     path: PathBuf,
     writer: ArrowWriter<BufWriter<File>>,
     rows: u64,
+    row_group_bytes: usize,
 }
 
 impl PartWriter {
@@ -110,7 +111,15 @@ impl PartWriter {
             path,
             writer,
             rows: 0,
+            row_group_bytes: ROW_GROUP_BYTES,
         })
+    }
+
+    /// Closes row groups at `bytes` of encoded data instead of
+    /// [`ROW_GROUP_BYTES`] (still at most [`ROW_GROUP_ROWS`] rows).
+    pub fn with_row_group_bytes(mut self, bytes: usize) -> PartWriter {
+        self.row_group_bytes = bytes;
+        self
     }
 
     /// Appends a batch. A row group is closed once it holds
@@ -120,7 +129,7 @@ impl PartWriter {
     pub fn write(&mut self, batch: &RecordBatch) -> io::Result<()> {
         self.rows += batch.num_rows() as u64;
         self.writer.write(batch).map_err(io::Error::other)?;
-        if self.writer.in_progress_size() >= ROW_GROUP_BYTES {
+        if self.writer.in_progress_size() >= self.row_group_bytes {
             self.writer.flush().map_err(io::Error::other)?;
         }
         Ok(())

@@ -440,3 +440,104 @@ fn a_failed_input_is_retried_and_reported() {
     fs::remove_dir_all(&whole).unwrap();
     fs::remove_dir_all(&out).unwrap();
 }
+
+fn compact(out: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_robostats"))
+        .arg("compact")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The part files of each table, `_empty.parquet` aside.
+fn parts_per_table(out: &Path) -> Vec<Vec<String>> {
+    Table::ALL
+        .iter()
+        .map(|t| {
+            let mut names: Vec<String> = fs::read_dir(out.join(t.name()))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "_empty.parquet")
+                .collect();
+            names.sort();
+            names
+        })
+        .collect()
+}
+
+#[test]
+fn compact_merges_final_part_files_and_keeps_the_rows() {
+    let inputs = Inputs::new("compact", 6);
+    let whole = temp_out("compact-whole");
+    ok(&inputs.run(&whole, &["-j1"]));
+
+    // Three shards, one input missing: it fails, with an errors row.
+    let out = temp_out("compact");
+    let moved = inputs.dir.join("moved.warc.gz");
+    fs::rename(inputs.dir.join(&inputs.names[4]), &moved).unwrap();
+    for i in 0..3 {
+        inputs.run(&out, &["-j2", "--shard", &format!("{i}/3")]);
+    }
+    let before = parts_per_table(&out);
+    assert!(before[0].len() >= 5, "{:?}", before[0]);
+
+    // A staging directory of a killed compaction goes; a hidden part file
+    // (an ingest writing, or killed) stops it.
+    fs::create_dir_all(out.join(".compact-rules")).unwrap();
+    fs::write(
+        out.join(".compact-rules/compacted-x-00000.parquet"),
+        b"junk",
+    )
+    .unwrap();
+    let temp = out.join("captures/.segment-00-1234.parquet.99.tmp");
+    fs::write(&temp, b"").unwrap();
+    let o = compact(&out, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("let the ingest finish"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    fs::remove_file(&temp).unwrap();
+
+    let stdout = ok(&compact(&out, &[]));
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("captures: "))
+        .unwrap();
+    assert!(
+        line.ends_with("part files -> 1 (2801 rows moved)"),
+        "{stdout}"
+    );
+    assert!(!out.join(".compact-rules").exists());
+    let after = parts_per_table(&out);
+    for (table, names) in Table::ALL.iter().zip(&after) {
+        let compacted = names.iter().filter(|n| n.starts_with("compacted-")).count();
+        let expected = if *table == Table::Errors { 0 } else { 1 };
+        assert_eq!(compacted, expected, "{}: {names:?}", table.name());
+    }
+    // The failed input's errors row stays in its own part file.
+    assert_eq!(after[6].len(), 1, "{:?}", after[6]);
+    assert!(after[6][0].starts_with("segment-04-"), "{:?}", after[6]);
+    let lines = manifest_lines(&out);
+    assert!(lines.iter().any(|v| v["type"] == "compact"));
+
+    // Nothing more to merge: nothing changes.
+    let stdout = ok(&compact(&out, &[]));
+    assert!(!stdout.contains("->  "), "{stdout}");
+    assert_eq!(parts_per_table(&out), after);
+
+    // The failed input is retried after compaction; compacting again
+    // merges its part files with the earlier compacted ones.
+    fs::rename(&moved, inputs.dir.join(&inputs.names[4])).unwrap();
+    ok(&inputs.run(&out, &["-j2"]));
+    assert_same_rows(&whole, &out);
+    ok(&compact(&out, &["--target-size", "1G"]));
+    assert_same_rows(&whole, &out);
+    for (table, names) in Table::ALL.iter().zip(parts_per_table(&out)) {
+        assert!(names.len() <= 1, "{}: {names:?}", table.name());
+    }
+    fs::remove_dir_all(&whole).unwrap();
+    fs::remove_dir_all(&out).unwrap();
+}

@@ -1,6 +1,7 @@
 //! Command-line flags (clap), and the commands that print.
 
 mod check;
+mod compact;
 mod ingest;
 mod lint;
 mod schema;
@@ -30,6 +31,9 @@ enum Command {
     /// WARC files to Parquet tables (captures, user_agents, rules, sitemaps,
     /// directives, agent_verdicts, errors) under --out.
     Ingest(ingest::Args),
+    /// Merges the small part files of a finished ingest output into fewer
+    /// large ones, with the same rows, atomically.
+    Compact(compact::Args),
     /// The tables and their columns.
     Schema(schema::Args),
 }
@@ -45,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
         Command::Ingest(args) => ingest::run(&args),
+        Command::Compact(args) => compact::run(&args),
         Command::Schema(args) => schema::run(&args),
     }
 }

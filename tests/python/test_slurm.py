@@ -138,6 +138,15 @@ def test_array_job_equals_a_single_run_and_a_rerun_redoes_nothing(slurm, crawl, 
         assert "0 files done, 0 failed, 2 skipped (done earlier)" in text, text
     assert part_files(out) == before
 
+    # Compacted: one file per table, the same rows.
+    proc = subprocess.run([str(BIN), "compact", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"compact: 33 part files -> 6 in", proc.stdout), proc.stdout
+    for t in TABLES:
+        files = [p.name for p in (out / t).glob("*.parquet") if p.name != "_empty.parquet"]
+        assert len(files) == (0 if t == "errors" else 1), (t, files)
+    assert_same_tables(single_run, out)
+
 
 def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, crawl, single_run, tmp_path):
     root, paths, names = crawl

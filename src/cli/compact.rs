@@ -1,0 +1,95 @@
+//! `robostats compact`: fewer, larger part files for a finished data set.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use robostats::compact::{self, Options};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The output directory of `ingest`.
+    out: PathBuf,
+    /// Merge part files into files of about this size (K, M, G, with or
+    /// without iB; plain bytes); files this large already stay as they are.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
+    target_size: u64,
+    /// Files written at once [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// `512`, `64K`, `256MiB`, `1G`, `1.5GB`: binary multiples.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size like 256MiB"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(format!("'{text}': unknown unit (use K, M, G or T)")),
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    if !(1.0..=u64::MAX as f64).contains(&bytes) {
+        return Err(format!("'{text}' is out of range"));
+    }
+    Ok(bytes as u64)
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let threads = match args.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let started = std::time::Instant::now();
+    let reports = compact::run(
+        &args.out,
+        &Options {
+            target_bytes: args.target_size,
+            threads,
+        },
+    )
+    .with_context(|| format!("cannot compact '{}'", args.out.display()))?;
+    let (mut before, mut after) = (0, 0);
+    for r in &reports {
+        before += r.files_before;
+        after += r.files_after;
+        if r.files_before != r.files_after {
+            println!(
+                "{}: {} part files -> {} ({} rows moved)",
+                r.table, r.files_before, r.files_after, r.rows_merged
+            );
+        }
+    }
+    println!(
+        "compact: {before} part files -> {after} in {:.1} s -> {}",
+        started.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_size("1.5 GB"), Ok(3 << 29));
+        for bad in ["", "MiB", "1X", "-1", "0"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+}
