@@ -414,3 +414,14 @@ def test_readme_lists_every_query():
     readme = (QUERIES / "README.md").read_text()
     for name in QUERY_FILES:
         assert f"`{name}.sql`" in readme, name
+
+
+def test_ingest_progress(con):
+    """The manifest of the samples' single run: every input done."""
+    _, rows = run_query(con, "ingest_progress")
+    assert rows == [{
+        "manifest": "run", "inputs_done": 3, "inputs_failed": 0, "records": 1455,
+        "responses": 717, "captures": 717, "errors": 0,
+        "gigabytes": rows[0]["gigabytes"],
+    }]
+    assert 0.001 < rows[0]["gigabytes"] < 0.01

@@ -89,6 +89,14 @@ def assert_same_tables(expected, actual):
     assert captures > 0
 
 
+def shard_progress(out):
+    """queries/ingest_progress.sql: (inputs done, failed) per manifest."""
+    con = duckdb.connect()
+    con.execute("SET VARIABLE robostats_out = ?", [str(out)])
+    rows = con.sql((ROOT / "queries" / "ingest_progress.sql").read_text()).fetchall()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
 def logs(directory):
     return {p.name: p.read_text() for p in sorted(Path(directory).glob("*.out"))}
 
@@ -172,6 +180,10 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     finally:
         shutil.move(hidden, root / names[5])
 
+    progress = shard_progress(out)
+    assert progress["shard-00001-of-00004"] == (1, 1)
+    assert all(progress[f"shard-{i:05}-of-00004"] == (2, 0) for i in (0, 2, 3))
+
     # Only the failed index, with the same shard count.
     proc = subprocess.run(
         submit, env=dict(env, SHARDS="4", ARRAY="1"), capture_output=True, text=True, timeout=600
@@ -182,3 +194,5 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     assert "shard 1/4: 2 of 8 inputs" in text, text
     assert "1 files done, 0 failed, 1 skipped (done earlier), 1 retried" in text, text
     assert_same_tables(single_run, out)
+    assert sum(done for done, _ in shard_progress(out).values()) == FILES
+    assert sum(failed for _, failed in shard_progress(out).values()) == 0

@@ -1,0 +1,32 @@
+-- Question: how far has a run got, shard by shard: how many inputs are done
+-- and failed, and what did the done ones hold?
+-- Reads: the manifests, _manifest/*.jsonl (input lines); an input done by
+-- any run counts once, as done.
+-- Result: manifest (run, or shard-00003-of-00100), inputs_done,
+-- inputs_failed, records, responses, captures, errors (rows of the errors
+-- table), gigabytes (compressed input read); ordered by manifest.
+WITH lines AS (
+    SELECT regexp_extract(filename, '([^/\\]+)\.jsonl$', 1) AS manifest, *
+    FROM read_json(
+        coalesce(getvariable('robostats_out'), 'out') || '/_manifest/*.jsonl',
+        format = 'newline_delimited', filename = true,
+        columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR',
+                   records: 'BIGINT', responses: 'BIGINT', captures: 'BIGINT',
+                   errors: 'BIGINT', bytes: 'BIGINT'})
+    WHERE type = 'input'
+),
+latest AS (
+    SELECT * FROM lines
+    QUALIFY row_number() OVER (PARTITION BY input ORDER BY status = 'done' DESC, manifest DESC) = 1
+)
+SELECT manifest,
+       count(*) FILTER (status = 'done') AS inputs_done,
+       count(*) FILTER (status <> 'done') AS inputs_failed,
+       sum(records) FILTER (status = 'done') AS records,
+       sum(responses) FILTER (status = 'done') AS responses,
+       sum(captures) FILTER (status = 'done') AS captures,
+       sum(errors) FILTER (status = 'done') AS errors,
+       round(sum(bytes) FILTER (status = 'done') / 1e9, 3) AS gigabytes
+FROM latest
+GROUP BY manifest
+ORDER BY manifest;
