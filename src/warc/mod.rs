@@ -305,10 +305,7 @@ impl<R: Read> WarcReader<R> {
                     Err(f) => return Err(f.into_error(&self.file)),
                 }
             }
-            let blank = buf
-                .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
-                .count();
+            let blank = leading_line_ends(buf);
             if blank == 0 {
                 break;
             }
@@ -489,10 +486,7 @@ impl<R: Read> WarcReader<R> {
                 .src
                 .fill_at_least(1)
                 .map_err(|f| f.into_error(&self.file))?;
-            let blank = buf
-                .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
-                .count();
+            let blank = leading_line_ends(buf);
             if blank == 0 {
                 break;
             }
@@ -618,4 +612,11 @@ pub fn crawl_from_path(path: &str) -> Option<&str> {
             && b[12] == b'-'
             && b[13..].iter().all(u8::is_ascii_digit)
     })
+}
+
+/// The CR and LF bytes `buf` starts with: the empty lines between records.
+fn leading_line_ends(buf: &[u8]) -> usize {
+    buf.iter()
+        .take_while(|&&b| b == b'\r' || b == b'\n')
+        .count()
 }
