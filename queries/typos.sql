@@ -2,24 +2,24 @@
 -- Two kinds:
 --   * accepted by Google: misspellings Google's parser reads as the
 --     directive (useragent / user agent, dissallow / disalow / ..., site-map):
---     the is_typo flag of user_agents, rules and sitemaps;
+--     the is_typo flag of user_agents, rules and sitemaps, with the key as
+--     written;
 --   * not accepted: other keys within edit distance 2 of a directive
 --     (directives.typo_of); Google ignores those lines.
--- The tables keep only the flag for accepted typos, not the spelling, so
--- spelling is null for them.
--- Reads: user_agents.is_typo, rules.is_typo, rules.kind, sitemaps.is_typo,
--- directives.name, directives.typo_of.
+-- Reads: user_agents.is_typo/key, rules.is_typo/key/kind,
+-- sitemaps.is_typo/key, directives.name, directives.typo_of.
 -- Result: accepted_by_google, directive (what the key stands for), spelling
--- (the key, lower case; null for accepted typos), lines, files. Ordered by
--- accepted_by_google (true first), then lines, descending.
+-- (the key, lower case), lines, files. Ordered by accepted_by_google (true
+-- first), then lines, descending.
 WITH typo_lines AS (
-    SELECT true AS accepted_by_google, 'user-agent' AS directive, NULL::VARCHAR AS spelling,
+    SELECT true AS accepted_by_google, 'user-agent' AS directive, lower(key) AS spelling,
            warc_filename, warc_record_offset
     FROM user_agents WHERE is_typo
     UNION ALL
-    SELECT true, kind, NULL, warc_filename, warc_record_offset FROM rules WHERE is_typo
+    SELECT true, kind, lower(key), warc_filename, warc_record_offset FROM rules WHERE is_typo
     UNION ALL
-    SELECT true, 'sitemap', NULL, warc_filename, warc_record_offset FROM sitemaps WHERE is_typo
+    SELECT true, 'sitemap', lower(key), warc_filename, warc_record_offset
+    FROM sitemaps WHERE is_typo
     UNION ALL
     SELECT false, typo_of, name, warc_filename, warc_record_offset
     FROM directives WHERE typo_of IS NOT NULL

@@ -21,45 +21,59 @@ DISALLOW_TYPOS = ("dissallow", "dissalow", "disalow", "diasllow", "disallaw")
 LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
-def google_keys(body):
-    """Counts of user-agent, allow, disallow, sitemap lines and accepted typos
-    of one robots.txt body, as Google's parser reads the keys."""
+def google_key_lines(body):
+    """(key lower-cased, value) of every line with a key, as Google's parser
+    splits the first 500 KiB of a body."""
     b = body[:GOOGLE_LIMIT]
     if b.startswith(b"\xef\xbb\xbf"):
         b = b[3:]
-    c = collections.Counter()
     for line in LINE_END.split(b):
         line = line.split(b"#", 1)[0].strip(b" \t")
         if not line:
             continue
         if b":" in line:
-            key = line.split(b":", 1)[0].strip(b" \t")
+            key, value = (x.strip(b" \t") for x in line.split(b":", 1))
         else:
             words = line.split()
             if len(words) != 2:
                 continue
-            key = words[0]
-        k = key.lower().decode("latin-1")
-        if k.startswith("user-agent"):
-            c["user_agent"] += 1
-        elif k.startswith(UA_TYPOS):
-            c["user_agent"] += 1
-            c["typo"] += 1
-        elif k.startswith("allow"):
-            c["allow"] += 1
-        elif k.startswith("disallow"):
-            c["disallow"] += 1
-        elif k.startswith(DISALLOW_TYPOS):
-            c["disallow"] += 1
-            c["typo"] += 1
-        elif k.startswith("sitemap"):
-            c["sitemap"] += 1
-        elif k.startswith("site-map"):
-            c["sitemap"] += 1
-            c["typo"] += 1
-        else:
+            key, value = words
+        yield key.lower().decode("latin-1"), value
+
+
+def google_key(k):
+    """(directive, accepted typo?) of a lower-cased key, by Google's prefix
+    matching; directive None for keys Google does not know."""
+    for directive, prefixes, typos in (
+        ("user-agent", ("user-agent",), UA_TYPOS),
+        ("allow", ("allow",), ()),
+        ("disallow", ("disallow",), DISALLOW_TYPOS),
+        ("sitemap", ("sitemap",), ("site-map",)),
+    ):
+        if k.startswith(prefixes):
+            return directive, False
+        if typos and k.startswith(typos):
+            return directive, True
+    return None, False
+
+
+def google_keys(body):
+    """Counts of user-agent, allow, disallow, sitemap lines and accepted typos
+    of one robots.txt body, as Google's parser reads the keys."""
+    c = collections.Counter()
+    for k, _ in google_key_lines(body):
+        directive, typo = google_key(k)
+        if directive is None:
             c["other:" + k] += 1
+            continue
+        c[directive.replace("-", "_")] += 1
+        c["typo"] += typo
     return c
+
+
+def google_typos(body):
+    """(directive, spelling) of each line whose key is an accepted typo."""
+    return [(d, k) for k, _ in google_key_lines(body) for d, typo in [google_key(k)] if typo]
 
 
 def mime(value):
@@ -198,30 +212,14 @@ def follow(latest, start, max_hops=5):
 
 
 def google_lines(body):
-    """(key kind, value) of each user-agent / sitemap line Google reads."""
-    b = body[:GOOGLE_LIMIT]
-    if b.startswith(b"\xef\xbb\xbf"):
-        b = b[3:]
+    """(key kind, value) of each user-agent / sitemap line Google reads, and
+    ("other", key) for the keys Google does not know."""
     out = []
-    for line in LINE_END.split(b):
-        line = line.split(b"#", 1)[0].strip(b" \t")
-        if not line:
-            continue
-        if b":" in line:
-            key, value = (x.strip(b" \t") for x in line.split(b":", 1))
-        else:
-            words = line.split()
-            if len(words) != 2:
-                continue
-            key, value = words
-        k = key.lower().decode("latin-1")
-        if k.startswith("user-agent") or k.startswith(UA_TYPOS):
-            out.append(("user_agent", value.decode("utf-8", "replace")))
-        elif k.startswith("sitemap") or k.startswith("site-map"):
-            out.append(("sitemap", value.decode("utf-8", "replace")))
-        elif k.startswith(("allow", "disallow") + DISALLOW_TYPOS):
-            continue
-        else:
+    for k, value in google_key_lines(body):
+        directive, _ = google_key(k)
+        if directive in ("user-agent", "sitemap"):
+            out.append((directive.replace("-", "_"), value.decode("utf-8", "replace")))
+        elif directive is None:
             out.append(("other", k))
     return out
 
