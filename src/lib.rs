@@ -6,6 +6,12 @@
 //! [`http`] (record -> HTTP response -> outcome classes and URL facts).
 //! Every problem with the input is an [`Error`] that says where it happened;
 //! reading goes on after it.
+//!
+//! With the `tables` feature (default), `pipeline` runs the whole ingest
+//! (records -> `classify` -> `batch` rows -> `sink` Parquet files, with the
+//! `manifest` that makes re-runs resume), and `compact` merges a finished
+//! data set's part files. [`shard`] says which inputs one process of a batch
+//! job takes.
 #![deny(missing_docs)]
 
 #[cfg(feature = "tables")]
