@@ -14,7 +14,9 @@ cargo test --locked
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output. The packages go to a
 # virtual environment under target/ (kept between runs), else, where venv is
-# missing, to the user's Python.
+# missing, to the user's Python. test_slurm.py starts a private single-node
+# Slurm with scripts/slurm/local-cluster.sh, which installs Debian's slurm-wlm
+# and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test).
 echo "== python: tables and queries (tests/python)"
 cargo build --release --locked
 py=python3
