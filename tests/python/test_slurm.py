@@ -196,3 +196,22 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     assert_same_tables(single_run, out)
     assert sum(done for done, _ in shard_progress(out).values()) == FILES
     assert sum(failed for _, failed in shard_progress(out).values()) == 0
+
+
+def test_the_script_alone_with_an_array_from_3_step_2(slurm, crawl, single_run, tmp_path):
+    """sbatch robostats.sbatch directly: the array (IDs 3, 5, 7, 9) is the
+    whole job, and each task's shard is its position in it."""
+    root, paths, _ = crawl
+    out, log = tmp_path / "out", tmp_path / "log"
+    log.mkdir()
+    proc = subprocess.run(
+        ["sbatch", "--parsable", "--wait", "--array=3-9:2", "--cpus-per-task=1",
+         f"--output={log}/%A_%a.out", str(SLURM / "robostats.sbatch"), str(paths), str(out), str(root)],
+        env=slurm, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr + "\n".join(logs(log).values())
+    job = proc.stdout.strip()
+    task_logs = logs(log)
+    for position, task in enumerate((3, 5, 7, 9)):
+        assert f"shard {position}/4: 2 of 8 inputs" in task_logs[f"{job}_{task}.out"]
+    assert_same_tables(single_run, out)
