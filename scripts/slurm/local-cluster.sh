@@ -82,6 +82,10 @@ start() {
     cpus=$(nproc)
     mem=$(awk '/MemTotal/ { print int($2 / 1024 * 0.8) }' /proc/meminfo)
     : >"$dir/plugstack.conf"
+    # MinJobAge: finished jobs stay known for 5 s. sbatch --wait polls every
+    # 2 s while MinJobAge / 2 <= 2 (longer ages make it back off to 8 s and
+    # more), and takes its exit status from the tasks it still finds.
+    # batch_sched_delay=0: array tasks start without a 3 s pause per wave.
     cat >"$conf" <<EOF
 ClusterName=robostats-test
 SlurmctldHost=$host(127.0.0.1)
@@ -110,7 +114,7 @@ MailProg=/bin/true
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
-MinJobAge=2
+MinJobAge=5
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP

@@ -160,38 +160,41 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     root, paths, names = crawl
     out, log = tmp_path / "out", tmp_path / "log"
     log.mkdir()
-    # The input at position 5 is shard 1's (of 4): it is missing.
+    # The input at position 7 is shard 3's (of 4): it is missing. One task
+    # at a time, so that the failing task is the last (sbatch --wait takes
+    # the exit status from the tasks Slurm still remembers).
     hidden = root / "hidden.warc.gz"
-    shutil.move(root / names[5], hidden)
+    shutil.move(root / names[7], hidden)
     try:
         env = dict(slurm, SBATCH_ARGS=f"--wait --cpus-per-task=1 --output={log}/%A_%a.out")
         submit = [str(SLURM / "submit.sh"), str(paths), str(out), str(root)]
         proc = subprocess.run(
-            submit, env=dict(env, SHARDS="4"), capture_output=True, text=True, timeout=600
+            submit, env=dict(env, SHARDS="4", MAX_RUNNING="1"), capture_output=True, text=True,
+            timeout=600,
         )
         # sbatch --wait returns the highest exit status of the tasks.
         assert proc.returncode == 1, proc.stderr
         job = proc.stdout.strip()
         task_logs = logs(log)
-        assert "could not read 'crawl-data/CC-MAIN-2025-47/segments/5/" in task_logs[f"{job}_1.out"]
-        assert "1 files done, 1 failed" in task_logs[f"{job}_1.out"]
-        for i in (0, 2, 3):
+        assert "could not read 'crawl-data/CC-MAIN-2025-47/segments/7/" in task_logs[f"{job}_3.out"]
+        assert "1 files done, 1 failed" in task_logs[f"{job}_3.out"]
+        for i in (0, 1, 2):
             assert "2 files done, 0 failed" in task_logs[f"{job}_{i}.out"]
     finally:
-        shutil.move(hidden, root / names[5])
+        shutil.move(hidden, root / names[7])
 
     progress = shard_progress(out)
-    assert progress["shard-00001-of-00004"] == (1, 1)
-    assert all(progress[f"shard-{i:05}-of-00004"] == (2, 0) for i in (0, 2, 3))
+    assert progress["shard-00003-of-00004"] == (1, 1)
+    assert all(progress[f"shard-{i:05}-of-00004"] == (2, 0) for i in (0, 1, 2))
 
     # Only the failed index, with the same shard count.
     proc = subprocess.run(
-        submit, env=dict(env, SHARDS="4", ARRAY="1"), capture_output=True, text=True, timeout=600
+        submit, env=dict(env, SHARDS="4", ARRAY="3"), capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stderr
     job = proc.stdout.strip()
-    text = logs(log)[f"{job}_1.out"]
-    assert "shard 1/4: 2 of 8 inputs" in text, text
+    text = logs(log)[f"{job}_3.out"]
+    assert "shard 3/4: 2 of 8 inputs" in text, text
     assert "1 files done, 0 failed, 1 skipped (done earlier), 1 retried" in text, text
     assert_same_tables(single_run, out)
     assert sum(done for done, _ in shard_progress(out).values()) == FILES
