@@ -30,10 +30,10 @@ use std::time::Instant;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::batch::Table;
 use crate::manifest;
+use crate::pipeline::{RunError, run_error, short_hash, sync_dir};
 use crate::sink::PartWriter;
 
 /// What `compact` does.
@@ -59,22 +59,6 @@ pub struct TableReport {
     pub rows_merged: u64,
 }
 
-/// Why a compaction did not happen.
-#[derive(Debug)]
-pub struct CompactError(pub String);
-
-impl std::fmt::Display for CompactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CompactError {}
-
-fn fail(what: impl std::fmt::Display, e: impl std::fmt::Display) -> CompactError {
-    CompactError(format!("{what}: {e}"))
-}
-
 /// The prefix of the files a compaction writes.
 pub const COMPACTED_PREFIX: &str = "compacted-";
 
@@ -91,23 +75,24 @@ struct Merge {
 }
 
 /// Compacts the data set under `out`.
-pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactError> {
+pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, RunError> {
     let started = Instant::now();
     if !manifest::dir(out).is_dir() {
-        return Err(CompactError(format!(
+        return Err(RunError(format!(
             "{} is not an ingest output directory (it has no _manifest)",
             out.display()
         )));
     }
     // Staging directories of a compaction that was killed.
-    for entry in fs::read_dir(out).map_err(|e| fail("cannot list the output directory", e))? {
-        let entry = entry.map_err(|e| fail("cannot list the output directory", e))?;
+    for entry in fs::read_dir(out).map_err(|e| run_error("cannot list the output directory", e))? {
+        let entry = entry.map_err(|e| run_error("cannot list the output directory", e))?;
         if entry.file_name().to_string_lossy().starts_with(".compact-") {
             fs::remove_dir_all(entry.path())
-                .map_err(|e| fail("cannot remove old staging files", e))?;
+                .map_err(|e| run_error("cannot remove old staging files", e))?;
         }
     }
-    let finished = manifest::read_inputs(out).map_err(|e| fail("cannot read the manifest", e))?;
+    let finished =
+        manifest::read_inputs(out).map_err(|e| run_error("cannot read the manifest", e))?;
     let mut fixed: HashSet<PathBuf> = HashSet::new();
     for entry in finished.values().filter(|e| e.status == "done") {
         for part in entry.line["parts"].as_array().into_iter().flatten() {
@@ -118,16 +103,10 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactErr
     }
 
     // A name for this compaction's files, unique to it.
-    let id = {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let hash = Sha256::digest(format!("{nanos}-{}", std::process::id()));
-        format!(
-            "{:02x}{:02x}{:02x}{:02x}",
-            hash[0], hash[1], hash[2], hash[3]
-        )
-    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let id = short_hash(format!("{nanos}-{}", std::process::id()).as_bytes());
 
     let mut reports = Vec::new();
     let mut merges = Vec::new();
@@ -135,17 +114,20 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactErr
         let dir = out.join(table.name());
         let mut files = Vec::new();
         for entry in fs::read_dir(&dir).into_iter().flatten() {
-            let entry = entry.map_err(|e| fail("cannot list a table directory", e))?;
+            let entry = entry.map_err(|e| run_error("cannot list a table directory", e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
-                return Err(CompactError(format!(
+                return Err(RunError(format!(
                     "{} is being written, or was left by an interrupted ingest: \
                      let the ingest finish (run it again) before compacting",
                     entry.path().display()
                 )));
             }
             if name.ends_with(".parquet") && name != crate::pipeline::EMPTY_PART {
-                let size = entry.metadata().map_err(|e| fail("cannot stat", e))?.len();
+                let size = entry
+                    .metadata()
+                    .map_err(|e| run_error("cannot stat", e))?
+                    .len();
                 files.push((entry.path(), name, size));
             }
         }
@@ -171,12 +153,10 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactErr
             groups.last_mut().unwrap().push(path);
             group_bytes += size;
         }
-        for sources in groups.into_iter().filter(|g| g.len() > 1) {
+        for (seq, sources) in groups.into_iter().filter(|g| g.len() > 1).enumerate() {
             report.files_after -= sources.len() - 1;
-            let target = staging_dir(out, table).join(format!(
-                "{COMPACTED_PREFIX}{id}-{:05}.parquet",
-                merges.iter().filter(|m: &&Merge| m.table == table).count()
-            ));
+            let target =
+                staging_dir(out, table).join(format!("{COMPACTED_PREFIX}{id}-{seq:05}.parquet"));
             merges.push(Merge {
                 table,
                 sources,
@@ -192,16 +172,16 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactErr
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
         .build()
-        .map_err(|e| fail("cannot start worker threads", e))?;
+        .map_err(|e| run_error("cannot start worker threads", e))?;
     let rows: Vec<u64> = pool.install(|| {
         merges
             .par_iter()
             .map(merge)
-            .collect::<Result<Vec<u64>, CompactError>>()
+            .collect::<Result<Vec<u64>, RunError>>()
     })?;
 
     let mut log = manifest::Manifest::open(out, "compact")
-        .map_err(|e| fail("cannot write the manifest", e))?;
+        .map_err(|e| run_error("cannot write the manifest", e))?;
     for (table, report) in Table::ALL.iter().zip(&mut reports) {
         let table_merges: Vec<(&Merge, u64)> = merges
             .iter()
@@ -226,27 +206,27 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, CompactErr
             "unix": manifest::unix_now(),
             "seconds": started.elapsed().as_secs_f64(),
         }))
-        .map_err(|e| fail("cannot write the manifest", e))?;
+        .map_err(|e| run_error("cannot write the manifest", e))?;
     }
     Ok(reports)
 }
 
 /// Writes one merged file into the staging directory; returns its rows.
-fn merge(m: &Merge) -> Result<u64, CompactError> {
+fn merge(m: &Merge) -> Result<u64, RunError> {
     let mut writer: Option<PartWriter> = None;
     let mut expected = 0u64;
     let mut schema = None;
     for source in &m.sources {
         let what = || format!("cannot read {}", source.display());
-        let file = File::open(source).map_err(|e| fail(what(), e))?;
+        let file = File::open(source).map_err(|e| run_error(what(), e))?;
         let builder =
-            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(what(), e))?;
+            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| run_error(what(), e))?;
         expected += builder.metadata().file_metadata().num_rows() as u64;
         let this = builder.schema().clone();
         match &schema {
             None => schema = Some(this.clone()),
             Some(first) if first.fields() != this.fields() => {
-                return Err(CompactError(format!(
+                return Err(RunError(format!(
                     "{} has another schema than {} (written by another version?): \
                      not merged",
                     source.display(),
@@ -258,19 +238,19 @@ fn merge(m: &Merge) -> Result<u64, CompactError> {
         let reader = builder
             .with_batch_size(64 * 1024)
             .build()
-            .map_err(|e| fail(what(), e))?;
+            .map_err(|e| run_error(what(), e))?;
         let w = match &mut writer {
             Some(w) => w,
             None => writer.insert(
                 PartWriter::create(m.table.name(), m.target.clone(), this)
-                    .map_err(|e| fail("cannot create a compacted file", e))?
+                    .map_err(|e| run_error("cannot create a compacted file", e))?
                     .with_row_group_bytes(COMPACT_ROW_GROUP_BYTES),
             ),
         };
         for batch in reader {
-            let batch = batch.map_err(|e| fail(what(), e))?;
+            let batch = batch.map_err(|e| run_error(what(), e))?;
             w.write(&batch)
-                .map_err(|e| fail("cannot write a compacted file", e))?;
+                .map_err(|e| run_error("cannot write a compacted file", e))?;
         }
     }
     let Some(writer) = writer else {
@@ -278,9 +258,9 @@ fn merge(m: &Merge) -> Result<u64, CompactError> {
     };
     let summary = writer
         .close()
-        .map_err(|e| fail("cannot finish a compacted file", e))?;
+        .map_err(|e| run_error("cannot finish a compacted file", e))?;
     if summary.rows != expected {
-        return Err(CompactError(format!(
+        return Err(RunError(format!(
             "{} rows written to {}, {expected} read: not swapped in",
             summary.rows,
             summary.path.display()
@@ -295,29 +275,25 @@ pub const COMPACT_ROW_GROUP_BYTES: usize = 64 << 20;
 
 /// Completes a table's staging directory with every file not merged, and
 /// swaps it in for the table's directory.
-fn swap_in(out: &Path, table: Table, merged: &HashSet<&PathBuf>) -> Result<(), CompactError> {
+fn swap_in(out: &Path, table: Table, merged: &HashSet<&PathBuf>) -> Result<(), RunError> {
     let dir = out.join(table.name());
     let staging = staging_dir(out, table);
-    for entry in fs::read_dir(&dir).map_err(|e| fail("cannot list a table directory", e))? {
-        let entry = entry.map_err(|e| fail("cannot list a table directory", e))?;
+    for entry in fs::read_dir(&dir).map_err(|e| run_error("cannot list a table directory", e))? {
+        let entry = entry.map_err(|e| run_error("cannot list a table directory", e))?;
         let path = entry.path();
         if merged.contains(&path) {
             continue;
         }
         let to = staging.join(entry.file_name());
         if fs::hard_link(&path, &to).is_err() {
-            fs::copy(&path, &to).map_err(|e| fail("cannot copy a part file", e))?;
+            fs::copy(&path, &to).map_err(|e| run_error("cannot copy a part file", e))?;
         }
     }
-    File::open(&staging)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| fail("cannot sync the staging directory", e))?;
-    exchange(&staging, &dir).map_err(|e| fail("cannot swap in the compacted table", e))?;
-    File::open(out)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| fail("cannot sync the output directory", e))?;
+    sync_dir(&staging).map_err(|e| run_error("cannot sync the staging directory", e))?;
+    exchange(&staging, &dir).map_err(|e| run_error("cannot swap in the compacted table", e))?;
+    sync_dir(out).map_err(|e| run_error("cannot sync the output directory", e))?;
     // The staging path now holds the old files.
-    fs::remove_dir_all(&staging).map_err(|e| fail("cannot remove the merged files", e))
+    fs::remove_dir_all(&staging).map_err(|e| run_error("cannot remove the merged files", e))
 }
 
 /// Swaps two directories in one step.

@@ -211,8 +211,16 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-fn run_error(what: &str, e: impl std::fmt::Display) -> RunError {
+/// A [`RunError`] saying what could not be done, and why.
+pub(crate) fn run_error(what: impl std::fmt::Display, e: impl std::fmt::Display) -> RunError {
     RunError(format!("{what}: {e}"))
+}
+
+/// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
+/// tells things apart.
+pub(crate) fn short_hash(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The part-file name stem of an input: its file name without WARC and
@@ -235,11 +243,7 @@ pub fn part_stem(input: &str) -> String {
             }
         })
         .collect();
-    let hash = Sha256::digest(input.as_bytes());
-    format!(
-        "{stem}-{:02x}{:02x}{:02x}{:02x}",
-        hash[0], hash[1], hash[2], hash[3]
-    )
+    format!("{stem}-{}", short_hash(input.as_bytes()))
 }
 
 /// A part file's name: the input's stem, the shard that wrote it, and the
@@ -253,6 +257,7 @@ pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
 
 /// Deletes the part files (finished or not) an unfinished input left.
 fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
+    let prefix = format!("{stem}-");
     for table in Table::ALL {
         let dir = out.join(table.name());
         let Ok(entries) = fs::read_dir(&dir) else {
@@ -261,7 +266,7 @@ fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let bare = name.strip_prefix('.').unwrap_or(&name);
-            if bare.starts_with(&format!("{stem}-")) {
+            if bare.starts_with(&prefix) {
                 fs::remove_file(entry.path())
                     .map_err(|e| run_error("cannot remove a leftover part file", e))?;
             }
@@ -577,7 +582,7 @@ fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileRe
 
 /// Makes the renames in a directory durable (a no-op where directories
 /// cannot be opened as files).
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     if cfg!(unix) && dir.exists() {
         File::open(dir)?.sync_all()?;
     }
