@@ -256,15 +256,45 @@ fn lint_survives_binary_input() {
     assert!(stdout(&o).contains("summary:"));
 }
 
-#[test]
-fn readme_documents_every_table_and_column() {
-    // The README's table reference is `robostats schema --markdown`.
-    let o = robostats(&["schema", "--markdown"], None);
+/// Checks that the region of `file` between `BEGIN` and `END` marker
+/// lines naming `command` is what `robostats <command>` prints. With
+/// `ROBOSTATS_BLESS=1` in the environment, rewrites the region instead.
+fn generated_region(file: &str, comment: (&str, &str), command: &[&str]) {
+    let o = robostats(command, None);
     assert_eq!(o.status.code(), Some(0));
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let generated = stdout(&o);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let what = format!("robostats {}", command.join(" "));
+    let begin = format!("{} BEGIN {what}{}\n", comment.0, comment.1);
+    let end = format!("{} END {what}{}", comment.0, comment.1);
+    let start = text
+        .find(&begin)
+        .unwrap_or_else(|| panic!("{file}: no line {begin:?}"))
+        + begin.len();
+    let stop = start
+        + text[start..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("{file}: no line {end:?}"));
+    if std::env::var_os("ROBOSTATS_BLESS").is_some() {
+        std::fs::write(
+            &path,
+            format!("{}{generated}{}", &text[..start], &text[stop..]),
+        )
+        .unwrap();
+        return;
+    }
     assert!(
-        readme.contains(&stdout(&o)),
-        "README.md is out of date: paste `robostats schema --markdown` into its table reference"
+        text[start..stop] == generated,
+        "{file} is out of date: run `ROBOSTATS_BLESS=1 cargo test generated_` to write `{what}` into it"
+    );
+}
+
+#[test]
+fn generated_table_reference_is_up_to_date() {
+    generated_region(
+        "docs/tables.md",
+        ("<!--", " -->"),
+        &["schema", "--markdown"],
     );
 }
