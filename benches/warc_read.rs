@@ -14,7 +14,8 @@ use std::io;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robostats::http::{Capture, Response};
+use robostats::classify::Capture;
+use robostats::http::Response;
 use robostats::warc::{ReadOptions, Record, RecordType, WarcReader, inflate_members};
 
 fn inputs() -> Vec<(String, Vec<u8>)> {

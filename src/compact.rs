@@ -8,12 +8,15 @@
 //!                      -> the old set is deleted
 //! ```
 //!
-//! A reader globbing `<table>/*.parquet` sees the old files or the new
-//! ones, never both: the directory is swapped in one step (where the
-//! system has no atomic exchange, the old directory is renamed away first,
-//! and for a moment the table is missing, never doubled). A compaction
-//! killed at any moment leaves the data set as it was, or compacted, plus
-//! a hidden staging directory the next `compact` deletes.
+//! A compaction is four steps: list each table's part files, plan the
+//! merges ([`plan_merges`], a pure function), write the merged files, and
+//! swap each table's directory for its new set. A reader globbing
+//! `<table>/*.parquet` sees the old files or the new ones, never both: the
+//! directory is swapped in one step (where the system has no atomic
+//! exchange, the old directory is renamed away first, and for a moment the
+//! table is missing, never doubled). A compaction killed at any moment
+//! leaves the data set as it was, or compacted, plus a hidden staging
+//! directory the next `compact` deletes.
 //!
 //! Only files whose rows are final are merged: the part files the manifest
 //! lists for inputs that are done, and earlier compactions' files. Part
@@ -29,12 +32,12 @@ use std::time::Instant;
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
-use serde_json::json;
 
-use crate::batch::Table;
-use crate::manifest;
-use crate::pipeline::{RunError, run_error, short_hash, sync_dir};
-use crate::sink::PartWriter;
+use crate::classify::Table;
+use crate::dataset::manifest::{CompactLine, Line, Merged};
+use crate::dataset::{
+    At, Dataset, EMPTY_PART, InputStatus, Op, OutputError, PartFile, short_hash, sync_dir,
+};
 
 /// What `compact` does.
 #[derive(Clone, Debug)]
@@ -62,9 +65,19 @@ pub struct TableReport {
 /// The prefix of the files a compaction writes.
 pub const COMPACTED_PREFIX: &str = "compacted-";
 
-/// The hidden staging directory of a table.
-fn staging_dir(out: &Path, table: Table) -> PathBuf {
-    out.join(format!(".compact-{}", table.name()))
+/// Encoded bytes at which a compacted file's row group is closed: large
+/// row groups suit readers; one writer's buffer at a time per thread.
+pub const COMPACT_ROW_GROUP_BYTES: usize = 64 << 20;
+
+/// A part file of a table, as found on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartInfo {
+    /// Its path.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its rows are final: a done input's part file, or a compaction's.
+    pub is_final: bool,
 }
 
 /// One output file: the inputs merged into it, in order.
@@ -75,33 +88,11 @@ struct Merge {
 }
 
 /// Compacts the data set under `out`.
-pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, RunError> {
+pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputError> {
     let started = Instant::now();
-    if !manifest::dir(out).is_dir() {
-        return Err(RunError(format!(
-            "{} is not an ingest output directory (it has no _manifest)",
-            out.display()
-        )));
-    }
-    // Staging directories of a compaction that was killed.
-    for entry in fs::read_dir(out).map_err(|e| run_error("cannot list the output directory", e))? {
-        let entry = entry.map_err(|e| run_error("cannot list the output directory", e))?;
-        if entry.file_name().to_string_lossy().starts_with(".compact-") {
-            fs::remove_dir_all(entry.path())
-                .map_err(|e| run_error("cannot remove old staging files", e))?;
-        }
-    }
-    let finished =
-        manifest::read_inputs(out).map_err(|e| run_error("cannot read the manifest", e))?;
-    let mut fixed: HashSet<PathBuf> = HashSet::new();
-    for entry in finished.values().filter(|e| e.status == "done") {
-        for part in entry.line["parts"].as_array().into_iter().flatten() {
-            if let Some(path) = part["path"].as_str() {
-                fixed.insert(out.join(path));
-            }
-        }
-    }
-
+    let dataset = Dataset::open(out)?;
+    remove_staging(&dataset)?;
+    let fixed = final_parts(&dataset)?;
     // A name for this compaction's files, unique to it.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -110,190 +101,247 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, RunError> 
 
     let mut reports = Vec::new();
     let mut merges = Vec::new();
-    for table in Table::ALL {
-        let dir = out.join(table.name());
-        let mut files = Vec::new();
-        for entry in fs::read_dir(&dir).into_iter().flatten() {
-            let entry = entry.map_err(|e| run_error("cannot list a table directory", e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                return Err(RunError(format!(
-                    "{} is being written, or was left by an interrupted ingest: \
-                     let the ingest finish (run it again) before compacting",
-                    entry.path().display()
-                )));
-            }
-            if name.ends_with(".parquet") && name != crate::pipeline::EMPTY_PART {
-                let size = entry
-                    .metadata()
-                    .map_err(|e| run_error("cannot stat", e))?
-                    .len();
-                files.push((entry.path(), name, size));
-            }
-        }
-        files.sort();
-        let mut report = TableReport {
+    for &table in Table::ALL {
+        let parts = list_parts(&dataset, table, &fixed)?;
+        let groups = plan_merges(&parts, options.target_bytes);
+        let merged_away: usize = groups.iter().map(|g| g.len() - 1).sum();
+        reports.push(TableReport {
             table: table.name(),
-            files_before: files.len(),
-            files_after: files.len(),
+            files_before: parts.len(),
+            files_after: parts.len() - merged_away,
             rows_merged: 0,
-        };
-        // Consecutive small final files, grouped up to the target size.
-        let mut groups: Vec<Vec<PathBuf>> = vec![Vec::new()];
-        let mut group_bytes = 0;
-        for (path, name, size) in files {
-            let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
-            if !is_final || size >= options.target_bytes {
-                continue;
-            }
-            if group_bytes + size > options.target_bytes && !groups.last().unwrap().is_empty() {
-                groups.push(Vec::new());
-                group_bytes = 0;
-            }
-            groups.last_mut().unwrap().push(path);
-            group_bytes += size;
-        }
-        for (seq, sources) in groups.into_iter().filter(|g| g.len() > 1).enumerate() {
-            report.files_after -= sources.len() - 1;
-            let target =
-                staging_dir(out, table).join(format!("{COMPACTED_PREFIX}{id}-{seq:05}.parquet"));
+        });
+        for (seq, sources) in groups.into_iter().enumerate() {
+            let target = staging_dir(&dataset, table)
+                .join(format!("{COMPACTED_PREFIX}{id}-{seq:05}.parquet"));
             merges.push(Merge {
                 table,
                 sources,
                 target,
             });
         }
-        reports.push(report);
     }
     if merges.is_empty() {
         return Ok(reports);
     }
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
-        .build()
-        .map_err(|e| run_error("cannot start worker threads", e))?;
-    let rows: Vec<u64> = pool.install(|| {
-        merges
-            .par_iter()
-            .map(merge)
-            .collect::<Result<Vec<u64>, RunError>>()
-    })?;
-
-    let mut log = manifest::Manifest::open(out, "compact")
-        .map_err(|e| run_error("cannot write the manifest", e))?;
-    for (table, report) in Table::ALL.iter().zip(&mut reports) {
-        let table_merges: Vec<(&Merge, u64)> = merges
-            .iter()
-            .zip(rows.iter().copied())
-            .filter(|(m, _)| m.table == *table)
-            .collect();
-        if table_merges.is_empty() {
-            continue;
-        }
-        report.rows_merged = table_merges.iter().map(|(_, r)| r).sum();
-        let merged: HashSet<&PathBuf> = table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
-        swap_in(out, *table, &merged)?;
-        let relative = |p: &Path| p.strip_prefix(out).unwrap_or(p).to_path_buf();
-        log.append(&json!({
-            "type": "compact",
-            "table": table.name(),
-            "merged": table_merges.iter().map(|(m, rows)| json!({
-                "path": relative(&out.join(table.name()).join(m.target.file_name().unwrap_or_default())),
-                "rows": rows,
-                "from": m.sources.iter().map(|p| relative(p)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "unix": manifest::unix_now(),
-            "seconds": started.elapsed().as_secs_f64(),
-        }))
-        .map_err(|e| run_error("cannot write the manifest", e))?;
-    }
+    let rows = write_merges(&merges, options.threads, &dataset)?;
+    swap_in_all(&dataset, &merges, &rows, &mut reports, started)?;
     Ok(reports)
 }
 
+/// The hidden staging directory of a table.
+fn staging_dir(dataset: &Dataset, table: Table) -> PathBuf {
+    dataset.dir().join(format!(".compact-{}", table.name()))
+}
+
+/// Deletes the staging directories of a compaction that was killed.
+fn remove_staging(dataset: &Dataset) -> Result<(), OutputError> {
+    let dir = dataset.dir();
+    for entry in fs::read_dir(dir).at(Op::ListDir, dir)? {
+        let entry = entry.at(Op::ListDir, dir)?;
+        if entry.file_name().to_string_lossy().starts_with(".compact-") {
+            let path = entry.path();
+            fs::remove_dir_all(&path).at(Op::RemoveDir, &path)?;
+        }
+    }
+    Ok(())
+}
+
+/// The part files the manifest lists for inputs that are done.
+fn final_parts(dataset: &Dataset) -> Result<HashSet<PathBuf>, OutputError> {
+    Ok(dataset
+        .read_inputs()?
+        .into_values()
+        .filter(|e| e.line.status == InputStatus::Done)
+        .flat_map(|e| e.line.parts)
+        .map(|part| dataset.dir().join(part.path))
+        .collect())
+}
+
+/// A table's part files, sorted by name (`_empty.parquet` aside). A hidden
+/// file means an ingest is writing, or was interrupted: nothing is merged
+/// then.
+fn list_parts(
+    dataset: &Dataset,
+    table: Table,
+    fixed: &HashSet<PathBuf>,
+) -> Result<Vec<PartInfo>, OutputError> {
+    let dir = dataset.table_dir(table);
+    let mut parts = Vec::new();
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return Ok(parts);
+    };
+    for entry in entries {
+        let entry = entry.at(Op::ListDir, &dir)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with('.') {
+            return Err(OutputError::Unfinished { path });
+        }
+        if name.ends_with(".parquet") && name != EMPTY_PART {
+            let size = entry.metadata().at(Op::ListDir, &path)?.len();
+            let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
+            parts.push(PartInfo {
+                path,
+                size,
+                is_final,
+            });
+        }
+    }
+    parts.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(parts)
+}
+
+/// Which files to merge into which: consecutive final files smaller than
+/// `target_bytes`, grouped up to `target_bytes` each, in the given order.
+/// Only groups of two files or more are returned (a file alone stays as it
+/// is); files that are not final, or already large, are left out.
+pub fn plan_merges(parts: &[PartInfo], target_bytes: u64) -> Vec<Vec<PathBuf>> {
+    let mut groups: Vec<Vec<PathBuf>> = vec![Vec::new()];
+    let mut group_bytes = 0;
+    for part in parts {
+        if !part.is_final || part.size >= target_bytes {
+            continue;
+        }
+        let current = groups.last().expect("never empty");
+        if group_bytes + part.size > target_bytes && !current.is_empty() {
+            groups.push(Vec::new());
+            group_bytes = 0;
+        }
+        groups
+            .last_mut()
+            .expect("never empty")
+            .push(part.path.clone());
+        group_bytes += part.size;
+    }
+    groups.retain(|g| g.len() > 1);
+    groups
+}
+
+/// Writes every merged file, in parallel; returns their rows.
+fn write_merges(
+    merges: &[Merge],
+    threads: usize,
+    dataset: &Dataset,
+) -> Result<Vec<u64>, OutputError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| OutputError::io(Op::StartThreads, dataset.dir(), io::Error::other(e)))?;
+    pool.install(|| merges.par_iter().map(merge).collect())
+}
+
 /// Writes one merged file into the staging directory; returns its rows.
-fn merge(m: &Merge) -> Result<u64, RunError> {
-    let mut writer: Option<PartWriter> = None;
+fn merge(m: &Merge) -> Result<u64, OutputError> {
+    let mut writer: Option<PartFile> = None;
     let mut expected = 0u64;
     let mut schema = None;
     for source in &m.sources {
-        let what = || format!("cannot read {}", source.display());
-        let file = File::open(source).map_err(|e| run_error(what(), e))?;
-        let builder =
-            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| run_error(what(), e))?;
+        let file = File::open(source).at(Op::ReadPart, source)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(Op::ReadPart, source)?;
         expected += builder.metadata().file_metadata().num_rows() as u64;
         let this = builder.schema().clone();
         match &schema {
             None => schema = Some(this.clone()),
             Some(first) if first.fields() != this.fields() => {
-                return Err(RunError(format!(
-                    "{} has another schema than {} (written by another version?): \
-                     not merged",
-                    source.display(),
-                    m.sources[0].display()
-                )));
+                return Err(OutputError::OtherSchema {
+                    path: source.clone(),
+                    first: m.sources[0].clone(),
+                });
             }
             Some(_) => {}
         }
         let reader = builder
             .with_batch_size(64 * 1024)
             .build()
-            .map_err(|e| run_error(what(), e))?;
+            .at(Op::ReadPart, source)?;
         let w = match &mut writer {
             Some(w) => w,
             None => writer.insert(
-                PartWriter::create(m.table.name(), m.target.clone(), this)
-                    .map_err(|e| run_error("cannot create a compacted file", e))?
+                PartFile::create(m.table, m.target.clone(), this)?
                     .with_row_group_bytes(COMPACT_ROW_GROUP_BYTES),
             ),
         };
         for batch in reader {
-            let batch = batch.map_err(|e| run_error(what(), e))?;
-            w.write(&batch)
-                .map_err(|e| run_error("cannot write a compacted file", e))?;
+            let batch =
+                batch.map_err(|e| OutputError::io(Op::ReadPart, source, io::Error::other(e)))?;
+            w.write(&batch)?;
         }
     }
     let Some(writer) = writer else {
         return Ok(0);
     };
-    let summary = writer
-        .close()
-        .map_err(|e| run_error("cannot finish a compacted file", e))?;
+    let summary = writer.finish()?.publish()?;
     if summary.rows != expected {
-        return Err(RunError(format!(
-            "{} rows written to {}, {expected} read: not swapped in",
-            summary.rows,
-            summary.path.display()
-        )));
+        return Err(OutputError::RowsLost {
+            path: summary.path,
+            written: summary.rows,
+            read: expected,
+        });
     }
     Ok(summary.rows)
 }
 
-/// Encoded bytes at which a compacted file's row group is closed: large
-/// row groups suit readers; one writer's buffer at a time per thread.
-pub const COMPACT_ROW_GROUP_BYTES: usize = 64 << 20;
+/// Swaps in every table that has merges, and logs each in the manifest.
+fn swap_in_all(
+    dataset: &Dataset,
+    merges: &[Merge],
+    rows: &[u64],
+    reports: &mut [TableReport],
+    started: Instant,
+) -> Result<(), OutputError> {
+    let mut log = dataset.manifest("compact")?;
+    for (&table, report) in Table::ALL.iter().zip(reports) {
+        let table_merges: Vec<(&Merge, u64)> = merges
+            .iter()
+            .zip(rows.iter().copied())
+            .filter(|(m, _)| m.table == table)
+            .collect();
+        if table_merges.is_empty() {
+            continue;
+        }
+        report.rows_merged = table_merges.iter().map(|(_, r)| r).sum();
+        let merged: HashSet<&PathBuf> = table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
+        swap_in(dataset, table, &merged)?;
+        let table_dir = dataset.table_dir(table);
+        log.append(&Line::Compact(CompactLine {
+            table: table.name().to_owned(),
+            merged: table_merges
+                .iter()
+                .map(|(m, rows)| Merged {
+                    path: dataset
+                        .relative(&table_dir.join(m.target.file_name().unwrap_or_default())),
+                    rows: *rows,
+                    from: m.sources.iter().map(|p| dataset.relative(p)).collect(),
+                })
+                .collect(),
+            unix: crate::dataset::manifest::unix_now(),
+            seconds: started.elapsed().as_secs_f64(),
+        }))?;
+    }
+    Ok(())
+}
 
 /// Completes a table's staging directory with every file not merged, and
 /// swaps it in for the table's directory.
-fn swap_in(out: &Path, table: Table, merged: &HashSet<&PathBuf>) -> Result<(), RunError> {
-    let dir = out.join(table.name());
-    let staging = staging_dir(out, table);
-    for entry in fs::read_dir(&dir).map_err(|e| run_error("cannot list a table directory", e))? {
-        let entry = entry.map_err(|e| run_error("cannot list a table directory", e))?;
-        let path = entry.path();
+fn swap_in(dataset: &Dataset, table: Table, merged: &HashSet<&PathBuf>) -> Result<(), OutputError> {
+    let dir = dataset.table_dir(table);
+    let staging = staging_dir(dataset, table);
+    for entry in fs::read_dir(&dir).at(Op::ListDir, &dir)? {
+        let path = entry.at(Op::ListDir, &dir)?.path();
         if merged.contains(&path) {
             continue;
         }
-        let to = staging.join(entry.file_name());
+        let to = staging.join(path.file_name().unwrap_or_default());
         if fs::hard_link(&path, &to).is_err() {
-            fs::copy(&path, &to).map_err(|e| run_error("cannot copy a part file", e))?;
+            fs::copy(&path, &to).at(Op::StageFile, &path)?;
         }
     }
-    sync_dir(&staging).map_err(|e| run_error("cannot sync the staging directory", e))?;
-    exchange(&staging, &dir).map_err(|e| run_error("cannot swap in the compacted table", e))?;
-    sync_dir(out).map_err(|e| run_error("cannot sync the output directory", e))?;
+    sync_dir(&staging)?;
+    exchange(&staging, &dir).at(Op::SwapDir, &dir)?;
+    sync_dir(dataset.dir())?;
     // The staging path now holds the old files.
-    fs::remove_dir_all(&staging).map_err(|e| run_error("cannot remove the merged files", e))
+    fs::remove_dir_all(&staging).at(Op::RemoveDir, &staging)
 }
 
 /// Swaps two directories in one step.
@@ -322,4 +370,50 @@ fn exchange_in_two_steps(a: &Path, b: &Path) -> io::Result<()> {
     fs::rename(b, &aside)?;
     fs::rename(a, b)?;
     fs::rename(&aside, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(name: &str, size: u64, is_final: bool) -> PartInfo {
+        PartInfo {
+            path: PathBuf::from(name),
+            size,
+            is_final,
+        }
+    }
+
+    #[test]
+    fn merges_group_consecutive_small_final_files_up_to_the_target() {
+        let parts = [
+            part("a", 40, true),
+            part("b", 40, true),
+            part("c", 40, true),
+            part("d", 10, false),
+            part("e", 100, true),
+            part("f", 30, true),
+            part("g", 30, true),
+            part("h", 5, true),
+        ];
+        let names = |groups: Vec<Vec<PathBuf>>| -> Vec<Vec<String>> {
+            groups
+                .into_iter()
+                .map(|g| g.iter().map(|p| p.display().to_string()).collect())
+                .collect()
+        };
+        // a+b fill 80 of 100; c would pass it and starts the next group,
+        // which f and g fill to 100 (d is not final, e is already large);
+        // h would pass it and stays alone.
+        assert_eq!(
+            names(plan_merges(&parts, 100)),
+            [vec!["a", "b"], vec!["c", "f", "g"]]
+        );
+        assert!(plan_merges(&parts[..1], 100).is_empty());
+        assert!(plan_merges(&[], 100).is_empty());
+        assert_eq!(
+            names(plan_merges(&parts, 1000)),
+            [vec!["a", "b", "c", "e", "f", "g", "h"]]
+        );
+    }
 }

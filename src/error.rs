@@ -21,92 +21,63 @@ struct Inner {
     source: Option<io::Error>,
 }
 
-/// The step of the pipeline that failed.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
-    /// Opening or identifying the file.
-    Open,
-    /// Splitting the file into gzip members and inflating them.
-    Gzip,
-    /// Reading WARC records (version line, headers, block framing).
-    Warc,
-    /// Reading the HTTP response inside a WARC record.
-    Http,
-}
-
-impl Stage {
-    /// The stable lower-case name used in the `errors` table.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Open => "open",
-            Stage::Gzip => "gzip",
-            Stage::Warc => "warc",
-            Stage::Http => "http",
-        }
+crate::table::labels! {
+    /// The step of the pipeline that failed.
+    #[non_exhaustive]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Stage {
+        /// Opening or identifying the file.
+        Open = "open",
+        /// Splitting the file into gzip members and inflating them.
+        Gzip = "gzip",
+        /// Reading WARC records (version line, headers, block framing).
+        Warc = "warc",
+        /// Reading the HTTP response inside a WARC record.
+        Http = "http",
     }
 }
 
-/// What went wrong.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// An I/O error from the operating system.
-    Io,
-    /// The file holds no bytes at all.
-    EmptyFile,
-    /// The file is neither gzip nor a WARC file.
-    NotWarc,
-    /// Bytes that are not a gzip member where a member should start.
-    GarbageBetweenMembers,
-    /// A gzip member whose compressed data is invalid.
-    CorruptMember,
-    /// A gzip member cut off by the end of the file.
-    TruncatedMember,
-    /// Bytes that are not a WARC record where a record should start.
-    NotARecord,
-    /// The WARC header block is larger than the reader accepts.
-    HeaderTooLong,
-    /// The WARC header block ends before its terminating empty line.
-    TruncatedHeader,
-    /// A WARC header line without a colon.
-    BadHeaderLine,
-    /// A record without a usable `Content-Length`.
-    BadContentLength,
-    /// The record's block is shorter than its `Content-Length` says.
-    TruncatedRecord,
-    /// The record is not followed by the empty lines that end it, so its
-    /// `Content-Length` is probably wrong.
-    ContentLengthMismatch,
-    /// A response record without `WARC-Target-URI`.
-    MissingTargetUri,
-    /// The block of a response record is not an HTTP response.
-    NotHttp,
-    /// The HTTP head is larger than the reader accepts.
-    HttpHeadTooLong,
-}
-
-impl ErrorKind {
-    /// The stable snake_case name used in the `errors` table.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Io => "io",
-            ErrorKind::EmptyFile => "empty_file",
-            ErrorKind::NotWarc => "not_warc",
-            ErrorKind::GarbageBetweenMembers => "garbage_between_members",
-            ErrorKind::CorruptMember => "corrupt_member",
-            ErrorKind::TruncatedMember => "truncated_member",
-            ErrorKind::NotARecord => "not_a_record",
-            ErrorKind::HeaderTooLong => "header_too_long",
-            ErrorKind::TruncatedHeader => "truncated_header",
-            ErrorKind::BadHeaderLine => "bad_header_line",
-            ErrorKind::BadContentLength => "bad_content_length",
-            ErrorKind::TruncatedRecord => "truncated_record",
-            ErrorKind::ContentLengthMismatch => "content_length_mismatch",
-            ErrorKind::MissingTargetUri => "missing_target_uri",
-            ErrorKind::NotHttp => "not_http",
-            ErrorKind::HttpHeadTooLong => "http_head_too_long",
-        }
+crate::table::labels! {
+    /// What went wrong.
+    #[non_exhaustive]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ErrorKind {
+        /// An I/O error from the operating system.
+        Io = "io",
+        /// The file holds no bytes at all.
+        EmptyFile = "empty_file",
+        /// The file is neither gzip nor a WARC file.
+        NotWarc = "not_warc",
+        /// Bytes that are not a gzip member where a member should start.
+        GarbageBetweenMembers = "garbage_between_members",
+        /// A gzip member whose compressed data is invalid.
+        CorruptMember = "corrupt_member",
+        /// A gzip member cut off by the end of the file.
+        TruncatedMember = "truncated_member",
+        /// Bytes that are not a WARC record where a record should start.
+        NotARecord = "not_a_record",
+        /// The WARC header block is larger than the reader accepts.
+        HeaderTooLong = "header_too_long",
+        /// The WARC header block ends before its terminating empty line.
+        TruncatedHeader = "truncated_header",
+        /// A WARC header line without a colon.
+        BadHeaderLine = "bad_header_line",
+        /// A record without a usable `Content-Length`.
+        BadContentLength = "bad_content_length",
+        /// The record's block is shorter than its `Content-Length` says.
+        TruncatedRecord = "truncated_record",
+        /// The record is not followed by the empty lines that end it, so its
+        /// `Content-Length` is probably wrong.
+        ContentLengthMismatch = "content_length_mismatch",
+        /// A response record without `WARC-Target-URI`.
+        MissingTargetUri = "missing_target_uri",
+        /// The block of a response record is not an HTTP response.
+        NotHttp = "not_http",
+        /// The HTTP head is larger than the reader accepts.
+        HttpHeadTooLong = "http_head_too_long",
+        /// Reading gave up on the input: the reader kept failing without
+        /// reading a record, so the rest of the input is not read.
+        GaveUp = "gave_up",
     }
 }
 

@@ -2,46 +2,46 @@
 //!
 //! ```text
 //! reader threads (one file each)        rayon workers (all cores)
-//! file -> gzip member -> WARC record -> [chunk of responses] -> HTTP -> Capture
-//!                                          -> robots.txt parse -> verdicts
-//!                                          -> Arrow builders (one lane per worker)
-//!                                          -> Parquet part files
+//! file -> gzip member -> WARC record -> [chunk of responses] -> classify: rows
+//!                                          -> batch: Arrow builders (one lane per worker)
+//!                                          -> dataset: Parquet part files
 //! ```
 //!
-//! Decompression is sequential per file, so each file has one reader
-//! thread; everything after it is not, so readers cut the records into
-//! chunks that any rayon worker processes. With many files, up to
-//! `threads` files are read at once; with one big file, every worker still
-//! has chunks to process. A bounded number of chunks is in flight at any
-//! time, so memory does not grow with the input.
+//! A run is three steps: [`plan`] (which inputs to do, from the manifest),
+//! execute (every input, in parallel), and summarise (the counts, and the
+//! manifest's last line). Each input is read by one thread, since
+//! decompression is sequential; everything after it is not, so the reader
+//! fills chunks of records and dispatches them to any rayon worker. With
+//! many files, up to `threads` files are read at once; with one big file,
+//! every worker still has chunks to process. A bounded number of chunks is
+//! in flight at any time, so memory does not grow with the input.
 //!
-//! Each worker writes the rows of a file into its own *lane*: its own
-//! builders and part files, so workers never wait for each other. Part
-//! files are named after their input (`<stem>-<hash>-<lane>.parquet`) and
-//! become visible only when the whole input is done: a re-run can then
-//! tell a finished input (in the manifest) from one to redo, whose
-//! leftovers it deletes first.
+//! Each worker writes the rows of an input into its own *lane*: its own
+//! builders and part files, so workers never wait for each other. The part
+//! files of an input become visible only when the whole input is done
+//! (finished under temporary names, then renamed): a re-run can then tell a
+//! finished input (in the manifest) from one to redo, whose leftovers it
+//! deletes first.
 
-use std::collections::HashSet;
-use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-
-use rayon::prelude::*;
 use std::time::Instant;
 
-use serde_json::json;
-use sha2::{Digest, Sha256};
+use rayon::prelude::*;
 
-use crate::batch::{Batches, Table};
-use crate::classify::{self, agents::AgentList};
+use crate::batch::Batches;
+use crate::classify::{self, ErrorRow, Fate, Rows, Table, agents::AgentList};
+use crate::dataset::manifest::{self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions};
+use crate::dataset::{
+    Dataset, FinishedPart, InputEntry, InputStatus, Op, PartFile, PartSummary, part_name, part_stem,
+};
 use crate::error::{Error, ErrorKind, Stage};
-use crate::http::{Capture, Response};
-use crate::manifest::{self, Manifest};
 use crate::shard::Shard;
-use crate::sink::{PartSummary, PartWriter, temp_path};
-use crate::warc::{Record, RecordType, WarcReader};
+use crate::warc::{self, Record, RecordType, WarcReader};
+
+pub use crate::dataset::{Counts, OutputError};
 
 /// One input file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,59 +96,13 @@ impl Config {
         self.shard.map_or_else(|| "run".to_owned(), |s| s.name())
     }
 
-    fn options_json(&self) -> serde_json::Value {
-        json!({
-            "size_limit": if self.classify.size_limit == usize::MAX {
-                None
-            } else {
-                Some(self.classify.size_limit)
-            },
-            "agents_version": self.agents.version,
-        })
-    }
-}
-
-/// What was read and written, for one input or a whole run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// WARC records read, of every type.
-    pub records: u64,
-    /// `response` records read.
-    pub responses: u64,
-    /// Rows written to `captures`.
-    pub captures: u64,
-    /// Responses that could not become a capture (an `errors` row each):
-    /// `responses = captures + lost`.
-    pub lost: u64,
-    /// Rows written to `errors`: the lost responses, responses captured as
-    /// `failed` (the row says why), and problems outside any response.
-    pub errors: u64,
-    /// Compressed bytes read (a file's size when read to the end).
-    pub bytes: u64,
-}
-
-impl Counts {
-    /// Adds another input's counts.
-    pub fn add(&mut self, other: &Counts) {
-        self.records += other.records;
-        self.responses += other.responses;
-        self.captures += other.captures;
-        self.lost += other.lost;
-        self.errors += other.errors;
-        self.bytes += other.bytes;
-    }
-
-    /// The counts as manifest fields.
-    fn json(&self) -> serde_json::Map<String, serde_json::Value> {
-        let v = json!({
-            "records": self.records,
-            "responses": self.responses,
-            "captures": self.captures,
-            "lost": self.lost,
-            "errors": self.errors,
-            "bytes": self.bytes,
-        });
-        v.as_object().cloned().unwrap_or_default()
+    /// The options that decide the rows (a re-run must have the same).
+    pub fn run_options(&self) -> RunOptions {
+        RunOptions {
+            size_limit: (self.classify.size_limit != usize::MAX)
+                .then_some(self.classify.size_limit),
+            agents_version: self.agents.version.clone(),
+        }
     }
 }
 
@@ -157,7 +111,7 @@ impl Counts {
 pub struct FileReport {
     /// The input's name.
     pub input: String,
-    /// The input could not be read at all (not opened, or not one record).
+    /// The input could not be read, or not to the end.
     pub failed: bool,
     /// What was read and written.
     pub counts: Counts,
@@ -165,12 +119,36 @@ pub struct FileReport {
     pub parts: Vec<PartSummary>,
 }
 
+impl FileReport {
+    /// The input's manifest line.
+    fn line(&self, dataset: &Dataset) -> Line {
+        Line::Input(InputLine {
+            input: self.input.clone(),
+            status: if self.failed {
+                InputStatus::Failed
+            } else {
+                InputStatus::Done
+            },
+            counts: self.counts,
+            parts: self
+                .parts
+                .iter()
+                .map(|p| PartEntry {
+                    table: p.table.name().to_owned(),
+                    path: dataset.relative(&p.path),
+                    rows: p.rows,
+                })
+                .collect(),
+        })
+    }
+}
+
 /// What a run did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     /// Inputs finished in this run.
     pub files_done: u64,
-    /// Inputs that could not be read at all.
+    /// Inputs that could not be read (or not to the end).
     pub files_failed: u64,
     /// Inputs skipped because an earlier run finished them.
     pub files_skipped: u64,
@@ -198,117 +176,177 @@ pub struct NoProgress;
 
 impl Progress for NoProgress {}
 
-/// A failure of the run itself (not of an input): the output cannot be
-/// written.
+/// Runs `ingest`: every input not finished by an earlier run into the
+/// tables under `config.out`. Fails only when the output cannot be written;
+/// inputs that cannot be read are counted and reported, not fatal.
+pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputError> {
+    let started = Instant::now();
+    let config = &Config {
+        threads: config.threads.max(1),
+        ..config.clone()
+    };
+    let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
+    let dataset = Dataset::create(&config.out)?;
+    progress.start(plan.todo.len() as u64, plan.bytes);
+    let mut manifest = dataset.manifest(&config.run_name())?;
+    manifest.append(&Line::Run(RunLine {
+        tool: "robostats".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        agents_version: config.agents.version.clone(),
+        shard: config.shard.map(|s| s.to_string()),
+        options: config.run_options(),
+        started_unix: manifest::unix_now(),
+    }))?;
+    let manifest = Mutex::new(manifest);
+    let reports = execute(config, &dataset, &plan.todo, &manifest, progress)?;
+    let summary = summarise(&plan, &reports, started);
+    manifest
+        .into_inner()
+        .expect("no thread panicked holding the manifest")
+        .append(&Line::End(EndLine {
+            counts: summary.counts,
+            files_done: summary.files_done,
+            files_failed: summary.files_failed,
+            files_skipped: summary.files_skipped,
+            files_retried: summary.files_retried,
+            seconds: summary.seconds,
+        }))?;
+    Ok(summary)
+}
+
+/// Which inputs a run does.
 #[derive(Debug)]
-pub struct RunError(pub String);
+pub struct Plan<'c> {
+    /// The inputs to read, in order, each once.
+    pub todo: Vec<&'c Input>,
+    /// Inputs an earlier run finished.
+    pub skipped: u64,
+    /// Inputs an earlier run failed (in `todo` again).
+    pub retried: u64,
+    /// The size of the inputs to read, where known.
+    pub bytes: u64,
+}
 
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+/// Decides which inputs to read, from what the manifests say of them
+/// (`finished`). A directory whose finished inputs were made with other
+/// options is refused: a data set is made one way.
+pub fn plan<'c>(
+    config: &'c Config,
+    finished: &HashMap<String, InputEntry>,
+) -> Result<Plan<'c>, OutputError> {
+    let options = config.run_options();
+    let done = |e: &InputEntry| e.line.status == InputStatus::Done;
+    for entry in finished.values().filter(|e| done(e)) {
+        if let Some(then) = entry.options.as_ref().filter(|o| **o != options) {
+            return Err(OutputError::OtherOptions {
+                dir: config.out.clone(),
+                differences: then.differences(&options),
+            });
+        }
     }
-}
-
-impl std::error::Error for RunError {}
-
-/// A [`RunError`] saying what could not be done, and why.
-pub(crate) fn run_error(what: impl std::fmt::Display, e: impl std::fmt::Display) -> RunError {
-    RunError(format!("{what}: {e}"))
-}
-
-/// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
-/// tells things apart.
-pub(crate) fn short_hash(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The part-file name stem of an input: its file name without WARC and
-/// gzip extensions, and a hash of its whole name (two inputs with the same
-/// file name in different directories must not clash). Every part file of
-/// the input starts with it, whichever shard wrote it.
-pub fn part_stem(input: &str) -> String {
-    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
-    let mut stem = base;
-    for ext in [".gz", ".warc", ".arc"] {
-        stem = stem.strip_suffix(ext).unwrap_or(stem);
-    }
-    let stem: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{stem}-{}", short_hash(input.as_bytes()))
-}
-
-/// A part file's name: the input's stem, the shard that wrote it, and the
-/// worker lane: `<stem>-<hash>[-shard-00003-of-00100]-<lane>.parquet`.
-pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
-    match shard {
-        Some(shard) => format!("{stem}-{}-{lane:02}.parquet", shard.name()),
-        None => format!("{stem}-{lane:02}.parquet"),
-    }
-}
-
-/// Deletes the part files (finished or not) an unfinished input left.
-fn remove_leftovers(out: &Path, stem: &str) -> Result<(), RunError> {
-    let prefix = format!("{stem}-");
-    for table in Table::ALL {
-        let dir = out.join(table.name());
-        let Ok(entries) = fs::read_dir(&dir) else {
+    let mut seen = HashSet::new();
+    let mut plan = Plan {
+        todo: Vec::new(),
+        skipped: 0,
+        retried: 0,
+        bytes: 0,
+    };
+    for input in &config.inputs {
+        if !seen.insert(input.name.as_str()) {
             continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let bare = name.strip_prefix('.').unwrap_or(&name);
-            if bare.starts_with(&prefix) {
-                fs::remove_file(entry.path())
-                    .map_err(|e| run_error("cannot remove a leftover part file", e))?;
+        }
+        match finished.get(&input.name) {
+            Some(e) if done(e) => plan.skipped += 1,
+            Some(_) => {
+                plan.retried += 1;
+                plan.todo.push(input);
             }
+            None => plan.todo.push(input),
         }
     }
-    Ok(())
+    plan.bytes = plan
+        .todo
+        .iter()
+        .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
+        .sum();
+    Ok(plan)
 }
 
-/// The name of the schema-only part file every table directory holds.
-pub const EMPTY_PART: &str = "_empty.parquet";
+/// Reads every input of the plan, in parallel, recording each in the
+/// manifest as it ends. Stops at the first output failure (inputs already
+/// being read finish or clean up; no new one starts).
+fn execute(
+    config: &Config,
+    dataset: &Dataset,
+    todo: &[&Input],
+    manifest: &Mutex<manifest::Manifest>,
+    progress: &dyn Progress,
+) -> Result<Vec<FileReport>, OutputError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .thread_name(|i| format!("robostats-worker-{i}"))
+        .build()
+        .map_err(|e| OutputError::io(Op::StartThreads, dataset.dir(), std::io::Error::other(e)))?;
+    let shared = Shared {
+        config,
+        dataset,
+        progress,
+        budget: Budget {
+            in_flight: AtomicUsize::new(0),
+            limit: 2 * config.threads,
+        },
+        unstarted: AtomicUsize::new(todo.len()),
+    };
+    // Every thread of the pool reads files (one file per task) and
+    // processes chunks; `threads` is the whole CPU budget. Collecting into
+    // a `Result` stops starting inputs after the first failure.
+    pool.install(|| {
+        todo.par_iter()
+            .with_max_len(1)
+            .map(|input| {
+                shared.unstarted.fetch_sub(1, Ordering::Relaxed);
+                let report = ingest_input(&shared, input)?;
+                manifest
+                    .lock()
+                    .expect("no thread panicked holding the manifest")
+                    .append(&report.line(dataset))?;
+                progress.file_done(&report);
+                Ok(report)
+            })
+            .collect()
+    })
+}
 
-/// Gives every table a directory and a schema-only part file, so that a
-/// table no input has rows for still reads as an empty table (a glob that
-/// matches no file is an error in DuckDB).
-fn write_empty_tables(out: &Path) -> Result<(), RunError> {
-    for table in Table::ALL {
-        let path = out.join(table.name()).join(EMPTY_PART);
-        if !path.exists() {
-            let schema = crate::batch::schema_of(table.columns());
-            let written =
-                PartWriter::create(table.name(), path.clone(), schema).and_then(PartWriter::close);
-            // Shards starting together all write it; one rename wins.
-            if let Err(e) = written
-                && !path.exists()
-            {
-                return Err(run_error("cannot write an empty table", e));
-            }
+/// The run's summary.
+fn summarise(plan: &Plan<'_>, reports: &[FileReport], started: Instant) -> Summary {
+    let mut summary = Summary {
+        files_skipped: plan.skipped,
+        files_retried: plan.retried,
+        ..Summary::default()
+    };
+    for r in reports {
+        if r.failed {
+            summary.files_failed += 1;
+        } else {
+            summary.files_done += 1;
         }
-        // The temporary files of runs killed while writing it.
-        let temp_prefix = format!(".{EMPTY_PART}.");
-        for entry in fs::read_dir(out.join(table.name())).into_iter().flatten() {
-            let Ok(entry) = entry else { continue };
-            if entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with(&temp_prefix)
-            {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
+        summary.counts.add(&r.counts);
     }
-    Ok(())
+    summary.seconds = started.elapsed().as_secs_f64();
+    summary
+}
+
+/// What every thread of a run shares.
+struct Shared<'a> {
+    config: &'a Config,
+    dataset: &'a Dataset,
+    progress: &'a dyn Progress,
+    budget: Budget,
+    /// Inputs no thread has started yet. While there are some, every
+    /// thread has a file of its own and a reader processes its own chunks
+    /// (one lane per file, so memory does not grow with the number of
+    /// threads squared); once all are started, chunks go to idle threads.
+    unstarted: AtomicUsize,
 }
 
 /// The chunks in flight (spawned, not yet processed). Past the limit, a
@@ -333,260 +371,380 @@ impl Budget {
     }
 }
 
-/// One worker's rows and part files for one input.
-struct Lane {
-    batches: Batches,
-    writers: Vec<Option<PartWriter>>,
+/// Errors in a row after which the reader is given up on. The reader
+/// resumes after every error and moves forward, so only a reader bug (or
+/// an input that fails every read) gets here.
+const GIVE_UP_AFTER_ERRORS: u64 = 1_000_000;
+
+/// One input, start to end: its leftovers deleted, read to the end into the
+/// lanes, its part files published.
+fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<FileReport, OutputError> {
+    let stem = part_stem(&input.name);
+    shared.dataset.remove_leftovers(&stem)?;
+    let lanes = Lanes::new(shared.config.threads, &stem, shared.config.shard);
+    let read = read_input(shared, input, &lanes);
+    let (parts, lanes_counts) = lanes.close(shared)?;
+    // The renames are durable before the manifest calls the input done.
+    shared.dataset.sync_tables()?;
+    let mut counts = read.counts;
+    counts.captures = lanes_counts.captures;
+    counts.lost = lanes_counts.lost;
+    counts.errors = lanes_counts.errors;
+    Ok(FileReport {
+        input: input.name.clone(),
+        failed: read.failed,
+        counts,
+        parts,
+    })
+}
+
+/// What reading an input found.
+struct ReadEnd {
+    /// Records, responses and bytes read.
+    counts: Counts,
+    /// The input could not be read, or not to the end.
+    failed: bool,
+}
+
+/// Reads an input to the end, dispatching its records chunk by chunk to
+/// the lanes. Every record becomes a row somewhere: a capture, or an
+/// `errors` row.
+fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
+    let bytes_read = AtomicU64::new(0);
+    let mut end = ReadEnd {
+        counts: Counts::default(),
+        failed: false,
+    };
+    let file = match warc::open(&input.path, &input.name) {
+        Ok(file) => file,
+        Err(e) => {
+            lanes.push_error(0, &e);
+            end.failed = true;
+            return end;
+        }
+    };
+    let counting = CountingReader {
+        inner: file,
+        count: &bytes_read,
+    };
+    let mut reader = WarcReader::new(counting, &input.name);
+    let mut filler = ChunkFiller::new(shared.config.chunk_records);
+    rayon::in_place_scope(|scope| {
+        loop {
+            let before = bytes_read.load(Ordering::Relaxed);
+            let (chunk, state) = filler.fill(&mut reader);
+            end.counts.records += chunk.records_read;
+            end.counts.responses += chunk.responses.len() as u64;
+            shared.progress.advance(
+                chunk.records_read,
+                bytes_read.load(Ordering::Relaxed) - before,
+            );
+            if !chunk.is_empty() {
+                dispatch(shared, input, lanes, scope, chunk);
+            }
+            match state {
+                Filled::More => {}
+                Filled::End => break,
+                Filled::GaveUp(e) => {
+                    lanes.push_error(0, &e);
+                    end.failed = true;
+                    break;
+                }
+            }
+        }
+    });
+    end.counts.bytes = bytes_read.load(Ordering::Relaxed);
+    end.failed |= end.counts.records == 0;
+    end
+}
+
+/// The work of one chunk: its responses and the reader's errors before
+/// them.
+struct Chunk {
+    responses: Vec<Record>,
+    errors: Vec<Error>,
+    crawl: Option<String>,
+    /// Records read, of every type.
+    records_read: u64,
+}
+
+impl Chunk {
+    fn is_empty(&self) -> bool {
+        self.responses.is_empty() && self.errors.is_empty()
+    }
+}
+
+/// How filling a chunk ended.
+enum Filled {
+    /// The chunk is full; the input goes on.
+    More,
+    /// The input is read to its end.
+    End,
+    /// The reader kept failing: the rest of the input is not read, for
+    /// the reason given.
+    GaveUp(Error),
+}
+
+/// Cuts an input's records into chunks.
+struct ChunkFiller {
+    /// The record being read into (kept when it is not a response).
+    spare: Record,
+    errors_in_a_row: u64,
+    give_up_after: u64,
+    chunk_records: usize,
+}
+
+impl ChunkFiller {
+    fn new(chunk_records: usize) -> ChunkFiller {
+        ChunkFiller {
+            spare: Record::new(),
+            errors_in_a_row: 0,
+            give_up_after: GIVE_UP_AFTER_ERRORS,
+            chunk_records,
+        }
+    }
+
+    fn fill<R: std::io::Read>(&mut self, reader: &mut WarcReader<R>) -> (Chunk, Filled) {
+        let mut chunk = Chunk {
+            responses: Vec::with_capacity(self.chunk_records),
+            errors: Vec::new(),
+            crawl: None,
+            records_read: 0,
+        };
+        let mut state = Filled::More;
+        while chunk.responses.len() < self.chunk_records {
+            match reader.read_record(&mut self.spare) {
+                Ok(true) => {
+                    self.errors_in_a_row = 0;
+                    chunk.records_read += 1;
+                    if self.spare.record_type() == RecordType::Response {
+                        chunk.responses.push(std::mem::take(&mut self.spare));
+                    }
+                }
+                Ok(false) => {
+                    state = Filled::End;
+                    break;
+                }
+                Err(e) => {
+                    chunk.errors.push(e);
+                    self.errors_in_a_row += 1;
+                    if self.errors_in_a_row >= self.give_up_after {
+                        state = Filled::GaveUp(Error::new(
+                            Stage::Warc,
+                            ErrorKind::GaveUp,
+                            reader.file_name(),
+                            None,
+                            format!(
+                                "gave up after {} errors in a row without a record; the rest \
+                                 of the input is not read",
+                                self.errors_in_a_row
+                            ),
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        chunk.crawl = reader.crawl().map(str::to_owned);
+        (chunk, state)
+    }
+}
+
+/// Has a chunk processed: by an idle worker when every input has a thread
+/// and the budget allows, else by the reader itself.
+fn dispatch<'s>(
+    shared: &'s Shared<'s>,
+    input: &'s Input,
+    lanes: &'s Lanes,
+    scope: &rayon::Scope<'s>,
+    chunk: Chunk,
+) {
+    let work = move |chunk: Chunk| {
+        let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
+        let mut lane = lanes.lock(index);
+        lane.process(shared, input, chunk);
+        lane.flush(shared.dataset, shared.config.batch_rows);
+    };
+    let idle_threads = shared.unstarted.load(Ordering::Relaxed) == 0;
+    if idle_threads && shared.budget.try_acquire() {
+        scope.spawn(move |_| {
+            work(chunk);
+            shared.budget.release();
+        });
+    } else {
+        work(chunk);
+    }
+}
+
+/// The lanes of one input: one per worker thread.
+struct Lanes {
+    /// The input's part-file stem.
+    stem: String,
+    lanes: Vec<Mutex<Lane>>,
+}
+
+/// Rows counted by the lanes of an input.
+#[derive(Default)]
+struct LaneCounts {
     captures: u64,
     lost: u64,
     errors: u64,
-    failure: Option<RunError>,
+}
+
+impl Lanes {
+    fn new(threads: usize, stem: &str, shard: Option<Shard>) -> Lanes {
+        Lanes {
+            stem: stem.to_owned(),
+            lanes: (0..threads)
+                .map(|index| Mutex::new(Lane::new(part_name(stem, shard, index))))
+                .collect(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn lock(&self, index: usize) -> std::sync::MutexGuard<'_, Lane> {
+        self.lanes[index]
+            .lock()
+            .expect("no thread panicked holding a lane")
+    }
+
+    /// An error outside any response (the file, the reader).
+    fn push_error(&self, index: usize, e: &Error) {
+        let mut lane = self.lock(index);
+        lane.batches.push(&ErrorRow::of(e));
+        lane.counts.errors += 1;
+    }
+
+    /// Encodes what the lanes still hold, then finishes every part file
+    /// and only then publishes them all: a reader sees all of an input's
+    /// part files or none. On failure, no part file of the input is left
+    /// visible or half-written.
+    fn close(self, shared: &Shared<'_>) -> Result<(Vec<PartSummary>, LaneCounts), OutputError> {
+        let mut counts = LaneCounts::default();
+        let mut failure = None;
+        let mut open = Vec::new();
+        for lane in self.lanes {
+            let mut lane = lane
+                .into_inner()
+                .expect("no thread panicked holding a lane");
+            lane.flush(shared.dataset, 1);
+            counts.captures += lane.counts.captures;
+            counts.lost += lane.counts.lost;
+            counts.errors += lane.counts.errors;
+            failure = failure.or(lane.failure.take());
+            open.extend(lane.writers.into_iter().flatten());
+        }
+        if let Some(e) = failure {
+            open.into_iter().for_each(PartFile::abort);
+            return Err(e);
+        }
+        let mut finished: Vec<FinishedPart> = Vec::with_capacity(open.len());
+        let mut open = open.into_iter();
+        for part in open.by_ref() {
+            match part.finish() {
+                Ok(f) => finished.push(f),
+                Err(e) => {
+                    open.for_each(PartFile::abort);
+                    finished.into_iter().for_each(FinishedPart::discard);
+                    return Err(e);
+                }
+            }
+        }
+        let mut parts = Vec::with_capacity(finished.len());
+        let mut finished = finished.into_iter();
+        for part in finished.by_ref() {
+            match part.publish() {
+                Ok(p) => parts.push(p),
+                Err(e) => {
+                    finished.for_each(FinishedPart::discard);
+                    // Best effort: the next run deletes them anyway.
+                    let _ = shared.dataset.remove_leftovers(&self.stem);
+                    return Err(e);
+                }
+            }
+        }
+        parts.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok((parts, counts))
+    }
+}
+
+/// One worker's rows and part files for one input.
+struct Lane {
+    /// Its part files' name (one per table directory).
+    part: String,
+    batches: Batches,
+    writers: Vec<Option<PartFile>>,
+    counts: LaneCounts,
+    failure: Option<OutputError>,
 }
 
 impl Lane {
-    fn new(file: &str, agents: &AgentList) -> Lane {
+    fn new(part: String) -> Lane {
         Lane {
-            batches: Batches::new(file, agents),
+            part,
+            batches: Batches::new(),
             writers: Table::ALL.iter().map(|_| None).collect(),
-            captures: 0,
-            lost: 0,
-            errors: 0,
+            counts: LaneCounts::default(),
             failure: None,
         }
     }
 
-    /// Encodes the tables holding `min_rows` rows or more.
-    fn flush(
-        &mut self,
-        out: &Path,
-        stem: &str,
-        shard: Option<Shard>,
-        lane: usize,
-        min_rows: usize,
-    ) {
+    /// The rows of a chunk's errors and responses.
+    fn process(&mut self, shared: &Shared<'_>, input: &Input, chunk: Chunk) {
+        for e in &chunk.errors {
+            self.batches.push(&ErrorRow::of(e));
+            self.counts.errors += 1;
+        }
+        let config = shared.config;
+        for record in &chunk.responses {
+            let fate = classify::response(
+                &input.name,
+                chunk.crawl.as_deref(),
+                record,
+                &config.classify,
+                &config.agents,
+                &mut self.batches,
+            );
+            match fate {
+                Fate::Captured => self.counts.captures += 1,
+                Fate::CapturedWithError => {
+                    self.counts.captures += 1;
+                    self.counts.errors += 1;
+                }
+                Fate::Lost => {
+                    self.counts.lost += 1;
+                    self.counts.errors += 1;
+                }
+            }
+        }
+    }
+
+    /// Encodes the tables holding `min_rows` rows or more. The first
+    /// failure is kept; the lane writes nothing after it.
+    fn flush(&mut self, dataset: &Dataset, min_rows: usize) {
         if self.failure.is_some() {
             return;
         }
         for (table, batch) in self.batches.take(min_rows) {
             let slot = &mut self.writers[table as usize];
             if slot.is_none() {
-                let path = out.join(table.name()).join(part_name(stem, shard, lane));
-                match PartWriter::create(table.name(), path, batch.schema()) {
+                match dataset.create_part(table, &self.part, batch.schema()) {
                     Ok(w) => *slot = Some(w),
                     Err(e) => {
-                        self.failure = Some(run_error("cannot create a part file", e));
+                        self.failure = Some(e);
                         return;
                     }
                 }
             }
-            if let Err(e) = slot.as_mut().unwrap().write(&batch) {
-                self.failure = Some(run_error("cannot write a part file", e));
+            if let Err(e) = slot.as_mut().expect("created above").write(&batch) {
+                self.failure = Some(e);
                 return;
             }
         }
     }
-}
-
-/// The work of one chunk: its responses and the reader's errors before it.
-struct Chunk {
-    records: Vec<Record>,
-    errors: Vec<Error>,
-    crawl: Option<String>,
-}
-
-struct Shared<'a> {
-    config: &'a Config,
-    progress: &'a dyn Progress,
-    budget: Budget,
-    /// Inputs no thread has started yet. While there are some, every
-    /// thread has a file of its own and a reader processes its own chunks
-    /// (one lane per file, so memory does not grow with the number of
-    /// threads squared); once all are started, chunks go to idle threads.
-    unstarted: AtomicUsize,
-}
-
-fn process_chunk(shared: &Shared<'_>, input: &Input, lane: &mut Lane, chunk: Chunk) {
-    let config = shared.config;
-    for e in &chunk.errors {
-        lane.batches.push_error(e);
-        lane.errors += 1;
-    }
-    for record in &chunk.records {
-        let response = Response::parse(record, &input.name);
-        let capture = match Capture::new(
-            &input.name,
-            chunk.crawl.as_deref(),
-            record,
-            response.as_ref(),
-        ) {
-            Ok(c) => c,
-            Err(e) => {
-                lane.batches.push_error(&e);
-                lane.errors += 1;
-                lane.lost += 1;
-                continue;
-            }
-        };
-        if let Err(e) = &response {
-            // The capture says `failed`; the errors table says why.
-            lane.batches.push_error(e);
-            lane.errors += 1;
-        }
-        let body = response.as_ref().map_or(&[][..], |r| r.body(record));
-        let robots = classify::parse_robots(&capture, body, &config.classify);
-        let verdicts = classify::verdicts(&capture, robots.as_ref(), &config.agents);
-        lane.batches
-            .push_capture(&capture, robots.as_ref(), &verdicts, &config.agents);
-        lane.captures += 1;
-    }
-}
-
-/// Reads one input to the end; every record becomes a row somewhere.
-fn process_file(shared: &Shared<'_>, input: &Input, stem: &str) -> Result<FileReport, RunError> {
-    let config = shared.config;
-    let lanes: Vec<Mutex<Lane>> = (0..config.threads)
-        .map(|_| Mutex::new(Lane::new(&input.name, &config.agents)))
-        .collect();
-    let mut report = FileReport {
-        input: input.name.clone(),
-        failed: false,
-        counts: Counts::default(),
-        parts: Vec::new(),
-    };
-    let bytes_read = AtomicU64::new(0);
-
-    let reader = File::open(&input.path)
-        .map(|f| {
-            WarcReader::new(
-                CountingReader {
-                    inner: f,
-                    count: &bytes_read,
-                },
-                &input.name,
-            )
-        })
-        .map_err(|e| Error::new(Stage::Open, ErrorKind::Io, &input.name, None, e.to_string()));
-    match reader {
-        Err(e) => {
-            report.failed = true;
-            let mut lane = lanes[0].lock().unwrap();
-            lane.batches.push_error(&e);
-            lane.errors += 1;
-        }
-        Ok(mut reader) => {
-            let mut errors_in_a_row = 0u64;
-            rayon::in_place_scope(|scope| {
-                let mut done = false;
-                let mut spare = Record::new();
-                while !done {
-                    let mut chunk = Chunk {
-                        records: Vec::with_capacity(config.chunk_records),
-                        errors: Vec::new(),
-                        crawl: None,
-                    };
-                    let mut records = 0;
-                    let before = bytes_read.load(Ordering::Relaxed);
-                    while chunk.records.len() < config.chunk_records {
-                        match reader.read_record(&mut spare) {
-                            Ok(true) => {
-                                errors_in_a_row = 0;
-                                records += 1;
-                                if spare.record_type() == RecordType::Response {
-                                    chunk.records.push(std::mem::take(&mut spare));
-                                }
-                            }
-                            Ok(false) => {
-                                done = true;
-                                break;
-                            }
-                            Err(e) => {
-                                chunk.errors.push(e);
-                                // The reader resumes after every error; this
-                                // only guards against a reader bug looping.
-                                errors_in_a_row += 1;
-                                if errors_in_a_row > 1_000_000 {
-                                    done = true;
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    chunk.crawl = reader.crawl().map(str::to_owned);
-                    report.counts.records += records;
-                    report.counts.responses += chunk.records.len() as u64;
-                    shared
-                        .progress
-                        .advance(records, bytes_read.load(Ordering::Relaxed) - before);
-                    if chunk.records.is_empty() && chunk.errors.is_empty() {
-                        continue;
-                    }
-                    let lanes = &lanes;
-                    let work = move |chunk| {
-                        let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
-                        let mut lane = lanes[index].lock().unwrap();
-                        process_chunk(shared, input, &mut lane, chunk);
-                        lane.flush(&config.out, stem, config.shard, index, config.batch_rows);
-                    };
-                    let idle_threads = shared.unstarted.load(Ordering::Relaxed) == 0;
-                    if idle_threads && shared.budget.try_acquire() {
-                        scope.spawn(move |_| {
-                            work(chunk);
-                            shared.budget.release();
-                        });
-                    } else {
-                        work(chunk);
-                    }
-                }
-            });
-            report.failed = report.counts.records == 0;
-        }
-    }
-    report.counts.bytes = bytes_read.load(Ordering::Relaxed);
-
-    // Close every lane's files; rename them only once all are closed.
-    let mut closed = Vec::new();
-    let mut failure = None;
-    for (index, lane) in lanes.into_iter().enumerate() {
-        let mut lane = lane.into_inner().unwrap();
-        lane.flush(&config.out, stem, config.shard, index, 1);
-        report.counts.captures += lane.captures;
-        report.counts.lost += lane.lost;
-        report.counts.errors += lane.errors;
-        failure = failure.or(lane.failure.take());
-        for writer in lane.writers.into_iter().flatten() {
-            if failure.is_some() {
-                writer.abort();
-            } else {
-                closed.push(writer);
-            }
-        }
-    }
-    if let Some(f) = failure {
-        return Err(f);
-    }
-    for writer in closed {
-        report.parts.push(
-            writer
-                .close()
-                .map_err(|e| run_error("cannot finish a part file", e))?,
-        );
-    }
-    report.parts.sort_by(|a, b| a.path.cmp(&b.path));
-    // The renames are durable before the manifest calls the input done.
-    for table in Table::ALL {
-        sync_dir(&config.out.join(table.name()))
-            .map_err(|e| run_error("cannot sync a table directory", e))?;
-    }
-    Ok(report)
-}
-
-/// Makes the renames in a directory durable (a no-op where directories
-/// cannot be opened as files).
-pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    if cfg!(unix) && dir.exists() {
-        File::open(dir)?.sync_all()?;
-    }
-    Ok(())
 }
 
 /// Counts the bytes read from a file (for progress and the report).
@@ -603,158 +761,39 @@ impl<R: std::io::Read> std::io::Read for CountingReader<'_, R> {
     }
 }
 
-/// Runs `ingest`: every input not finished by an earlier run into the
-/// tables under `config.out`. Fails only when the output cannot be written;
-/// inputs that cannot be read are counted and reported, not fatal.
-pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError> {
-    let started = Instant::now();
-    let threads = config.threads.max(1);
-    let config = &Config {
-        threads,
-        ..config.clone()
-    };
-    fs::create_dir_all(&config.out)
-        .map_err(|e| run_error("cannot create the output directory", e))?;
-    let finished =
-        manifest::read_inputs(&config.out).map_err(|e| run_error("cannot read the manifest", e))?;
-    let options = config.options_json();
-    for entry in finished.values() {
-        if entry.status == "done" && entry.options != options {
-            return Err(RunError(format!(
-                "{} holds results made with other options ({} instead of {}); \
-                 write to another directory",
-                config.out.display(),
-                entry.options,
-                options
-            )));
-        }
-    }
-    write_empty_tables(&config.out)?;
-    let mut seen = HashSet::new();
-    let mut todo = Vec::new();
-    let mut summary = Summary::default();
-    for input in &config.inputs {
-        if !seen.insert(input.name.as_str()) {
-            continue;
-        }
-        match finished.get(&input.name) {
-            Some(e) if e.status == "done" => summary.files_skipped += 1,
-            Some(_) => {
-                summary.files_retried += 1;
-                todo.push(input);
-            }
-            None => todo.push(input),
-        }
-    }
-    let total_bytes = todo
-        .iter()
-        .map(|i| fs::metadata(&i.path).map_or(0, |m| m.len()))
-        .sum();
-    progress.start(todo.len() as u64, total_bytes);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    let manifest = Manifest::create(
-        &config.out,
-        &config.run_name(),
-        config.shard.map(|s| s.to_string()),
-        &config.agents.version,
-        options,
-    )
-    .map_err(|e| run_error("cannot write the manifest", e))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("robostats-worker-{i}"))
-        .build()
-        .map_err(|e| run_error("cannot start worker threads", e))?;
-    let shared = Shared {
-        config,
-        progress,
-        budget: Budget {
-            in_flight: AtomicUsize::new(0),
-            limit: 2 * threads,
-        },
-        unstarted: AtomicUsize::new(todo.len()),
-    };
-    let results = Mutex::new((Vec::new(), None::<RunError>, manifest));
-    // Every thread of the pool reads files (one file per task) and
-    // processes chunks; `threads` is the whole CPU budget.
-    pool.install(|| {
-        todo.par_iter().with_max_len(1).for_each(|input| {
-            shared.unstarted.fetch_sub(1, Ordering::Relaxed);
-            if results.lock().unwrap().1.is_some() {
-                return;
-            }
-            let stem = part_stem(&input.name);
-            let result = remove_leftovers(&config.out, &stem)
-                .and_then(|()| process_file(&shared, input, &stem));
-            let mut results = results.lock().unwrap();
-            match result {
-                Ok(report) => {
-                    let mut line = report.counts.json();
-                    line.extend([
-                        ("type".to_owned(), json!("input")),
-                        ("input".to_owned(), json!(report.input)),
-                        (
-                            "status".to_owned(),
-                            json!(if report.failed { "failed" } else { "done" }),
-                        ),
-                        (
-                            "parts".to_owned(),
-                            report
-                                .parts
-                                .iter()
-                                .map(|p| {
-                                    json!({
-                                        "table": p.table,
-                                        "path": p.path.strip_prefix(&config.out).unwrap_or(&p.path),
-                                        "rows": p.rows,
-                                    })
-                                })
-                                .collect(),
-                        ),
-                    ]);
-                    let line = serde_json::Value::Object(line);
-                    if let Err(e) = results.2.append(&line) {
-                        results.1 = Some(run_error("cannot write the manifest", e));
-                    }
-                    progress.file_done(&report);
-                    results.0.push(report);
-                }
-                Err(e) => {
-                    results.1.get_or_insert(e);
-                }
-            }
-        });
-    });
-    let (reports, failure, mut manifest) = results.into_inner().unwrap();
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    for r in &reports {
-        if r.failed {
-            summary.files_failed += 1;
-        } else {
-            summary.files_done += 1;
+    /// An input every read of which fails.
+    struct Failing;
+
+    impl std::io::Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("the device is gone"))
         }
-        summary.counts.add(&r.counts);
     }
-    summary.seconds = started.elapsed().as_secs_f64();
-    let mut end = summary.counts.json();
-    end.extend([
-        ("type".to_owned(), json!("end")),
-        ("files_done".to_owned(), json!(summary.files_done)),
-        ("files_failed".to_owned(), json!(summary.files_failed)),
-        ("files_skipped".to_owned(), json!(summary.files_skipped)),
-        ("files_retried".to_owned(), json!(summary.files_retried)),
-        ("seconds".to_owned(), json!(summary.seconds)),
-    ]);
-    manifest
-        .append(&serde_json::Value::Object(end))
-        .map_err(|e| run_error("cannot write the manifest", e))?;
-    // Temporary files of this run's inputs are all closed or removed.
-    debug_assert!(
-        reports
-            .iter()
-            .all(|r| r.parts.iter().all(|p| !temp_path(&p.path).exists()))
-    );
-    Ok(summary)
+
+    #[test]
+    fn a_reader_that_keeps_failing_is_given_up_on_and_says_so() {
+        let mut reader = WarcReader::new(Failing, "gone.warc.gz");
+        let mut filler = ChunkFiller::new(256);
+        filler.give_up_after = 10;
+        let (chunk, state) = filler.fill(&mut reader);
+        assert_eq!(chunk.errors.len(), 10);
+        assert_eq!(chunk.records_read, 0);
+        let Filled::GaveUp(e) = state else {
+            panic!("not given up on");
+        };
+        assert_eq!(
+            (e.kind(), e.stage(), e.offset()),
+            (ErrorKind::GaveUp, Stage::Warc, None)
+        );
+        assert_eq!(e.file(), "gone.warc.gz");
+        assert!(
+            e.message().contains("10 errors in a row"),
+            "{}",
+            e.message()
+        );
+    }
 }

@@ -22,39 +22,120 @@ pub struct Shard {
 }
 
 /// Why no shard could be determined.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShardError(pub String);
+pub enum ShardError {
+    /// `I/N` that is not two numbers.
+    Syntax(String),
+    /// A count of 0.
+    ZeroCount,
+    /// An index not below the count.
+    OutOfRange {
+        /// The index.
+        index: u64,
+        /// The count.
+        count: u64,
+    },
+    /// A scheduler's variable that is not a non-negative integer.
+    BadVariable {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A scheduler's variable that must be set is not.
+    MissingVariable {
+        /// The scheduler.
+        scheduler: &'static str,
+        /// The variable.
+        name: &'static str,
+    },
+    /// A Slurm task ID that is not on its array's grid.
+    OffGrid {
+        /// `SLURM_ARRAY_TASK_ID`.
+        id: u64,
+        /// `SLURM_ARRAY_TASK_MIN`.
+        min: u64,
+        /// `SLURM_ARRAY_TASK_STEP`.
+        step: u64,
+    },
+    /// `--shard-count` contradicts AWS Batch's array size.
+    CountContradicts {
+        /// `--shard-count`.
+        count: u64,
+        /// `AWS_BATCH_JOB_ARRAY_SIZE`.
+        size: u64,
+    },
+    /// A Kubernetes indexed job without `--shard-count`.
+    KubernetesNeedsCount,
+    /// `--shard auto` outside an array job.
+    NoScheduler,
+    /// A scheduler's values that make no shard.
+    Scheduler {
+        /// The scheduler.
+        scheduler: &'static str,
+        /// Why.
+        error: Box<ShardError>,
+    },
+}
 
 impl fmt::Display for ShardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ShardError::Syntax(text) => {
+                write!(f, "'{text}' is not a shard: expected I/N, like 3/100")
+            }
+            ShardError::ZeroCount => f.write_str("the shard count must be at least 1"),
+            ShardError::OutOfRange { index, count } => write!(
+                f,
+                "shard index {index} is out of range for {count} shards (0 to {})",
+                count - 1
+            ),
+            ShardError::BadVariable { name, value } => {
+                write!(f, "{name}={value:?} is not a non-negative integer")
+            }
+            ShardError::MissingVariable { scheduler, name } => {
+                write!(f, "{scheduler}: {name} is not set")
+            }
+            ShardError::OffGrid { id, min, step } => write!(
+                f,
+                "Slurm: task ID {id} is not on the array's grid (min {min}, step {step})"
+            ),
+            ShardError::CountContradicts { count, size } => write!(
+                f,
+                "--shard-count {count} contradicts AWS Batch's array size of {size}"
+            ),
+            ShardError::KubernetesNeedsCount => f.write_str(
+                "Kubernetes: JOB_COMPLETION_INDEX is set, but a Job does not tell its \
+                 completions count: give it with --shard-count N",
+            ),
+            ShardError::NoScheduler => f.write_str(
+                "--shard auto: no scheduler's array index in the environment \
+                 (SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX); \
+                 outside an array job, give --shard I/N",
+            ),
+            ShardError::Scheduler { scheduler, error } => write!(f, "{scheduler}: {error}"),
+        }
     }
 }
 
 impl std::error::Error for ShardError {}
 
-fn error(message: impl Into<String>) -> ShardError {
-    ShardError(message.into())
-}
-
 impl Shard {
     /// Shard `index` of `count`.
     pub fn new(index: u64, count: u64) -> Result<Shard, ShardError> {
         if count == 0 {
-            return Err(error("the shard count must be at least 1"));
+            return Err(ShardError::ZeroCount);
         }
         if index >= count {
-            return Err(error(format!(
-                "shard index {index} is out of range for {count} shards (0 to {})",
-                count - 1
-            )));
+            return Err(ShardError::OutOfRange { index, count });
         }
         Ok(Shard { index, count })
     }
 
     /// Parses `I/N`.
     pub fn parse(text: &str) -> Result<Shard, ShardError> {
-        let bad = || error(format!("'{text}' is not a shard: expected I/N, like 3/100"));
+        let bad = || ShardError::Syntax(text.to_owned());
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
         let i = i.trim().parse().map_err(|_| bad())?;
         let n = n.trim().parse().map_err(|_| bad())?;
@@ -72,25 +153,31 @@ impl Shard {
         var: impl Fn(&str) -> Option<String>,
         count: Option<u64>,
     ) -> Result<Shard, ShardError> {
-        let number = |name: &str| -> Result<Option<u64>, ShardError> {
+        let number = |name: &'static str| -> Result<Option<u64>, ShardError> {
             match var(name) {
                 None => Ok(None),
-                Some(v) => v
+                Some(value) => value
                     .trim()
                     .parse()
                     .map(Some)
-                    .map_err(|_| error(format!("{name}={v:?} is not a non-negative integer"))),
+                    .map_err(|_| ShardError::BadVariable { name, value }),
             }
         };
-        let required = |name: &str, scheduler: &str| -> Result<u64, ShardError> {
-            number(name)?.ok_or_else(|| error(format!("{scheduler}: {name} is not set")))
+        let required = |name: &'static str, scheduler: &'static str| -> Result<u64, ShardError> {
+            number(name)?.ok_or(ShardError::MissingVariable { scheduler, name })
+        };
+        let of = |scheduler: &'static str| {
+            move |error| ShardError::Scheduler {
+                scheduler,
+                error: Box::new(error),
+            }
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
             if let Some(n) = count {
                 // The count is fixed: the task ID is the shard index, so
                 // that failed tasks can be resubmitted alone
                 // (--array=7,12) and still take their own inputs.
-                return Shard::new(id, n).map_err(|e| error(format!("Slurm: {e}")));
+                return Shard::new(id, n).map_err(of("Slurm"));
             }
             // The array is the whole job. It need not start at 0 nor step
             // by 1: --array=3-11:2 has IDs 3, 5, ..., 11, and the index
@@ -99,35 +186,24 @@ impl Shard {
             let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
             let tasks = required("SLURM_ARRAY_TASK_COUNT", "Slurm")?;
             if step == 0 || id < min || (id - min) % step != 0 {
-                return Err(error(format!(
-                    "Slurm: task ID {id} is not on the array's grid (min {min}, step {step})"
-                )));
+                return Err(ShardError::OffGrid { id, min, step });
             }
-            return Shard::new((id - min) / step, tasks).map_err(|e| error(format!("Slurm: {e}")));
+            return Shard::new((id - min) / step, tasks).map_err(of("Slurm"));
         }
         if let Some(index) = number("AWS_BATCH_JOB_ARRAY_INDEX")? {
             let size = required("AWS_BATCH_JOB_ARRAY_SIZE", "AWS Batch")?;
-            if let Some(n) = count.filter(|&n| n != size) {
-                return Err(error(format!(
-                    "--shard-count {n} contradicts AWS Batch's array size of {size}"
-                )));
+            if let Some(count) = count.filter(|&n| n != size) {
+                return Err(ShardError::CountContradicts { count, size });
             }
-            return Shard::new(index, size).map_err(|e| error(format!("AWS Batch: {e}")));
+            return Shard::new(index, size).map_err(of("AWS Batch"));
         }
         if let Some(index) = number("JOB_COMPLETION_INDEX")? {
             let Some(n) = count else {
-                return Err(error(
-                    "Kubernetes: JOB_COMPLETION_INDEX is set, but a Job does not tell its \
-                     completions count: give it with --shard-count N",
-                ));
+                return Err(ShardError::KubernetesNeedsCount);
             };
-            return Shard::new(index, n).map_err(|e| error(format!("Kubernetes: {e}")));
+            return Shard::new(index, n).map_err(of("Kubernetes"));
         }
-        Err(error(
-            "--shard auto: no scheduler's array index in the environment \
-             (SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX); \
-             outside an array job, give --shard I/N",
-        ))
+        Err(ShardError::NoScheduler)
     }
 
     /// Whether this shard takes the input at 0-based `position`.
@@ -239,7 +315,7 @@ mod tests {
         assert!(
             Shard::from_env(no_count, None)
                 .unwrap_err()
-                .0
+                .to_string()
                 .contains("SLURM_ARRAY_TASK_COUNT")
         );
     }
@@ -271,7 +347,7 @@ mod tests {
         assert!(
             Shard::from_env(k8s(), None)
                 .unwrap_err()
-                .0
+                .to_string()
                 .contains("--shard-count")
         );
         assert!(Shard::from_env(k8s(), Some(2)).is_err());
@@ -280,7 +356,7 @@ mod tests {
     #[test]
     fn no_scheduler_is_an_error_not_a_guess() {
         let err = Shard::from_env(env(&[]), Some(4)).unwrap_err();
-        assert!(err.0.contains("--shard I/N"), "{err}");
+        assert!(err.to_string().contains("--shard I/N"), "{err}");
         let garbage = env(&[("SLURM_ARRAY_TASK_ID", "x")]);
         assert!(Shard::from_env(garbage, None).is_err());
     }

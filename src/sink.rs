@@ -1,21 +1,16 @@
-//! Arrow record batches -> Parquet part files, one directory per table.
+//! Arrow record batches -> Parquet bytes: the encoding settings, chosen on
+//! purpose, and a writer that keeps its buffered row group small.
 //!
-//! A reader must never take a half-written file for a finished one: Parquet
-//! writes its footer only when the writer is closed, so a part file is
-//! written under a hidden temporary name (`.name.parquet.<pid>.tmp`, which neither
-//! `*.parquet` globs nor pyarrow's dataset discovery pick up) and renamed
-//! to its final name only after it is closed and synced. Files are opened
-//! lazily: a table with no rows for an input gets no file.
+//! Where the bytes go (a part file under its temporary name, renamed when
+//! finished) is the output directory's business: `dataset`.
 
-use std::fs::{self, File};
-use std::io::{self, BufWriter};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::io::Write;
 
 use arrow::array::RecordBatch;
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::{DataType, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
@@ -24,7 +19,7 @@ use parquet::schema::types::ColumnPath;
 /// megabytes.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
-/// Encoded bytes at which a row group is closed (see [`PartWriter::write`]).
+/// Encoded bytes at which a row group is closed (see [`ParquetSink::write`]).
 pub const ROW_GROUP_BYTES: usize = 512 << 10;
 
 /// The writer properties of a part file, set on purpose: Parquet's default
@@ -64,52 +59,21 @@ pub fn writer_properties(schema: &Schema) -> WriterProperties {
         .build()
 }
 
-/// What a closed part file holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PartSummary {
-    /// Its table.
-    pub table: &'static str,
-    /// Its final path.
-    pub path: PathBuf,
-    /// Rows written.
-    pub rows: u64,
-}
-
-/// The temporary name a part file is written under: hidden, and unique to
-/// the process (shards writing into one directory all write the
-/// schema-only `_empty.parquet`).
-pub fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
-}
-
-/// One Parquet file being written under its temporary name.
-pub struct PartWriter {
-    table: &'static str,
-    path: PathBuf,
-    writer: ArrowWriter<BufWriter<File>>,
+/// Batches of one table -> one Parquet file's bytes. The footer is written
+/// only by [`ParquetSink::finish`]: until then the bytes are not a Parquet
+/// file.
+pub struct ParquetSink<W: Write + Send> {
+    writer: ArrowWriter<W>,
     rows: u64,
     row_group_bytes: usize,
 }
 
-impl PartWriter {
-    /// Creates `path`'s temporary file (and its directory).
-    pub fn create(
-        table: &'static str,
-        path: PathBuf,
-        schema: Arc<Schema>,
-    ) -> io::Result<PartWriter> {
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let file = File::create(temp_path(&path))?;
+impl<W: Write + Send> ParquetSink<W> {
+    /// A sink writing batches of `schema` to `out`.
+    pub fn new(out: W, schema: SchemaRef) -> Result<ParquetSink<W>, ParquetError> {
         let props = writer_properties(&schema);
-        let writer = ArrowWriter::try_new(BufWriter::new(file), schema, Some(props))
-            .map_err(io::Error::other)?;
-        Ok(PartWriter {
-            table,
-            path,
-            writer,
+        Ok(ParquetSink {
+            writer: ArrowWriter::try_new(out, schema, Some(props))?,
             rows: 0,
             row_group_bytes: ROW_GROUP_BYTES,
         })
@@ -117,7 +81,7 @@ impl PartWriter {
 
     /// Closes row groups at `bytes` of encoded data instead of
     /// [`ROW_GROUP_BYTES`] (still at most [`ROW_GROUP_ROWS`] rows).
-    pub fn with_row_group_bytes(mut self, bytes: usize) -> PartWriter {
+    pub fn with_row_group_bytes(mut self, bytes: usize) -> ParquetSink<W> {
         self.row_group_bytes = bytes;
         self
     }
@@ -126,35 +90,23 @@ impl PartWriter {
     /// [`ROW_GROUP_BYTES`] of encoded data, so a writer's memory stays small
     /// whatever the table's row width: `ingest` keeps a writer per table,
     /// thread and input in progress.
-    pub fn write(&mut self, batch: &RecordBatch) -> io::Result<()> {
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
         self.rows += batch.num_rows() as u64;
-        self.writer.write(batch).map_err(io::Error::other)?;
+        self.writer.write(batch)?;
         if self.writer.in_progress_size() >= self.row_group_bytes {
-            self.writer.flush().map_err(io::Error::other)?;
+            self.writer.flush()?;
         }
         Ok(())
     }
 
-    /// Writes the footer, syncs, and gives the file its final name.
-    pub fn close(self) -> io::Result<PartSummary> {
-        let tmp = temp_path(&self.path);
-        let buffered = self.writer.into_inner().map_err(io::Error::other)?;
-        let file = buffered.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, &self.path)?;
-        Ok(PartSummary {
-            table: self.table,
-            path: self.path,
-            rows: self.rows,
-        })
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
     }
 
-    /// Drops an unfinished file (on error or cancellation).
-    pub fn abort(self) {
-        let tmp = temp_path(&self.path);
-        drop(self.writer);
-        let _ = fs::remove_file(tmp);
+    /// Writes the footer; returns the underlying writer.
+    pub fn finish(self) -> Result<W, ParquetError> {
+        self.writer.into_inner()
     }
 }
 
@@ -162,29 +114,30 @@ impl PartWriter {
 mod tests {
     use super::*;
     use arrow::array::Int64Array;
-    use arrow::datatypes::{DataType, Field};
+    use arrow::datatypes::Field;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use std::sync::Arc;
 
     #[test]
-    fn file_appears_only_when_closed() {
-        let dir = std::env::temp_dir().join(format!("robostats-sink-{}", std::process::id()));
-        let path = dir.join("t").join("part-1.parquet");
+    fn batches_round_trip() {
         let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
         let batch = RecordBatch::try_new(
             schema.clone(),
             vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
         )
         .unwrap();
-        let mut w = PartWriter::create("t", path.clone(), schema.clone()).unwrap();
-        w.write(&batch).unwrap();
-        assert!(!path.exists());
-        assert!(temp_path(&path).exists());
-        let summary = w.close().unwrap();
-        assert_eq!(summary.rows, 3);
-        assert!(path.exists() && !temp_path(&path).exists());
-
-        let w = PartWriter::create("t", dir.join("t").join("part-2.parquet"), schema).unwrap();
-        w.abort();
-        assert!(!temp_path(&dir.join("t").join("part-2.parquet")).exists());
-        fs::remove_dir_all(&dir).unwrap();
+        let path = std::env::temp_dir().join(format!("robostats-sink-{}", std::process::id()));
+        let mut sink = ParquetSink::new(std::fs::File::create(&path).unwrap(), schema).unwrap();
+        sink.write(&batch).unwrap();
+        sink.write(&batch).unwrap();
+        assert_eq!(sink.rows(), 6);
+        sink.finish().unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(rows, 6);
+        std::fs::remove_file(path).unwrap();
     }
 }

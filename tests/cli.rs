@@ -298,3 +298,8 @@ fn generated_table_reference_is_up_to_date() {
         &["schema", "--markdown"],
     );
 }
+
+#[test]
+fn generated_table_views_are_up_to_date() {
+    generated_region("queries/views.sql", ("--", ""), &["schema", "--views"]);
+}

@@ -9,7 +9,7 @@ use arrow::compute::cast;
 use arrow::datatypes::DataType;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use robostats::batch::Table;
+use robostats::classify::Table;
 use robostats::pipeline::{self, Config, Input, NoProgress};
 
 pub fn samples() -> Vec<Input> {
@@ -100,7 +100,7 @@ fn one_thread_and_many_give_the_same_rows() {
         lanes > 3,
         "the big sample was spread over lanes: {lanes} part files"
     );
-    for table in Table::ALL {
+    for &table in Table::ALL {
         let (a, b) = (rows(&one, table), rows(&many, table));
         assert_eq!(a.len(), b.len(), "{}", table.name());
         assert!(a == b, "{}: rows differ", table.name());
@@ -127,17 +127,15 @@ fn every_response_is_a_capture_or_an_error_and_counts_agree() {
     assert_eq!(rows(&out, Table::AgentVerdicts).len(), 717 * agents);
 
     // The manifest's part files hold exactly the tables' rows.
-    let entries = robostats::manifest::read_inputs(&out).unwrap();
+    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
     assert_eq!(entries.len(), 3);
     let mut from_manifest: BTreeMap<String, u64> = BTreeMap::new();
     for e in entries.values() {
-        for part in e.line["parts"].as_array().unwrap() {
-            *from_manifest
-                .entry(part["table"].as_str().unwrap().to_owned())
-                .or_default() += part["rows"].as_u64().unwrap();
+        for part in &e.line.parts {
+            *from_manifest.entry(part.table.clone()).or_default() += part.rows;
         }
     }
-    for table in Table::ALL {
+    for &table in Table::ALL {
         let n = rows(&out, table).len() as u64;
         assert_eq!(
             from_manifest.get(table.name()).copied().unwrap_or(0),
@@ -155,7 +153,7 @@ fn outputs_are_atomic_and_a_rerun_skips_finished_inputs() {
     pipeline::run(&config(&out, 2, 64), &NoProgress).unwrap();
     let listing = |out: &Path| {
         let mut files = Vec::new();
-        for table in Table::ALL {
+        for &table in Table::ALL {
             if let Ok(dir) = fs::read_dir(out.join(table.name())) {
                 for e in dir {
                     let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -238,4 +236,34 @@ fn cli_ingest_summary_and_exit_status() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("could not read"));
     fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn an_input_that_fails_every_read_is_given_up_on_and_recorded_as_failed() {
+    // Reading a directory fails with the same error on every attempt: the
+    // reader is given up on, which the errors table and the manifest say.
+    let out = temp_out("gave-up");
+    let dir = temp_out("gave-up-input");
+    fs::create_dir_all(&dir).unwrap();
+    let mut config = config(&out, 2, 64);
+    config.inputs = vec![Input {
+        path: dir.clone(),
+        name: "a-directory".to_owned(),
+    }];
+    let summary = pipeline::run(&config, &NoProgress).unwrap();
+    assert_eq!((summary.files_done, summary.files_failed), (0, 1));
+    let errors = rows(&out, Table::Errors);
+    assert_eq!(summary.counts.errors, errors.len() as u64);
+    let gave_up: Vec<_> = errors
+        .iter()
+        .filter(|r| r.contains("\tgave_up\t"))
+        .collect();
+    assert_eq!(gave_up.len(), 1, "{:?}", &errors[..3]);
+    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
+    assert_eq!(
+        entries["a-directory"].line.status,
+        robostats::dataset::InputStatus::Failed
+    );
+    fs::remove_dir_all(&out).unwrap();
+    fs::remove_dir_all(&dir).unwrap();
 }

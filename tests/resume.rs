@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use robostats::batch::Table;
+use robostats::classify::Table;
 
 use crate::ingest::{rows, temp_out};
 
@@ -23,7 +23,7 @@ const REAL: &str = concat!(
 
 /// A directory of inputs and a paths file listing them by relative name,
 /// so that `warc_filename` is the same whichever directory a run writes.
-struct Inputs {
+pub struct Inputs {
     dir: PathBuf,
     paths: PathBuf,
     names: Vec<String>,
@@ -31,7 +31,7 @@ struct Inputs {
 
 impl Inputs {
     /// `n` inputs: copies of the synthetic sample, and one real file.
-    fn new(tag: &str, n: usize) -> Inputs {
+    pub fn new(tag: &str, n: usize) -> Inputs {
         let dir = temp_out(&format!("{tag}-inputs"));
         fs::create_dir_all(&dir).unwrap();
         let mut names = Vec::new();
@@ -76,7 +76,7 @@ impl Inputs {
         c
     }
 
-    fn run(&self, out: &Path, args: &[&str]) -> Output {
+    pub fn run(&self, out: &Path, args: &[&str]) -> Output {
         self.command(out, args).output().unwrap()
     }
 }
@@ -87,7 +87,7 @@ impl Drop for Inputs {
     }
 }
 
-fn ok(o: &Output) -> String {
+pub fn ok(o: &Output) -> String {
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -103,7 +103,7 @@ fn tables(out: &Path) -> Vec<Vec<String>> {
     Table::ALL.iter().map(|&t| rows(out, t)).collect()
 }
 
-fn assert_same_rows(a: &Path, b: &Path) {
+pub fn assert_same_rows(a: &Path, b: &Path) {
     for (table, (x, y)) in Table::ALL
         .iter()
         .zip(tables(a).iter().zip(tables(b).iter()))
@@ -114,9 +114,9 @@ fn assert_same_rows(a: &Path, b: &Path) {
 }
 
 /// Visible part files (what a `*.parquet` glob sees) and hidden ones.
-fn part_files(out: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+pub fn part_files(out: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let (mut visible, mut hidden) = (Vec::new(), Vec::new());
-    for table in Table::ALL {
+    for &table in Table::ALL {
         let Ok(dir) = fs::read_dir(out.join(table.name())) else {
             continue;
         };
@@ -134,7 +134,7 @@ fn part_files(out: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (visible, hidden)
 }
 
-fn manifest_lines(out: &Path) -> Vec<serde_json::Value> {
+pub fn manifest_lines(out: &Path) -> Vec<serde_json::Value> {
     let mut lines = Vec::new();
     let Ok(dir) = fs::read_dir(out.join("_manifest")) else {
         return lines;

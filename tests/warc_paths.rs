@@ -70,7 +70,7 @@ fn without_positions(items: Vec<Item>) -> Vec<Item> {
         .map(|item| match item {
             Item::Response(cap, hash) => {
                 let cap = cap.map(|mut c| {
-                    c.warc_record_offset = 0;
+                    c.at.warc_record_offset = 0;
                     c.warc_record_offset_in_member = 0;
                     c.warc_record_length = None;
                     c
@@ -135,7 +135,7 @@ fn plain_offsets_are_record_offsets() {
         let (offset, length) = match item {
             Item::Response(c, _) => {
                 let c = c.as_ref().as_ref().unwrap();
-                (c.warc_record_offset, c.warc_record_length)
+                (c.at.warc_record_offset, c.warc_record_length)
             }
             Item::Other { offset, .. } => (*offset, None),
             Item::Error(..) => panic!("unexpected error"),

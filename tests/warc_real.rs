@@ -4,6 +4,8 @@
 
 use robostats::error::{ErrorKind, Stage};
 use robostats::http::{CcClass, GoogleClass, RedirectKind};
+use robostats::table::UnixTime;
+use robostats::warc::parse_warc_date;
 
 use crate::warc_util::{Item, captures, errors, read_file};
 
@@ -69,27 +71,28 @@ fn every_real_file_response_count_and_errors() {
 /// warcio reports them.
 type Expected = (u64, u16, &'static str, &'static str, &'static str);
 
+/// The captures of `file` against warcio's offsets, statuses, URLs, dates
+/// (compared as the instants they name) and record IDs.
 fn check(file: &str, expected: &[Expected]) {
     let items = read_file(&format!("tests/data/warc/{file}"));
-    let got: Vec<Expected> = captures(&items)
+    type Got = (u64, u16, String, Option<UnixTime>, String);
+    let got: Vec<Got> = captures(&items)
         .iter()
         .map(|c| {
             (
-                c.warc_record_offset,
+                c.at.warc_record_offset,
                 c.fetch_status.unwrap_or(0),
-                c.url.as_str(),
-                c.fetch_time.as_deref().unwrap_or(""),
-                c.warc_record_id.as_deref().unwrap_or(""),
+                c.url.clone(),
+                c.fetch_time,
+                c.warc_record_id.clone().unwrap_or_default(),
             )
         })
-        .map(|(o, s, u, d, i)| -> Expected {
-            (
-                o,
-                s,
-                u.to_owned().leak(),
-                d.to_owned().leak(),
-                i.to_owned().leak(),
-            )
+        .collect();
+    let expected: Vec<Got> = expected
+        .iter()
+        .map(|&(o, s, u, d, i)| {
+            let date = parse_warc_date(d).map(UnixTime);
+            (o, s, u.to_owned(), date, i.to_owned())
         })
         .collect();
     assert_eq!(got, expected, "{file}");
@@ -220,7 +223,7 @@ fn cc_2020_34_resiliparse_offsets_match_warcio() {
 fn wget_1_14_redirects_match_warcio() {
     let items = read_file("tests/data/warc/other/webarchive-commons-IAH-urls-wget.warc.gz");
     let caps = captures(&items);
-    let offsets: Vec<u64> = caps.iter().map(|c| c.warc_record_offset).collect();
+    let offsets: Vec<u64> = caps.iter().map(|c| c.at.warc_record_offset).collect();
     assert_eq!(
         offsets,
         [
@@ -248,12 +251,7 @@ fn wget_1_14_redirects_match_warcio() {
     assert_eq!(first.warc_record_length, Some(625));
     assert_eq!(caps[1].google_class, GoogleClass::ConditionalAllow);
     assert_eq!(
-        caps[1]
-            .url_facts
-            .as_ref()
-            .unwrap()
-            .url_host_registered_domain
-            .as_deref(),
+        caps[1].url_host_registered_domain.as_deref(),
         Some("archive.org")
     );
 }
@@ -266,11 +264,15 @@ fn cc_2024_22_whirlwind_fields() {
     assert_eq!(c.crawl.as_deref(), Some("CC-MAIN-2024-22"));
     // warcio: get_record_offset() 1023, get_record_length() 17351.
     assert_eq!(
-        (c.warc_record_offset, c.warc_record_length),
+        (c.at.warc_record_offset, c.warc_record_length),
         (1023, Some(17351))
     );
     assert_eq!(c.url, "https://an.wikipedia.org/wiki/Escopete");
-    assert_eq!(c.fetch_time.as_deref(), Some("2024-05-18T01:58:10Z"));
+    assert_eq!(
+        c.fetch_time,
+        parse_warc_date("2024-05-18T01:58:10Z").map(UnixTime)
+    );
+    assert_eq!(c.fetch_time, Some(UnixTime(1_715_997_490)));
     assert_eq!(
         c.warc_record_id.as_deref(),
         Some("<urn:uuid:2aabeff2-67f5-4608-8466-e87c6296e2b6>")
@@ -279,12 +281,11 @@ fn cc_2024_22_whirlwind_fields() {
     // HTTP/2 origin: lower-case renamed header, payload stored decoded.
     assert_eq!(c.content_encoding.as_deref(), Some("gzip"));
     assert!(!c.payload_encoded);
-    let f = c.url_facts.as_ref().unwrap();
     assert_eq!(
-        f.url_host_registered_domain.as_deref(),
+        c.url_host_registered_domain.as_deref(),
         Some("wikipedia.org")
     );
-    assert_eq!(f.url_port, Some(443));
+    assert_eq!(c.url_port, Some(443));
 }
 
 #[test]
@@ -316,7 +317,7 @@ fn other_producers_quirks() {
     assert_eq!(c.transfer_encoding.as_deref(), Some("chunked"));
     assert!(c.payload_encoded);
     assert_eq!(
-        (c.warc_record_offset, c.warc_record_length),
+        (c.at.warc_record_offset, c.warc_record_length),
         (405, Some(7974))
     );
     // Several records in one member: the member's offset, the record's
@@ -325,7 +326,7 @@ fn other_producers_quirks() {
     let c = captures(&items)[0];
     assert_eq!(
         (
-            c.warc_record_offset,
+            c.at.warc_record_offset,
             c.warc_record_offset_in_member,
             c.warc_record_length
         ),
@@ -335,7 +336,7 @@ fn other_producers_quirks() {
     let items = read_file("tests/data/warc/other/warcio-example-wrong-chunks.warc.gz");
     let c = captures(&items)[0];
     assert_eq!(
-        (c.warc_record_offset, c.warc_record_length),
+        (c.at.warc_record_offset, c.warc_record_length),
         (0, Some(1130))
     );
     assert_eq!(c.fetch_status, Some(200));
@@ -343,9 +344,9 @@ fn other_producers_quirks() {
     // ClueWeb09: WARC/0.18, a date that is not a date.
     let items = read_file("tests/data/warc/other/clueweb09-nutch-warc018-quirk.warc.gz");
     let c = captures(&items)[0];
-    assert_eq!(c.warc_record_offset, 317);
+    assert_eq!(c.at.warc_record_offset, 317);
     assert_eq!(c.crawl.as_deref(), Some("clueweb09-ja"));
-    assert_eq!(c.fetch_time_unix, None);
+    assert_eq!(c.fetch_time, None);
     assert_eq!(c.content_encoding.as_deref(), Some("gzip"));
     assert!(c.payload_encoded);
     // Repeated HTTP headers are all kept.

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use robostats::http::{Bom, Capture, CcClass, GoogleClass, RedirectKind};
+use robostats::classify::Capture;
+use robostats::http::{Bom, CcClass, GoogleClass, RedirectKind};
 
 use crate::warc_util::{captures, errors, read_file};
 
@@ -37,7 +38,7 @@ fn generated_sample_classified_as_generated() {
     );
     assert!(
         caps.iter()
-            .all(|c| !c.record_incomplete && c.url_facts.is_some())
+            .all(|c| !c.record_incomplete && c.url_protocol.is_some())
     );
 
     let status = count(&caps, |c| c.fetch_status);
@@ -170,9 +171,7 @@ fn generated_sample_classified_as_generated() {
     assert_eq!(caps.iter().filter(|c| !c.valid_utf8).count(), 2);
     let utf16 = caps.iter().find(|c| c.bom == Some(Bom::Utf16Le)).unwrap();
     assert!(!utf16.valid_utf8);
-    let protocols = count(&caps, |c| {
-        c.url_facts.as_ref().map(|f| f.url_protocol.clone())
-    });
+    let protocols = count(&caps, |c| c.url_protocol.clone());
     let https = protocols["https"];
     assert_eq!(
         caps.iter().filter(|c| c.warc_protocols.len() == 2).count(),

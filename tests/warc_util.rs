@@ -3,8 +3,9 @@
 use std::io::Read;
 
 use robostats::Error;
+use robostats::classify::Capture;
 use robostats::error::{ErrorKind, Stage};
-use robostats::http::{Capture, Response};
+use robostats::http::Response;
 use robostats::warc::{ReadOptions, Record, RecordType, WarcReader};
 
 /// What one record or error looked like, in a form that compares exactly.
@@ -17,7 +18,7 @@ pub enum Item {
         content_length: u64,
     },
     /// A response, with its capture (or why it could not be one).
-    Response(Box<Result<Capture, (Stage, ErrorKind)>>, u64),
+    Response(Box<Result<Capture<'static>, (Stage, ErrorKind)>>, u64),
     /// An error from the reader.
     Error(Stage, ErrorKind, Option<u64>),
 }
@@ -28,6 +29,8 @@ pub fn data(path: &str) -> String {
 
 /// Reads everything, turning every response into a capture.
 pub fn read_all<R: Read>(reader: R, name: &str, opts: ReadOptions) -> Vec<Item> {
+    // Captures borrow their file name; these live as long as the test.
+    let name: &'static str = name.to_owned().leak();
     let mut reader = WarcReader::with_options(reader, name, opts);
     let mut rec = Record::new();
     let mut items = Vec::new();
@@ -59,7 +62,7 @@ fn body_hash(rec: &Record, resp: Option<Response>) -> u64 {
     })
 }
 
-pub fn captures(items: &[Item]) -> Vec<&Capture> {
+pub fn captures(items: &[Item]) -> Vec<&Capture<'static>> {
     items
         .iter()
         .filter_map(|i| match i {

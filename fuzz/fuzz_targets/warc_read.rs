@@ -10,7 +10,8 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use robostats::http::{Capture, Response};
+use robostats::classify::Capture;
+use robostats::http::Response;
 use robostats::warc::{ReadOptions, Record, WarcReader};
 
 /// (record type, offset, kept block length, complete, or error kind)

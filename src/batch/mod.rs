@@ -1,149 +1,260 @@
-//! Rows -> Arrow record batches: every output table's columns, declared in
-//! one place ([`columns`]), and [`Batches`], which fills them capture by
-//! capture.
+//! Rows -> Arrow record batches, and nothing else.
 //!
-//! Every table starts with the capture key `(warc_filename,
-//! warc_record_offset)`, so all tables join on it; column names follow
-//! Common Crawl's columnar index where a column means the same thing.
+//! A table's columns and their values come from its row type (declared in
+//! `classify` with [`crate::table::columns!`]); [`TableBuilder`] keeps one
+//! Arrow builder per column and appends a row by visiting its fields, in
+//! declaration order. [`Batches`] holds the builders of every table for
+//! the rows of one input and is where `classify` sends its rows.
 
-pub mod columns;
-mod table;
+mod dict;
 
-pub use table::{Column, Kind, Row, TableBuilder, schema_of};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-use arrow::array::RecordBatch;
+use arrow::array::{
+    ArrayRef, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, RecordBatch,
+    StringBuilder, TimestampMicrosecondBuilder,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
-use crate::classify::agents::AgentList;
-use crate::classify::{EffectiveClass, Verdict, crawl_delay};
-use crate::error::Error;
-use crate::http::{Capture, UrlFacts, registered_domain};
-use crate::robots::{GroupMatch, RobotsTxt, RuleKind, RulesClass};
+use crate::classify::{Row, Rows, Table};
+use crate::table::{Column, Columns, Kind, Visitor};
+use dict::DictBuilder;
 
-/// The tables, in the order of [`columns::TABLES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Table {
-    Captures,
-    UserAgents,
-    Rules,
-    Sitemaps,
-    Directives,
-    AgentVerdicts,
-    Errors,
-}
-
-impl Table {
-    /// Every table, in output order.
-    pub const ALL: [Table; 7] = [
-        Table::Captures,
-        Table::UserAgents,
-        Table::Rules,
-        Table::Sitemaps,
-        Table::Directives,
-        Table::AgentVerdicts,
-        Table::Errors,
-    ];
-
-    /// The table's name (its directory under the output directory).
-    pub fn name(self) -> &'static str {
-        columns::TABLES[self as usize].0
-    }
-
-    /// The table's columns.
-    pub fn columns(self) -> &'static [Column] {
-        columns::TABLES[self as usize].1
+fn data_type(kind: Kind) -> DataType {
+    match kind {
+        Kind::Str => DataType::Utf8,
+        Kind::Dict => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+        Kind::I64 => DataType::Int64,
+        Kind::I32 => DataType::Int32,
+        Kind::Bool => DataType::Boolean,
+        Kind::F64 => DataType::Float64,
+        Kind::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        Kind::StrList => DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
     }
 }
 
-fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(b)
+/// The Arrow schema of a column list, descriptions as field metadata.
+pub fn schema_of(columns: &[Column]) -> SchemaRef {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|c| {
+            Field::new(c.name, data_type(c.kind), c.nullable)
+                .with_metadata(HashMap::from([("description".to_owned(), c.description())]))
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
 }
 
-fn count(n: u32) -> Option<i32> {
-    Some(i32::try_from(n).unwrap_or(i32::MAX))
+/// One column's Arrow builder.
+enum Builder {
+    Str(StringBuilder),
+    Dict(DictBuilder),
+    I64(Int64Builder),
+    I32(Int32Builder),
+    Bool(BooleanBuilder),
+    F64(Float64Builder),
+    Timestamp(TimestampMicrosecondBuilder),
+    StrList(ListBuilder<StringBuilder>),
 }
 
-/// Builders for every table, filled capture by capture, for the rows of
-/// one input file.
-pub struct Batches {
-    tables: Vec<TableBuilder>,
-    file: String,
-    /// Per agent of the list: its keys in `agent_category` and
-    /// `agent_operator`.
-    agent_keys: Vec<(i32, i32)>,
-}
-
-fn unique<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    for v in values {
-        if !out.contains(&v) {
-            out.push(v);
+impl Builder {
+    fn new(column: &Column) -> Builder {
+        match column.kind {
+            Kind::Str => Builder::Str(StringBuilder::new()),
+            Kind::Dict => Builder::Dict(DictBuilder::with_labels(column.labels)),
+            Kind::I64 => Builder::I64(Int64Builder::new()),
+            Kind::I32 => Builder::I32(Int32Builder::new()),
+            Kind::Bool => Builder::Bool(BooleanBuilder::new()),
+            Kind::F64 => Builder::F64(Float64Builder::new()),
+            Kind::Timestamp => {
+                Builder::Timestamp(TimestampMicrosecondBuilder::new().with_timezone("UTC"))
+            }
+            Kind::StrList => Builder::StrList(ListBuilder::new(StringBuilder::new())),
         }
     }
-    out
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::Dict(b) => Arc::new(b.finish()),
+            Builder::I64(b) => Arc::new(b.finish()),
+            Builder::I32(b) => Arc::new(b.finish()),
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::F64(b) => Arc::new(b.finish()),
+            Builder::Timestamp(b) => Arc::new(b.finish()),
+            Builder::StrList(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// The rows of one table being built.
+pub struct TableBuilder {
+    table: Table,
+    schema: SchemaRef,
+    builders: Vec<Builder>,
+    rows: usize,
+}
+
+impl TableBuilder {
+    /// An empty builder for a table.
+    pub fn new(table: Table) -> TableBuilder {
+        let columns = table.columns();
+        TableBuilder {
+            table,
+            schema: schema_of(columns),
+            builders: columns.iter().map(Builder::new).collect(),
+            rows: 0,
+        }
+    }
+
+    /// Its schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows pushed since the last [`TableBuilder::finish`].
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// No rows pushed.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Appends a row of this table.
+    pub fn push<R: Columns>(&mut self, row: &R) {
+        let mut appender = Appender {
+            builders: &mut self.builders,
+            at: 0,
+        };
+        row.visit(&mut appender);
+        debug_assert_eq!(appender.at, self.builders.len(), "{:?}", self.table);
+        self.rows += 1;
+    }
+
+    /// The rows so far as a batch; the builder starts empty again.
+    pub fn finish(&mut self) -> RecordBatch {
+        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        self.rows = 0;
+        RecordBatch::try_new(self.schema.clone(), arrays)
+            .unwrap_or_else(|e| panic!("table {}: {e}", self.table.name()))
+    }
+}
+
+/// Appends a row's values to the builders, one column after the other. A
+/// row type visits exactly its declared columns, with values of their
+/// kinds (`crate::table`), so the builder at `at` is always of the value's
+/// kind.
+struct Appender<'t> {
+    builders: &'t mut [Builder],
+    at: usize,
+}
+
+impl Appender<'_> {
+    fn next(&mut self) -> &mut Builder {
+        let b = &mut self.builders[self.at];
+        self.at += 1;
+        b
+    }
+}
+
+fn mismatch(what: &str) -> ! {
+    unreachable!(
+        "a {what} value for a column of another kind: the row type and its columns disagree"
+    )
+}
+
+impl Visitor for Appender<'_> {
+    #[inline]
+    fn text(&mut self, v: Option<&str>) {
+        match self.next() {
+            Builder::Str(b) => b.append_option(v),
+            Builder::Dict(b) => b.append_text(v),
+            _ => mismatch("text"),
+        }
+    }
+
+    #[inline]
+    fn label(&mut self, index: Option<usize>) {
+        match self.next() {
+            Builder::Dict(b) => b.append_label(index),
+            _ => mismatch("label"),
+        }
+    }
+
+    #[inline]
+    fn i32(&mut self, v: Option<i32>) {
+        match self.next() {
+            Builder::I32(b) => b.append_option(v),
+            _ => mismatch("i32"),
+        }
+    }
+
+    #[inline]
+    fn i64(&mut self, v: Option<i64>) {
+        match self.next() {
+            Builder::I64(b) => b.append_option(v),
+            _ => mismatch("i64"),
+        }
+    }
+
+    #[inline]
+    fn bool(&mut self, v: Option<bool>) {
+        match self.next() {
+            Builder::Bool(b) => b.append_option(v),
+            _ => mismatch("bool"),
+        }
+    }
+
+    #[inline]
+    fn f64(&mut self, v: Option<f64>) {
+        match self.next() {
+            Builder::F64(b) => b.append_option(v),
+            _ => mismatch("f64"),
+        }
+    }
+
+    #[inline]
+    fn timestamp_us(&mut self, v: Option<i64>) {
+        match self.next() {
+            Builder::Timestamp(b) => b.append_option(v),
+            _ => mismatch("timestamp"),
+        }
+    }
+
+    #[inline]
+    fn text_list(&mut self, v: &[String]) {
+        match self.next() {
+            Builder::StrList(b) => {
+                for s in v {
+                    b.values().append_value(s);
+                }
+                b.append(true);
+            }
+            _ => mismatch("list"),
+        }
+    }
+}
+
+/// Builders for every table, filled with the rows of one input.
+pub struct Batches {
+    tables: Vec<TableBuilder>,
+}
+
+impl Default for Batches {
+    fn default() -> Batches {
+        Batches::new()
+    }
 }
 
 impl Batches {
-    /// Empty builders for every table, for the rows of the input `file`
-    /// (every row's `warc_filename`) and the crawlers of `agents`.
-    pub fn new(file: &str, agents: &AgentList) -> Batches {
-        let mut tables: Vec<TableBuilder> = Table::ALL
-            .iter()
-            .map(|t| TableBuilder::new(t.name(), t.columns()))
-            .collect();
-        for t in &mut tables {
-            t.preset("warc_filename", [file]);
-        }
-        let categories = unique(
-            agents
-                .agents
-                .iter()
-                .map(|a| a.category.as_str())
-                .chain(["global"]),
-        );
-        let operators = unique(
-            agents
-                .agents
-                .iter()
-                .map(|a| a.operator.as_str())
-                .chain([""]),
-        );
-        let key = |list: &[&str], v: &str| list.iter().position(|x| *x == v).unwrap() as i32;
-        let agent_keys = agents
-            .agents
-            .iter()
-            .map(|a| (key(&categories, &a.category), key(&operators, &a.operator)))
-            .collect();
-        let verdicts = &mut tables[Table::AgentVerdicts as usize];
-        verdicts.preset(
-            "agent",
-            agents.agents.iter().map(|a| a.token.as_str()).chain(["*"]),
-        );
-        verdicts.preset("agent_category", categories.iter().copied());
-        verdicts.preset("agent_operator", operators.iter().copied());
-        verdicts.preset("group_match", GroupMatch::ALL.map(GroupMatch::as_str));
-        verdicts.preset("rules_class", RulesClass::ALL.map(RulesClass::as_str));
-        verdicts.preset(
-            "effective_class",
-            EffectiveClass::ALL.map(EffectiveClass::as_str),
-        );
-        tables[Table::Rules as usize].preset("kind", RuleKind::ALL.map(RuleKind::as_str));
+    /// Empty builders for every table.
+    pub fn new() -> Batches {
         Batches {
-            tables,
-            file: file.to_owned(),
-            agent_keys,
+            tables: Table::ALL.iter().map(|&t| TableBuilder::new(t)).collect(),
         }
-    }
-
-    /// The key of this input's file name.
-    fn file_key(&self, file: &str) -> Option<i32> {
-        assert_eq!(file, self.file, "rows of one input per Batches");
-        Some(0)
-    }
-
-    /// The builder of one table.
-    pub fn table(&mut self, t: Table) -> &mut TableBuilder {
-        &mut self.tables[t as usize]
     }
 
     /// Rows waiting in the builder of `t`.
@@ -166,274 +277,56 @@ impl Batches {
             .map(|(t, b)| (*t, b.finish()))
             .collect()
     }
+}
 
-    /// One capture: its `captures` row, and the rows of its parse and its
-    /// agents' verdicts.
-    pub fn push_capture(
-        &mut self,
-        c: &Capture,
-        robots: Option<&RobotsTxt<'_>>,
-        verdicts: &[Verdict],
-        agents: &AgentList,
-    ) {
-        let file = self.file_key(&c.warc_filename);
-        let offset = Some(c.warc_record_offset as i64);
-        let url = c.url_facts.as_ref();
-        let stats = robots.map(|r| r.stats());
-        let global = verdicts.last().filter(|v| v.agent.is_none());
-        let mut row = self.table(Table::Captures).row();
-        row.key(file)
-            .i64(offset)
-            .i64(c.warc_record_length.map(|l| l as i64))
-            .i64(Some(c.warc_record_offset_in_member as i64))
-            .str(c.warc_record_id.as_deref())
-            .dict(c.crawl.as_deref())
-            .str(Some(&c.url))
-            .dict(url.map(|u| u.url_protocol.as_str()))
-            .str(url.and_then(|u| u.url_host_name.as_deref()))
-            .str(url.and_then(|u| u.url_host_registered_domain.as_deref()))
-            .i32(url.and_then(|u| u.url_port).map(i32::from))
-            .str(url.map(|u| u.url_path.as_str()))
-            .str(url.and_then(|u| u.url_query.as_deref()))
-            .timestamp_us(c.fetch_time_unix.map(|s| s.saturating_mul(1_000_000)))
-            .str(c.ip_address.as_deref())
-            .str_list(c.warc_protocols.iter().map(String::as_str))
-            .i32(c.fetch_status.map(i32::from))
-            .dict(c.http_error.map(|k| k.as_str()))
-            .dict(Some(c.google_class.as_str()))
-            .dict(Some(c.google_current_class.as_str()))
-            .dict(Some(c.cc_class.as_str()))
-            .str(c.fetch_redirect.as_deref())
-            .dict(c.redirect_kind.map(|k| k.as_str()))
-            .str(c.content_type.as_deref())
-            .dict(c.content_mime_type.as_deref())
-            .dict(c.content_mime_detected.as_deref())
-            .dict(c.content_encoding.as_deref())
-            .dict(c.transfer_encoding.as_deref())
-            .bool(Some(c.payload_encoded))
-            .str(c.content_digest.as_deref())
-            .dict(c.content_truncated.as_deref())
-            .bool(Some(c.record_incomplete))
-            .bool(Some(c.body_capped))
-            .i64(Some(c.payload_length as i64))
-            .dict(c.bom.map(|b| b.as_str()))
-            .bool(Some(c.valid_utf8))
-            .bool(Some(c.looks_like_html))
-            .bool(Some(c.over_500kib))
-            .i64(
-                c.cache_max_age
-                    .map(|a| i64::try_from(a).unwrap_or(i64::MAX)),
-            )
-            .bool(Some(robots.is_some()))
-            .bool(robots.map(|r| {
-                r.rules()
-                    .iter()
-                    .any(|rule| rule.group.is_some() && !rule.is_empty())
-            }))
-            .i32(stats.and_then(|s| count(s.lines)))
-            .i32(stats.and_then(|s| count(s.empty_lines)))
-            .i32(stats.and_then(|s| count(s.comment_lines)))
-            .i32(stats.and_then(|s| count(s.invalid_lines)))
-            .i32(robots.and_then(|r| count(r.groups().len() as u32)))
-            .i32(stats.and_then(|s| count(s.user_agents)))
-            .i32(stats.and_then(|s| count(s.allows)))
-            .i32(stats.and_then(|s| count(s.disallows)))
-            .i32(stats.and_then(|s| count(s.empty_rules)))
-            .i32(stats.and_then(|s| count(s.rules_outside_group)))
-            .i32(stats.and_then(|s| count(s.sitemaps)))
-            .i32(stats.and_then(|s| count(s.unknown)))
-            .i32(stats.and_then(|s| count(s.known_elsewhere)))
-            .i32(stats.and_then(|s| count(s.typos)))
-            .i32(stats.and_then(|s| count(s.missing_colon)))
-            .i32(stats.and_then(|s| count(s.too_long)))
-            .i64(stats.map(|s| s.bytes_ignored as i64))
-            .f64(robots.and_then(crawl_delay))
-            .dict(global.and_then(|v| v.class).map(|c| c.as_str()))
-            .bool(global.and_then(|v| v.root_allowed))
-            .end();
-
-        if let Some(robots) = robots {
-            self.push_parse(c, robots);
-        }
-        for v in verdicts {
-            let (agent, (category, operator)) = match v.agent {
-                Some(i) => (i as i32, self.agent_keys[i]),
-                None => (agents.agents.len() as i32, self.global_agent_keys()),
-            };
-            self.table(Table::AgentVerdicts)
-                .row()
-                .key(file)
-                .i64(offset)
-                .key(Some(agent))
-                .key(Some(category))
-                .key(v.group.map(|g| g as i32))
-                .bool(v.root_allowed)
-                .key(v.class.map(|c| c as i32))
-                .key(Some(v.effective as i32))
-                .bool(v.effective_root_allowed)
-                .key(Some(operator))
-                .end();
-        }
-    }
-
-    /// The keys of `*`'s category (`global`) and operator (none).
-    fn global_agent_keys(&self) -> (i32, i32) {
-        let t = &self.tables[Table::AgentVerdicts as usize];
-        (
-            t.preset_key("agent_category", "global"),
-            t.preset_key("agent_operator", ""),
-        )
-    }
-
-    fn push_parse(&mut self, c: &Capture, robots: &RobotsTxt<'_>) {
-        let file = self.file_key(&c.warc_filename);
-        let offset = Some(c.warc_record_offset as i64);
-        let line = |n: u32| count(n);
-        let group = |g: Option<usize>| g.map(|g| i32::try_from(g).unwrap_or(i32::MAX));
-        for ua in robots.user_agents() {
-            self.table(Table::UserAgents)
-                .row()
-                .key(file)
-                .i64(offset)
-                .i32(group(Some(ua.group)))
-                .i32(line(ua.line))
-                .str(Some(&lossy(ua.key)))
-                .str(Some(&lossy(ua.value)))
-                .str(Some(&lossy(ua.product)))
-                .bool(Some(ua.global))
-                .bool(Some(ua.typo))
-                .end();
-        }
-        for rule in robots.rules() {
-            self.table(Table::Rules)
-                .row()
-                .key(file)
-                .i64(offset)
-                .i32(group(rule.group))
-                .i32(line(rule.line))
-                .key(Some(rule.kind as i32))
-                .str(Some(&lossy(rule.key)))
-                .str(Some(&lossy(rule.value)))
-                .str(Some(&lossy(&rule.pattern)))
-                .i32(Some(i32::try_from(rule.priority()).unwrap_or(i32::MAX)))
-                .bool(Some(rule.has_wildcard()))
-                .bool(Some(rule.has_end_anchor()))
-                .bool(Some(rule.is_empty()))
-                .bool(Some(rule.typo))
-                .bool(Some(rule.group.is_some_and(|g| robots.groups()[g].global)))
-                .end();
-        }
-        let host = c
-            .url_facts
-            .as_ref()
-            .and_then(|u| u.url_host_name.as_deref());
-        let domain = c
-            .url_facts
-            .as_ref()
-            .and_then(|u| u.url_host_registered_domain.as_deref());
-        for sitemap in robots.sitemaps() {
-            let text = lossy(sitemap.url);
-            let parsed = UrlFacts::parse(&text).ok().filter(|(u, f)| {
-                matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some()
-            });
-            let sm_host = parsed.as_ref().and_then(|(_, f)| f.url_host_name.clone());
-            let sm_domain = sm_host.as_deref().and_then(registered_domain);
-            self.table(Table::Sitemaps)
-                .row()
-                .key(file)
-                .i64(offset)
-                .i32(line(sitemap.line))
-                .str(Some(&lossy(sitemap.key)))
-                .str(Some(&text))
-                .bool(Some(parsed.is_some()))
-                .str(sm_host.as_deref())
-                .bool(sm_host.as_deref().zip(host).map(|(a, b)| a == b))
-                .bool(sm_domain.as_deref().zip(domain).map(|(a, b)| a == b))
-                .bool(Some(sitemap.typo))
-                .end();
-        }
-        for d in robots.directives() {
-            let key = lossy(d.key);
-            let name = if key.bytes().any(|b| b.is_ascii_uppercase()) {
-                std::borrow::Cow::Owned(key.to_ascii_lowercase())
-            } else {
-                key.clone()
-            };
-            self.table(Table::Directives)
-                .row()
-                .key(file)
-                .i64(offset)
-                .i32(line(d.line))
-                .i32(group(d.group))
-                .str(Some(&key))
-                .dict(Some(&name))
-                .str(Some(&lossy(d.value)))
-                .dict(d.known)
-                .dict(
-                    d.known
-                        .is_none()
-                        .then(|| crate::classify::typo::typo_of(d.key))
-                        .flatten(),
-                )
-                .end();
-        }
-    }
-
-    /// One error.
-    pub fn push_error(&mut self, e: &Error) {
-        let file = self.file_key(e.file());
-        self.table(Table::Errors)
-            .row()
-            .key(file)
-            .i64(e.offset().map(|o| o as i64))
-            .dict(Some(e.stage().as_str()))
-            .dict(Some(e.kind().as_str()))
-            .str(Some(e.message()))
-            .end();
+impl Rows for Batches {
+    fn push<R: Row>(&mut self, row: &R) {
+        self.tables[R::TABLE as usize].push(row);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use columns::*;
+    use crate::classify::ErrorRow;
+    use crate::classify::{CaptureKey, UserAgentRow};
+    use crate::error::{Error, ErrorKind, Stage};
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::Int32Type;
 
     #[test]
-    fn every_table_starts_with_the_capture_key_and_names_are_unique() {
-        for (name, columns) in TABLES {
-            assert_eq!(columns[0].name, "warc_filename", "{name}");
-            assert_eq!(columns[1].name, "warc_record_offset", "{name}");
-            let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();
-            names.sort();
-            names.dedup();
-            assert_eq!(names.len(), columns.len(), "{name}");
+    fn rows_become_a_batch_with_the_declared_schema() {
+        let mut batches = Batches::new();
+        let at = CaptureKey {
+            warc_filename: "f.warc.gz",
+            warc_record_offset: 7,
+        };
+        for line in [1, 2] {
+            batches.push(&UserAgentRow {
+                at,
+                group: 0,
+                line,
+                key: "User-agent".into(),
+                value: "*".into(),
+                product_token: "".into(),
+                is_global: true,
+                is_typo: false,
+            });
         }
-    }
-
-    #[test]
-    fn rows_become_a_batch() {
-        let mut t = TableBuilder::new("user_agents", &USER_AGENTS);
-        t.row()
-            .dict(Some("f.warc.gz"))
-            .i64(Some(0))
-            .i32(Some(0))
-            .i32(Some(1))
-            .str(Some("User-agent"))
-            .str(Some("*"))
-            .str(Some(""))
-            .bool(Some(true))
-            .bool(Some(false))
-            .end();
-        let batch = t.finish();
-        assert_eq!(batch.num_rows(), 1);
-        assert_eq!(batch.num_columns(), USER_AGENTS.len());
-        assert!(t.is_empty());
-    }
-
-    #[test]
-    #[should_panic(expected = "row ended after")]
-    fn a_short_row_is_a_bug() {
-        let mut t = TableBuilder::new("user_agents", &USER_AGENTS);
-        t.row().dict(Some("f")).end();
+        let e = Error::new(Stage::Http, ErrorKind::NotHttp, "f.warc.gz", None, "bad");
+        batches.push(&ErrorRow::of(&e));
+        assert_eq!(batches.len(Table::UserAgents), 2);
+        let taken = batches.take(1);
+        assert!(batches.is_empty());
+        assert_eq!(taken.len(), 2);
+        let (table, batch) = &taken[0];
+        assert_eq!(*table, Table::UserAgents);
+        assert_eq!(batch.num_rows(), 2);
+        assert_eq!(batch.schema(), schema_of(Table::UserAgents.columns()));
+        let (_, errors) = &taken[1];
+        // Labels are preset: the kind's key is its index among every kind.
+        let kind = errors.column(3).as_dictionary::<Int32Type>();
+        assert_eq!(kind.keys().value(0) as usize, ErrorKind::NotHttp as usize);
+        assert!(errors.column(1).is_null(0));
     }
 }

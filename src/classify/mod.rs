@@ -1,12 +1,38 @@
-//! Response and parse -> what the tables say about one capture: the
-//! robots.txt parse (for 2xx responses) and each agent's verdict. Pure
-//! functions, safe to call from any worker thread.
+//! Response and parse -> the rows of every table: what the tables say
+//! about one response record. Pure functions, safe to call from any worker
+//! thread.
+//!
+//! ```text
+//! Record + Response --capture--> Capture (the captures row)
+//!                   --parse----> RobotsTxt (2xx only)
+//!                                  --lines---> user_agents, rules, sitemaps, directives rows
+//!                                  --verdict-> agent_verdicts rows (+ the * verdict on the capture)
+//! Error -----------------------> errors row
+//! ```
+//!
+//! Each table is declared here, once, as the struct of its row
+//! ([`crate::table::columns!`]): the field types give the column types,
+//! the doc comments the descriptions, and [`Table`] lists the tables in
+//! output order. Rows go to a [`Rows`] sink, which the `batch` module
+//! turns into Arrow arrays; nothing after this module computes a value.
 
 pub mod agents;
+pub mod capture;
+pub mod lines;
 pub mod typo;
+pub mod verdict;
 
-use crate::http::{Capture, GoogleClass};
-use crate::robots::{AgentRules, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, RulesClass};
+use std::sync::OnceLock;
+
+pub use capture::{Capture, CaptureKey};
+pub use lines::{DirectiveRow, RuleRow, SitemapRow, UserAgentRow};
+pub use verdict::{EffectiveClass, Verdict, VerdictRow, crawl_delay, verdicts};
+
+use crate::error::{Error, ErrorKind, Stage};
+use crate::http::{GoogleClass, Response};
+use crate::robots::{GOOGLE_MAX_BYTES, RobotsTxt};
+use crate::table::{Column, Columns, columns, columns_of};
+use crate::warc::Record;
 use agents::AgentList;
 
 /// How captures are analysed.
@@ -28,7 +54,7 @@ impl Default for Options {
 /// The robots.txt parse of a capture: only 2xx responses have rules (for
 /// every other status Google ignores the body).
 pub fn parse_robots<'a>(
-    capture: &Capture,
+    capture: &Capture<'_>,
     body: &'a [u8],
     opts: &Options,
 ) -> Option<RobotsTxt<'a>> {
@@ -36,120 +62,220 @@ pub fn parse_robots<'a>(
         .then(|| RobotsTxt::parse_with_limit(body, opts.size_limit))
 }
 
-/// What an agent may fetch once the HTTP outcome is taken into account.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EffectiveClass {
-    /// Nothing (5xx, a failed fetch, or rules that disallow everything).
-    DisallowAll,
-    /// Everything (4xx, or rules that allow everything).
-    AllowAll,
-    /// Part of the site, by the rules.
-    AllowPart,
-    /// A redirect: the outcome is that of the target, in another capture.
-    UnresolvedRedirect,
+columns! {
+    /// `errors`: one row per record or file that could not be read.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ErrorRow<'a> {
+        /// the WARC file
+        pub warc_filename: &'a str as dict,
+        /// where in the file (the gzip member's or record's offset); null for a
+        /// whole file
+        pub warc_record_offset: Option<u64>,
+        /// open, gzip, warc or http
+        pub stage: Stage,
+        /// what went wrong (the list: docs/warc.md)
+        pub kind: ErrorKind,
+        /// the error, for people
+        pub message: &'a str,
+    }
 }
 
-impl EffectiveClass {
-    /// Every value, in declaration order (a value's index is `v as usize`).
-    pub const ALL: [EffectiveClass; 4] = [
-        EffectiveClass::DisallowAll,
-        EffectiveClass::AllowAll,
-        EffectiveClass::AllowPart,
-        EffectiveClass::UnresolvedRedirect,
-    ];
-
-    /// `disallow_all`, `allow_all`, `allow_part` or `unresolved_redirect`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EffectiveClass::DisallowAll => "disallow_all",
-            EffectiveClass::AllowAll => "allow_all",
-            EffectiveClass::AllowPart => "allow_part",
-            EffectiveClass::UnresolvedRedirect => "unresolved_redirect",
+impl<'a> ErrorRow<'a> {
+    /// The row of an error.
+    pub fn of(e: &'a Error) -> ErrorRow<'a> {
+        ErrorRow {
+            warc_filename: e.file(),
+            warc_record_offset: e.offset(),
+            stage: e.stage(),
+            kind: e.kind(),
+            message: e.message(),
         }
     }
 }
 
-/// One agent's verdict on one capture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// Index of the agent in the [`AgentList`], or `None` for `*`, the
-    /// crawler no group names.
-    pub agent: Option<usize>,
-    /// From the rules (2xx only): which groups applied.
-    pub group: Option<GroupMatch>,
-    /// From the rules: whether `/` may be fetched.
-    pub root_allowed: Option<bool>,
-    /// From the rules: the class.
-    pub class: Option<RulesClass>,
-    /// After the HTTP outcome (Google's table): the class.
-    pub effective: EffectiveClass,
-    /// After the HTTP outcome: whether `/` may be fetched (unknown for a
-    /// redirect).
-    pub effective_root_allowed: Option<bool>,
+/// A table's row type.
+pub trait Row: Columns {
+    /// Its table.
+    const TABLE: Table;
 }
 
-fn rules_verdict(rules: &AgentRules<'_, '_>) -> (GroupMatch, bool, RulesClass) {
-    (rules.group_match(), rules.root_allowed(), rules.class())
+/// Where rows go (the `batch` module's builders, or a test's list).
+pub trait Rows {
+    /// Takes one row.
+    fn push<R: Row>(&mut self, row: &R);
 }
 
-/// Every agent's verdict, then `*`'s. The rules of agents that no group
-/// names are those of `*`, so they are evaluated once.
-pub fn verdicts(
-    capture: &Capture,
-    robots: Option<&RobotsTxt<'_>>,
-    agents: &AgentList,
-) -> Vec<Verdict> {
-    let unnamed = robots.map(|r| rules_verdict(&r.unnamed_agent()));
-    let make = |agent: Option<usize>, rules: Option<(GroupMatch, bool, RulesClass)>| {
-        let (effective, effective_root_allowed) = match capture.google_class {
-            GoogleClass::ConditionalAllow => {
-                let (_, root, class) = rules.expect("2xx captures are parsed");
-                let effective = match class {
-                    RulesClass::DisallowAll => EffectiveClass::DisallowAll,
-                    RulesClass::AllowAll => EffectiveClass::AllowAll,
-                    RulesClass::AllowPart => EffectiveClass::AllowPart,
-                };
-                (effective, Some(root))
+/// Declares [`Table`]: every table, its name and its row type.
+macro_rules! tables {
+    ($( $(#[doc = $doc:expr])* $variant:ident = $name:literal => $row:ident, )+) => {
+        /// The tables, in output order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Table {
+            $( $(#[doc = $doc])* $variant, )+
+        }
+
+        impl Table {
+            /// Every table, in output order.
+            pub const ALL: &'static [Table] = &[$(Table::$variant),+];
+
+            /// The table's name: its directory under the output directory.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Table::$variant => $name, )+
+                }
             }
-            GoogleClass::Redirect => (EffectiveClass::UnresolvedRedirect, None),
-            GoogleClass::FullAllow => (EffectiveClass::AllowAll, Some(true)),
-            _ => (EffectiveClass::DisallowAll, Some(false)),
-        };
-        Verdict {
-            agent,
-            group: rules.map(|r| r.0),
-            root_allowed: rules.map(|r| r.1),
-            class: rules.map(|r| r.2),
-            effective,
-            effective_root_allowed,
+
+            /// The table's columns, from its row type.
+            pub fn columns(self) -> &'static [Column] {
+                match self {
+                    $( Table::$variant => {
+                        static COLUMNS: OnceLock<Vec<Column>> = OnceLock::new();
+                        COLUMNS.get_or_init(columns_of::<$row<'static>>)
+                    } )+
+                }
+            }
+        }
+
+        $( impl Row for $row<'_> {
+            const TABLE: Table = Table::$variant;
+        } )+
+    };
+}
+
+tables! {
+    /// One row per robots.txt response.
+    Captures = "captures" => Capture,
+    /// One row per user-agent line.
+    UserAgents = "user_agents" => UserAgentRow,
+    /// One row per allow or disallow line.
+    Rules = "rules" => RuleRow,
+    /// One row per sitemap line.
+    Sitemaps = "sitemaps" => SitemapRow,
+    /// One row per line with a key Google does not use.
+    Directives = "directives" => DirectiveRow,
+    /// One row per capture and crawler of interest.
+    AgentVerdicts = "agent_verdicts" => VerdictRow,
+    /// One row per record or file that could not be read.
+    Errors = "errors" => ErrorRow,
+}
+
+/// What became of a response record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// A `captures` row, and the rows of its parse and verdicts.
+    Captured,
+    /// A `captures` row of class `failed` (its HTTP head cannot be read)
+    /// and an `errors` row saying why.
+    CapturedWithError,
+    /// No capture (no `WARC-Target-URI`): an `errors` row only.
+    Lost,
+}
+
+/// Every row a response record of the input `file` makes (`crawl` is the
+/// crawl its reader found): its capture, the rows of its robots.txt parse
+/// and each agent's verdict, and an `errors` row where something could not
+/// be read.
+pub fn response(
+    file: &str,
+    crawl: Option<&str>,
+    record: &Record,
+    opts: &Options,
+    agents: &AgentList,
+    out: &mut impl Rows,
+) -> Fate {
+    let response = Response::parse(record, file);
+    let mut capture = match Capture::new(file, crawl, record, response.as_ref()) {
+        Ok(c) => c,
+        Err(e) => {
+            out.push(&ErrorRow::of(&e));
+            return Fate::Lost;
         }
     };
-    let mut out = Vec::with_capacity(agents.agents.len() + 1);
-    for (i, agent) in agents.agents.iter().enumerate() {
-        let rules = match robots {
-            Some(r) if r.names_agent(&agent.token) => Some(rules_verdict(&r.agent(&agent.token))),
-            _ => unnamed,
-        };
-        out.push(make(Some(i), rules));
+    let fate = match &response {
+        Ok(_) => Fate::Captured,
+        Err(e) => {
+            // The capture says `failed`; the errors table says why.
+            out.push(&ErrorRow::of(e));
+            Fate::CapturedWithError
+        }
+    };
+    let body = response.as_ref().map_or(&[][..], |r| r.body(record));
+    let robots = parse_robots(&capture, body, opts);
+    let verdicts = verdicts(capture.google_class, robots.as_ref(), agents);
+    let global = verdicts.last().expect("`*` is always judged");
+    if let Some(robots) = &robots {
+        capture.set_robots(robots, global);
     }
-    out.push(make(None, unnamed));
-    out
+    out.push(&capture);
+    if let Some(robots) = &robots {
+        lines::push_lines(&capture, robots, out);
+    }
+    verdict::push_verdicts(&capture, &verdicts, agents, out);
+    fate
 }
 
-/// The crawl-delay a crawler no group names would read: the first
-/// `crawl-delay` line of a `*` group whose value is a non-negative number.
-pub fn crawl_delay(robots: &RobotsTxt<'_>) -> Option<f64> {
-    robots
-        .directives()
-        .iter()
-        .filter(|d| d.known == Some("crawl-delay"))
-        .filter(|d| d.group.is_some_and(|g| robots.groups()[g].global))
-        .find_map(|d| {
-            std::str::from_utf8(d.value)
-                .ok()?
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-        })
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::KindRecorder;
+    use crate::warc::WarcReader;
+
+    /// Every row, recorded as its table and whether it matches its
+    /// declared columns.
+    #[derive(Default)]
+    struct Checked(Vec<(Table, Result<(), String>)>);
+
+    impl Rows for Checked {
+        fn push<R: Row>(&mut self, row: &R) {
+            self.0.push((R::TABLE, KindRecorder::check(row)));
+        }
+    }
+
+    #[test]
+    fn every_table_starts_with_the_capture_key_and_names_are_unique() {
+        for &table in Table::ALL {
+            let columns = table.columns();
+            assert_eq!(columns[0].name, "warc_filename", "{table:?}");
+            assert_eq!(columns[1].name, "warc_record_offset", "{table:?}");
+            let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), columns.len(), "{table:?}");
+            for c in columns {
+                assert!(!c.description().is_empty(), "{table:?}.{}", c.name);
+            }
+        }
+    }
+
+    #[test]
+    fn rows_of_a_sample_match_their_declared_columns() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"
+        );
+        let mut reader = WarcReader::open(path).unwrap();
+        let agents = AgentList::default_list();
+        let mut rows = Checked::default();
+        let mut record = Record::new();
+        while reader.read_record(&mut record).unwrap() {
+            if record.record_type() == crate::warc::RecordType::Response {
+                response(
+                    "f",
+                    reader.crawl(),
+                    &record,
+                    &Options::default(),
+                    &agents,
+                    &mut rows,
+                );
+            }
+        }
+        for &table in &Table::ALL[..6] {
+            assert!(rows.0.iter().any(|(t, _)| *t == table), "{table:?}");
+        }
+        for (table, checked) in rows.0 {
+            assert_eq!(checked, Ok(()), "{table:?}");
+        }
+        let e = Error::new(Stage::Open, ErrorKind::Io, "f", None, "x");
+        assert_eq!(KindRecorder::check(&ErrorRow::of(&e)), Ok(()));
+    }
 }

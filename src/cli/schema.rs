@@ -1,21 +1,37 @@
-//! `robostats schema`: the tables and their columns.
+//! `robostats schema`: the tables and their columns, as text, as the
+//! Markdown of `docs/tables.md`, or as the DuckDB views of
+//! `queries/views.sql`. All three come from the tables' row types.
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use robostats::batch::Table;
+use robostats::classify::Table;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Print Markdown tables (as in the README).
-    #[arg(long)]
+    /// Print Markdown tables (the column reference in docs/tables.md).
+    #[arg(long, conflicts_with = "views")]
     markdown: bool,
+    /// Print a DuckDB view per table over an output directory (the first
+    /// part of queries/views.sql).
+    #[arg(long)]
+    views: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(io::stdout().lock());
-    for table in Table::ALL {
-        if args.markdown {
+    if args.views {
+        views(&mut out)?;
+    } else {
+        columns(&mut out, args.markdown)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
+    for &table in Table::ALL {
+        if markdown {
             writeln!(out, "#### `{}`\n", table.name())?;
             writeln!(out, "| column | type | description |")?;
             writeln!(out, "|---|---|---|")?;
@@ -24,14 +40,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         for c in table.columns() {
             let null = if c.nullable { "" } else { " NOT NULL" };
-            if args.markdown {
+            if markdown {
                 writeln!(
                     out,
                     "| `{}` | {}{} | {} |",
                     c.name,
                     c.kind.sql_name(),
                     null,
-                    c.description
+                    c.description()
                 )?;
             } else {
                 writeln!(
@@ -39,12 +55,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "  {:<28} {:<26} {}",
                     c.name,
                     format!("{}{}", c.kind.sql_name(), null),
-                    c.description
+                    c.description()
                 )?;
             }
         }
         writeln!(out)?;
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// One view per table over `OUT/<table>/*.parquet`, `OUT` being the DuckDB
+/// variable `robostats_out` (default `out`).
+fn views(out: &mut impl Write) -> io::Result<()> {
+    for &table in Table::ALL {
+        writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
+        writeln!(
+            out,
+            "    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/{}/*.parquet');\n",
+            table.name()
+        )?;
+    }
+    Ok(())
 }

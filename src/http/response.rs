@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use crate::error::{Error, ErrorKind, Stage};
+use crate::warc::header::Fields;
 use crate::warc::{HTTP_HEAD_CAP, Record};
 
 /// The HTTP response stored in a `response` record.
@@ -15,7 +16,7 @@ pub struct Response {
     head: Vec<u8>,
     status: u16,
     reason: Range<usize>,
-    headers: Vec<(Range<usize>, Range<usize>)>,
+    headers: Fields,
     body_start: usize,
     /// Payload bytes stored in the record (before our cap).
     payload_len: u64,
@@ -63,8 +64,10 @@ impl Response {
         }
         match parsed {
             Ok(Some(head_len)) => {
-                resp.body_start = (head_len as isize - shift) as usize;
-                resp.payload_len = record.content_length() - resp.body_start as u64;
+                resp.body_start = head_len.saturating_add_signed(-shift);
+                resp.payload_len = record
+                    .content_length()
+                    .saturating_sub(resp.body_start as u64);
                 resp.version_rewritten = shift != 0;
                 Ok(resp)
             }
@@ -102,10 +105,7 @@ impl Response {
 
     /// The first value of a header (ASCII case-insensitive name).
     pub fn header(&self, name: &str) -> Option<&[u8]> {
-        self.headers
-            .iter()
-            .find(|(n, _)| self.head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(_, v)| &self.head[v.clone()])
+        self.headers.get(&self.head, name)
     }
 
     /// The first value of a header, lossily decoded and trimmed.
@@ -116,10 +116,7 @@ impl Response {
 
     /// Every value of a header, in order.
     pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.headers
-            .iter()
-            .filter(move |(n, _)| self.head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
-            .map(move |(_, v)| &self.head[v.clone()])
+        self.headers.get_all(&self.head, name)
     }
 
     /// The value of a header as the server sent it: Common Crawl stores
@@ -135,9 +132,7 @@ impl Response {
 
     /// Every header as `(name, value)`, in order.
     pub fn headers(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
-        self.headers
-            .iter()
-            .map(move |(n, v)| (&self.head[n.clone()], &self.head[v.clone()]))
+        self.headers.iter(&self.head)
     }
 
     /// The kept body (at most the reader's body cap).
@@ -179,7 +174,7 @@ fn parse_head(
     out.headers.clear();
     for h in resp.headers.iter() {
         out.headers
-            .push((span(src, h.name.as_bytes()), span(src, h.value)));
+            .push(span(src, h.name.as_bytes()), span(src, h.value));
     }
     Ok(Some(len))
 }

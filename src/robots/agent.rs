@@ -32,29 +32,17 @@ pub fn is_valid_user_agent_to_obey(agent: &[u8]) -> bool {
     !agent.is_empty() && product_token(agent).len() == agent.len()
 }
 
-/// Which kind of group decided for an agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GroupMatch {
-    /// At least one group names the agent: only those groups count, the
-    /// `*` group is ignored entirely.
-    Specific,
-    /// No group names the agent; the `*` groups apply.
-    Global,
-    /// Neither: everything is allowed.
-    None,
-}
-
-impl GroupMatch {
-    /// Every value, in declaration order (a value's index is `v as usize`).
-    pub const ALL: [GroupMatch; 3] = [GroupMatch::Specific, GroupMatch::Global, GroupMatch::None];
-
-    /// `specific`, `global` or `none`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GroupMatch::Specific => "specific",
-            GroupMatch::Global => "global",
-            GroupMatch::None => "none",
-        }
+crate::table::labels! {
+    /// Which kind of group decided for an agent.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum GroupMatch {
+        /// At least one group names the agent: only those groups count, the
+        /// `*` group is ignored entirely.
+        Specific = "specific",
+        /// No group names the agent; the `*` groups apply.
+        Global = "global",
+        /// Neither: everything is allowed.
+        None = "none",
     }
 }
 

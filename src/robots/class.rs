@@ -17,33 +17,17 @@
 
 use super::agent::AgentRules;
 
-/// What an agent may fetch, from the rules alone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RulesClass {
-    /// No path may be fetched.
-    DisallowAll,
-    /// Every path may be fetched (no rules, only empty rules, or disallows
-    /// that allows always beat).
-    AllowAll,
-    /// Some paths may be fetched, some not.
-    AllowPart,
-}
-
-impl RulesClass {
-    /// Every value, in declaration order (a value's index is `v as usize`).
-    pub const ALL: [RulesClass; 3] = [
-        RulesClass::DisallowAll,
-        RulesClass::AllowAll,
-        RulesClass::AllowPart,
-    ];
-
-    /// `disallow_all`, `allow_all` or `allow_part`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RulesClass::DisallowAll => "disallow_all",
-            RulesClass::AllowAll => "allow_all",
-            RulesClass::AllowPart => "allow_part",
-        }
+crate::table::labels! {
+    /// What an agent may fetch, from the rules alone.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum RulesClass {
+        /// No path may be fetched.
+        DisallowAll = "disallow_all",
+        /// Every path may be fetched (no rules, only empty rules, or
+        /// disallows that allows always beat).
+        AllowAll = "allow_all",
+        /// Some paths may be fetched, some not.
+        AllowPart = "allow_part",
     }
 }
 

@@ -1,8 +1,8 @@
 //! Body -> lines: Google's `RobotsTxtParser::Parse`, `GetKeyAndValueFrom`
 //! and `ParsedRobotsKey::Parse`, on raw bytes.
 //!
-//! Every quirk here is Google's, on purpose (see `research/conformance.md`
-//! in the project's design notes, mirrored in the README):
+//! Every quirk here is Google's, on purpose (`docs/robots-txt.md` lists
+//! them, and where Google departs from RFC 9309):
 //!
 //! - a leading UTF-8 BOM, or any prefix of it (`EF`, `EF BB`), is skipped,
 //!   only at the very start of the body;

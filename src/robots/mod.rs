@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Where Google's library and RFC 9309 differ, this module follows Google
-//! (the README lists the differences): rules are %-escaped but URLs are
+//! (`docs/robots-txt.md` lists the differences): rules are %-escaped but URLs are
 //! compared verbatim, keys are matched as case-insensitive prefixes with
 //! Google's typos, a missing colon is accepted between exactly two tokens,
 //! the caller's user agent is compared whole with each line's product

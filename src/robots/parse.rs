@@ -51,25 +51,14 @@ pub fn known_elsewhere(key: &[u8]) -> Option<&'static str> {
         .copied()
 }
 
-/// Allow or disallow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RuleKind {
-    /// An `allow` line.
-    Allow,
-    /// A `disallow` line.
-    Disallow,
-}
-
-impl RuleKind {
-    /// Every value, in declaration order (a value's index is `v as usize`).
-    pub const ALL: [RuleKind; 2] = [RuleKind::Allow, RuleKind::Disallow];
-
-    /// `allow` or `disallow`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleKind::Allow => "allow",
-            RuleKind::Disallow => "disallow",
-        }
+crate::table::labels! {
+    /// Allow or disallow.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum RuleKind {
+        /// An `allow` line.
+        Allow = "allow",
+        /// A `disallow` line.
+        Disallow = "disallow",
     }
 }
 

@@ -12,13 +12,63 @@ use std::ops::Range;
 pub struct Headers {
     raw: Vec<u8>,
     version: Range<usize>,
-    fields: Vec<Field>,
+    fields: Fields,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Field {
-    name: Range<usize>,
-    value: Range<usize>,
+/// The name and value spans of header fields in a buffer that holds them:
+/// the lookups of WARC headers and of HTTP headers. Order and duplicates
+/// are kept; names compare ASCII case-insensitively; nothing allocates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fields(Vec<(Range<usize>, Range<usize>)>);
+
+impl Fields {
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    pub(crate) fn push(&mut self, name: Range<usize>, value: Range<usize>) {
+        self.0.push((name, value));
+    }
+
+    /// Extends the last field's value to `end` (a folded line).
+    fn extend_last(&mut self, end: usize) {
+        if let Some((_, value)) = self.0.last_mut() {
+            value.end = end;
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The values of every field named `name` (in `raw`), in order.
+    pub(crate) fn get_all<'a>(
+        &'a self,
+        raw: &'a [u8],
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.iter(raw)
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(_, v)| v)
+    }
+
+    /// The value of the first field named `name`.
+    pub(crate) fn get<'a>(&self, raw: &'a [u8], name: &str) -> Option<&'a [u8]> {
+        self.0
+            .iter()
+            .find(|(n, _)| raw[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(_, v)| &raw[v.clone()])
+    }
+
+    /// Every field as `(name, value)`, in order.
+    pub(crate) fn iter<'a>(
+        &'a self,
+        raw: &'a [u8],
+    ) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
+        self.0
+            .iter()
+            .map(move |(n, v)| (&raw[n.clone()], &raw[v.clone()]))
+    }
 }
 
 fn trim(bytes: &[u8], mut r: Range<usize>) -> Range<usize> {
@@ -66,17 +116,15 @@ impl Headers {
                 break;
             }
             if matches!(bytes[line.start], b' ' | b'\t') {
-                if let Some(last) = self.fields.last_mut() {
-                    last.value.end = content.end;
-                }
+                self.fields.extend_last(content.end);
                 continue;
             }
             if let Some(colon) = memchr::memchr(b':', &bytes[content.clone()]) {
                 let colon = content.start + colon;
-                self.fields.push(Field {
-                    name: trim(bytes, content.start..colon),
-                    value: trim(bytes, colon + 1..content.end),
-                });
+                self.fields.push(
+                    trim(bytes, content.start..colon),
+                    trim(bytes, colon + 1..content.end),
+                );
             }
         }
     }
@@ -93,10 +141,7 @@ impl Headers {
 
     /// The value of the first field named `name` (ASCII case-insensitive).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields
-            .iter()
-            .find(|f| self.raw[f.name.clone()].eq_ignore_ascii_case(name.as_bytes()))
-            .map(|f| &self.raw[f.value.clone()])
+        self.fields.get(&self.raw, name)
     }
 
     /// The value of the first field named `name`, if it is valid UTF-8.
@@ -106,17 +151,12 @@ impl Headers {
 
     /// The values of every field named `name`, in order.
     pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.fields
-            .iter()
-            .filter(move |f| self.raw[f.name.clone()].eq_ignore_ascii_case(name.as_bytes()))
-            .map(move |f| &self.raw[f.value.clone()])
+        self.fields.get_all(&self.raw, name)
     }
 
     /// Every field as `(name, value)`, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
-        self.fields
-            .iter()
-            .map(move |f| (&self.raw[f.name.clone()], &self.raw[f.value.clone()]))
+        self.fields.iter(&self.raw)
     }
 
     /// The number of fields.
@@ -126,7 +166,7 @@ impl Headers {
 
     /// Whether there are no fields.
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.fields.len() == 0
     }
 }
 

@@ -7,7 +7,9 @@
 //! zlib-rs). The safe `libdeflater` wrapper cannot tell how many input bytes
 //! a member used, and without that we cannot find where the next member
 //! starts or report a member's compressed length. `libdeflate_gzip_decompress_ex`
-//! reports it, so this module wraps that one call.
+//! reports it, so this module wraps that one call: the crate's only
+//! unsafe code.
+#![allow(unsafe_code)]
 
 use libdeflate_sys as sys;
 use std::ptr::NonNull;

@@ -19,8 +19,9 @@
 //! file, offset, stage and kind, and the next call carries on with the next
 //! record (after garbage: at the next gzip magic or the next `WARC/` line).
 
+mod date;
 mod gzip;
-mod header;
+pub(crate) mod header;
 mod inflate;
 mod record;
 
@@ -28,6 +29,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+pub use date::parse_warc_date;
 pub use header::Headers;
 pub use record::{Record, RecordType};
 
@@ -190,9 +192,15 @@ impl WarcReader<File> {
     pub fn open(path: impl AsRef<Path>) -> Result<WarcReader<File>, Error> {
         let path = path.as_ref();
         let name = path.to_string_lossy();
-        let file = File::open(path).map_err(|e| Error::io(Stage::Open, &name, None, e))?;
-        Ok(WarcReader::new(file, &name))
+        Ok(WarcReader::new(open(path, &name)?, &name))
     }
+}
+
+/// Opens the input file `path`, named `name` in errors (its
+/// `warc_filename`). A failure is an error of stage `open` that keeps the
+/// operating system's error as its source.
+pub fn open(path: &Path, name: &str) -> Result<File, Error> {
+    File::open(path).map_err(|e| Error::io(Stage::Open, name, None, e))
 }
 
 impl<R: Read> WarcReader<R> {

@@ -1,0 +1,251 @@
+//! A robots.txt parse -> one row per line that says something: the
+//! `user_agents`, `rules`, `sitemaps` and `directives` tables.
+
+use std::borrow::Cow;
+
+use crate::http::{UrlFacts, registered_domain};
+use crate::robots::{RobotsTxt, RuleKind};
+use crate::table::columns;
+
+use super::capture::{Capture, CaptureKey};
+use super::typo::typo_of;
+use super::{Row, Rows};
+
+/// Descriptions of the columns several line tables share.
+macro_rules! doc {
+    (line) => {
+        "line number, from 1"
+    };
+    (group) => {
+        "index of the line's group in the file, from 0; null for a line before \
+         the first user-agent line"
+    };
+    (key) => {
+        "the key as written (Google accepts case-insensitive prefixes and typos)"
+    };
+    (value) => {
+        "the value as written (comment and surrounding whitespace removed)"
+    };
+    (is_typo $examples:literal) => {
+        concat!(
+            "the key is one of Google's accepted typos (",
+            $examples,
+            ")"
+        )
+    };
+}
+
+columns! {
+    /// `user_agents`: one row per user-agent line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct UserAgentRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(group)]
+        pub group: usize,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// what Google's matcher compares with a crawler's name: the value's longest
+        /// [A-Za-z_-] prefix, empty for *
+        pub product_token: Cow<'a, str>,
+        /// the value is * (alone or followed by whitespace)
+        pub is_global: bool,
+        #[doc = doc!(is_typo "useragent, user agent")]
+        pub is_typo: bool,
+    }
+}
+
+columns! {
+    /// `rules`: one row per allow or disallow line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RuleRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(group)]
+        /// (Google ignores such rules)
+        pub group: Option<usize>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        /// allow or disallow
+        pub kind: RuleKind,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// the value as Google matches it: bytes >= 0x80 %-escaped, hex upper-cased
+        pub pattern: Cow<'a, str>,
+        /// the pattern's length in bytes: the longest matching rule wins
+        pub priority: usize,
+        /// the pattern contains *
+        pub has_wildcard: bool,
+        /// the pattern ends with $
+        pub has_end_anchor: bool,
+        /// the value is empty: the rule has no effect
+        pub is_empty: bool,
+        #[doc = doc!(is_typo "dissallow, ...")]
+        pub is_typo: bool,
+        /// the rule's group names *
+        pub in_global_group: bool,
+    }
+}
+
+columns! {
+    /// `sitemaps`: one row per sitemap line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SitemapRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        /// the sitemap URL as written
+        pub url: Cow<'a, str>,
+        /// an absolute http(s) URL
+        pub is_valid: bool,
+        /// the sitemap's host, lower case, punycode
+        pub url_host_name: Option<String>,
+        /// the sitemap is on the robots.txt's host
+        pub same_host: Option<bool>,
+        /// the sitemap is on the robots.txt's registered domain
+        pub same_registered_domain: Option<bool>,
+        #[doc = doc!(is_typo "site-map")]
+        pub is_typo: bool,
+    }
+}
+
+columns! {
+    /// `directives`: one row per line with a key Google does not use.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DirectiveRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(group)]
+        pub group: Option<usize>,
+        /// the key as written
+        pub key: Cow<'a, str>,
+        /// the key in lower case
+        pub name: Cow<'a, str> as dict,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// the key is one other crawlers use (Google's list: clean-param,
+        /// content-signal, content-usage, crawl-delay, domain, host, noarchive,
+        /// nofollow, noindex, request-rate, revisit-after, visit-time)
+        pub known_elsewhere: Option<&'static str> as dict,
+        /// the directive the key seems a misspelling of (edit distance 1 or 2 from
+        /// user-agent, allow, disallow, sitemap, crawl-delay)
+        pub typo_of: Option<&'static str> as dict,
+    }
+}
+
+fn lossy(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// The rows of every line of a capture's robots.txt.
+pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+    let at = capture.at;
+    for ua in robots.user_agents() {
+        out.push(&UserAgentRow {
+            at,
+            group: ua.group,
+            line: ua.line,
+            key: lossy(ua.key),
+            value: lossy(ua.value),
+            product_token: lossy(ua.product),
+            is_global: ua.global,
+            is_typo: ua.typo,
+        });
+    }
+    for rule in robots.rules() {
+        out.push(&RuleRow {
+            at,
+            group: rule.group,
+            line: rule.line,
+            kind: rule.kind,
+            key: lossy(rule.key),
+            value: lossy(rule.value),
+            pattern: lossy(&rule.pattern),
+            priority: rule.priority(),
+            has_wildcard: rule.has_wildcard(),
+            has_end_anchor: rule.has_end_anchor(),
+            is_empty: rule.is_empty(),
+            is_typo: rule.typo,
+            in_global_group: rule.group.is_some_and(|g| robots.groups()[g].global),
+        });
+    }
+    for sitemap in robots.sitemaps() {
+        out.push(&sitemap_row(
+            capture,
+            sitemap.line,
+            sitemap.key,
+            sitemap.url,
+            sitemap.typo,
+        ));
+    }
+    for d in robots.directives() {
+        let key = lossy(d.key);
+        let name = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(key.to_ascii_lowercase())
+        } else {
+            key.clone()
+        };
+        out.push(&DirectiveRow {
+            at,
+            line: d.line,
+            group: d.group,
+            key,
+            name,
+            value: lossy(d.value),
+            known_elsewhere: d.known,
+            typo_of: d.known.is_none().then(|| typo_of(d.key)).flatten(),
+        });
+    }
+}
+
+/// A sitemap line, its URL parsed and compared with the capture's host.
+fn sitemap_row<'a>(
+    capture: &Capture<'a>,
+    line: u32,
+    key: &'a [u8],
+    url: &'a [u8],
+    typo: bool,
+) -> SitemapRow<'a> {
+    let text = lossy(url);
+    let host = UrlFacts::parse(&text)
+        .ok()
+        .filter(|(u, f)| matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some())
+        .and_then(|(_, f)| f.url_host_name);
+    let is_valid = host.is_some();
+    let domain = host.as_deref().and_then(registered_domain);
+    let same = |a: Option<&str>, b: Option<&str>| a.zip(b).map(|(a, b)| a == b);
+    SitemapRow {
+        at: capture.at,
+        line,
+        key: lossy(key),
+        url: text,
+        is_valid,
+        same_host: same(host.as_deref(), capture.url_host_name.as_deref()),
+        same_registered_domain: same(
+            domain.as_deref(),
+            capture.url_host_registered_domain.as_deref(),
+        ),
+        url_host_name: host,
+        is_typo: typo,
+    }
+}
+
+/// Rows of the line tables are [`Row`]s.
+const _: fn() = || {
+    fn row<R: Row>() {}
+    row::<UserAgentRow<'_>>();
+    row::<RuleRow<'_>>();
+    row::<SitemapRow<'_>>();
+    row::<DirectiveRow<'_>>();
+};

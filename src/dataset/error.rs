@@ -1,0 +1,282 @@
+//! Output errors: what could not be done, to which file, and why.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use parquet::errors::ParquetError;
+
+/// An operation on the output directory.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Creating a directory.
+    CreateDir,
+    /// Listing a directory.
+    ListDir,
+    /// Syncing a directory (making renames in it durable).
+    SyncDir,
+    /// Creating a part file under its temporary name.
+    CreatePart,
+    /// Writing rows to a part file.
+    WritePart,
+    /// Writing a part file's footer and syncing it.
+    FinishPart,
+    /// Giving a finished part file its final name.
+    PublishPart,
+    /// Reading a part file (compact).
+    ReadPart,
+    /// Deleting a file an interrupted run left.
+    RemoveLeftover,
+    /// Linking or copying a file into a staging directory (compact).
+    StageFile,
+    /// Swapping a table's directory for its compacted copy.
+    SwapDir,
+    /// Deleting a directory.
+    RemoveDir,
+    /// Reading the manifest.
+    ReadManifest,
+    /// Appending to the manifest.
+    WriteManifest,
+    /// Starting worker threads.
+    StartThreads,
+}
+
+impl Op {
+    /// The operation in words, as in "cannot {op} {path}".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::CreateDir => "create the directory",
+            Op::ListDir => "list the directory",
+            Op::SyncDir => "sync the directory",
+            Op::CreatePart => "create the part file",
+            Op::WritePart => "write to the part file",
+            Op::FinishPart => "finish the part file",
+            Op::PublishPart => "rename the finished part file to",
+            Op::ReadPart => "read the part file",
+            Op::RemoveLeftover => "remove the leftover file",
+            Op::StageFile => "stage the file",
+            Op::SwapDir => "swap in the compacted directory",
+            Op::RemoveDir => "remove the directory",
+            Op::ReadManifest => "read the manifest",
+            Op::WriteManifest => "write the manifest",
+            Op::StartThreads => "start worker threads for",
+        }
+    }
+}
+
+/// A failure of the output half: the run stops, and says where.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum OutputError {
+    /// An operation on a file or directory failed.
+    Io {
+        /// What was being done.
+        op: Op,
+        /// To which file or directory.
+        path: PathBuf,
+        /// Why it failed.
+        source: io::Error,
+    },
+    /// Parquet could not encode or decode a part file.
+    Parquet {
+        /// What was being done.
+        op: Op,
+        /// To which file.
+        path: PathBuf,
+        /// Why it failed.
+        source: ParquetError,
+    },
+    /// The output directory holds results made with other options: adding
+    /// to them would mix rows made two ways.
+    OtherOptions {
+        /// The output directory.
+        dir: PathBuf,
+        /// Each option that differs: its name, its value then, its value now.
+        differences: Vec<(&'static str, String, String)>,
+    },
+    /// The directory is not an output of `ingest` (it has no manifest).
+    NotADataset {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A part file is still being written, or an interrupted run left it.
+    Unfinished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Two part files of one table have different columns.
+    OtherSchema {
+        /// The file that differs.
+        path: PathBuf,
+        /// The file it was compared with.
+        first: PathBuf,
+    },
+    /// A merged file does not hold the rows of its sources.
+    RowsLost {
+        /// The merged file.
+        path: PathBuf,
+        /// Rows written.
+        written: u64,
+        /// Rows read.
+        read: u64,
+    },
+}
+
+impl OutputError {
+    /// An I/O failure of `op` on `path`.
+    pub fn io(op: Op, path: impl AsRef<Path>, source: io::Error) -> OutputError {
+        OutputError::Io {
+            op,
+            path: path.as_ref().to_path_buf(),
+            source,
+        }
+    }
+
+    /// A Parquet failure of `op` on `path`. A Parquet error that wraps an
+    /// I/O error (a full disk under the encoder) is reported as that I/O
+    /// error.
+    pub fn parquet(op: Op, path: impl AsRef<Path>, source: ParquetError) -> OutputError {
+        let path = path.as_ref().to_path_buf();
+        match source {
+            ParquetError::External(e) => match e.downcast::<io::Error>() {
+                Ok(io) => OutputError::Io {
+                    op,
+                    path,
+                    source: *io,
+                },
+                Err(e) => OutputError::Parquet {
+                    op,
+                    path,
+                    source: ParquetError::External(e),
+                },
+            },
+            source => OutputError::Parquet { op, path, source },
+        }
+    }
+
+    /// The file or directory the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            OutputError::Io { path, .. }
+            | OutputError::Parquet { path, .. }
+            | OutputError::Unfinished { path }
+            | OutputError::OtherSchema { path, .. }
+            | OutputError::RowsLost { path, .. } => path,
+            OutputError::OtherOptions { dir, .. } | OutputError::NotADataset { dir } => dir,
+        }
+    }
+
+    /// The operation that failed, for I/O and Parquet failures.
+    pub fn op(&self) -> Option<Op> {
+        match self {
+            OutputError::Io { op, .. } | OutputError::Parquet { op, .. } => Some(*op),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // The cause is the error's source: `{:#}` in anyhow (or any
+            // walk of the chain) prints it after this.
+            OutputError::Io { op, path, .. } | OutputError::Parquet { op, path, .. } => {
+                write!(f, "cannot {} {}", op.as_str(), path.display())
+            }
+            OutputError::OtherOptions { dir, differences } => {
+                write!(
+                    f,
+                    "{} holds results made with other options (",
+                    dir.display()
+                )?;
+                for (i, (name, then, now)) in differences.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{name}: {then} then, {now} now")?;
+                }
+                f.write_str("); write to another directory")
+            }
+            OutputError::NotADataset { dir } => write!(
+                f,
+                "{} is not an ingest output directory (it has no _manifest)",
+                dir.display()
+            ),
+            OutputError::Unfinished { path } => write!(
+                f,
+                "{} is being written, or was left by an interrupted ingest: let the \
+                 ingest finish (run it again) before compacting",
+                path.display()
+            ),
+            OutputError::OtherSchema { path, first } => write!(
+                f,
+                "{} has another schema than {} (written by another version?): not merged",
+                path.display(),
+                first.display()
+            ),
+            OutputError::RowsLost {
+                path,
+                written,
+                read,
+            } => write!(
+                f,
+                "{written} rows written to {}, {read} read: not swapped in",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OutputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OutputError::Io { source, .. } => Some(source),
+            OutputError::Parquet { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Shorthand: `result.at(op, path)` turns an I/O error into an
+/// [`OutputError`] naming the operation and the path.
+pub trait At<T> {
+    /// Names the operation and the path of a failure.
+    fn at(self, op: Op, path: impl AsRef<Path>) -> Result<T, OutputError>;
+}
+
+impl<T> At<T> for Result<T, io::Error> {
+    fn at(self, op: Op, path: impl AsRef<Path>) -> Result<T, OutputError> {
+        self.map_err(|e| OutputError::io(op, path, e))
+    }
+}
+
+impl<T> At<T> for Result<T, ParquetError> {
+    fn at(self, op: Op, path: impl AsRef<Path>) -> Result<T, OutputError> {
+        self.map_err(|e| OutputError::parquet(op, path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_operation_and_the_file() {
+        let e = OutputError::io(
+            Op::CreatePart,
+            "out/captures/.x.parquet.1.tmp",
+            io::Error::from_raw_os_error(28),
+        );
+        assert_eq!(
+            e.to_string(),
+            "cannot create the part file out/captures/.x.parquet.1.tmp"
+        );
+        let cause = std::error::Error::source(&e).unwrap().to_string();
+        assert!(cause.contains("os error 28"), "{cause}");
+        assert_eq!(e.path(), Path::new("out/captures/.x.parquet.1.tmp"));
+        let wrapped = ParquetError::External(Box::new(io::Error::from_raw_os_error(28)));
+        let e = OutputError::parquet(Op::WritePart, "p", wrapped);
+        assert!(matches!(e, OutputError::Io { .. }), "{e:?}");
+    }
+}

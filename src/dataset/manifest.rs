@@ -1,0 +1,372 @@
+//! The manifest: which inputs are finished, with their counts and part
+//! files, so that a re-run skips them and every number of a run can be
+//! checked.
+//!
+//! One JSON object a line, appended and synced as each input finishes
+//! (`_manifest/<name>.jsonl` under the output directory; the leading `_`
+//! keeps the directory out of DuckDB globs and pyarrow datasets). Appending
+//! survives a kill at any moment: a torn last line is ignored when read.
+//! The lines are a [`Line`]: `run` (tool version, agent-list version,
+//! shard, options), `input` (an input's status, counts and part files),
+//! `end` (the run's summary), and in `compact.jsonl`, `compact` (which part
+//! files were merged into which).
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{At, Op, OutputError};
+
+/// The manifest directory under an output directory.
+pub fn dir(out: &Path) -> PathBuf {
+    out.join("_manifest")
+}
+
+/// One line of a manifest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line {
+    /// A run started.
+    Run(RunLine),
+    /// An input ended.
+    Input(InputLine),
+    /// A run ended.
+    End(EndLine),
+    /// A table was compacted.
+    Compact(CompactLine),
+}
+
+/// A run's start: what made the rows that follow.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunLine {
+    /// `robostats`.
+    pub tool: String,
+    /// The tool's version.
+    pub version: String,
+    /// The agent list's version (`sha256:<hex>`).
+    pub agents_version: String,
+    /// The run's shard (`I/N`), if it is one.
+    pub shard: Option<String>,
+    /// The options that decide the rows: a run with other options may not
+    /// add to the same directory.
+    pub options: RunOptions,
+    /// When it started, seconds since the Unix epoch.
+    pub started_unix: u64,
+}
+
+/// The options that decide the rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// Bytes of a body parsed for rules; `None`: the whole body.
+    pub size_limit: Option<usize>,
+    /// The agent list's version.
+    pub agents_version: String,
+}
+
+impl RunOptions {
+    /// The options that differ between `self` (then) and `now`: name, value
+    /// then, value now.
+    pub fn differences(&self, now: &RunOptions) -> Vec<(&'static str, String, String)> {
+        let limit =
+            |l: Option<usize>| l.map_or_else(|| "none".to_owned(), |l| format!("{l} bytes"));
+        let mut out = Vec::new();
+        if self.size_limit != now.size_limit {
+            out.push(("size limit", limit(self.size_limit), limit(now.size_limit)));
+        }
+        if self.agents_version != now.agents_version {
+            out.push((
+                "agent list",
+                self.agents_version.clone(),
+                now.agents_version.clone(),
+            ));
+        }
+        out
+    }
+}
+
+/// How an input ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputStatus {
+    /// Read to the end: its rows are final, and re-runs skip it.
+    Done,
+    /// It could not be read (or not to the end): re-runs try it again.
+    Failed,
+}
+
+/// What was read and written, for one input or a whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// WARC records read, of every type.
+    pub records: u64,
+    /// `response` records read.
+    pub responses: u64,
+    /// Rows written to `captures`.
+    pub captures: u64,
+    /// Responses that could not become a capture (an `errors` row each):
+    /// `responses = captures + lost`.
+    pub lost: u64,
+    /// Rows written to `errors`: the lost responses, responses captured as
+    /// `failed` (the row says why), and problems outside any response.
+    pub errors: u64,
+    /// Compressed bytes read (a file's size when read to the end).
+    pub bytes: u64,
+}
+
+impl Counts {
+    /// Adds another input's counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.records += other.records;
+        self.responses += other.responses;
+        self.captures += other.captures;
+        self.lost += other.lost;
+        self.errors += other.errors;
+        self.bytes += other.bytes;
+    }
+}
+
+/// An input's end.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputLine {
+    /// The input's `warc_filename`.
+    pub input: String,
+    /// Done or failed.
+    pub status: InputStatus,
+    /// What was read and written.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Its part files.
+    pub parts: Vec<PartEntry>,
+}
+
+/// A part file of an input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartEntry {
+    /// Its table.
+    pub table: String,
+    /// Its path, relative to the output directory.
+    pub path: PathBuf,
+    /// Its rows.
+    pub rows: u64,
+}
+
+/// A run's end: its summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndLine {
+    /// What was read and written, all inputs of the run together.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Inputs finished.
+    pub files_done: u64,
+    /// Inputs that could not be read.
+    pub files_failed: u64,
+    /// Inputs skipped, finished by an earlier run.
+    pub files_skipped: u64,
+    /// Inputs tried again after an earlier run failed them.
+    pub files_retried: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// A table's compaction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompactLine {
+    /// The table.
+    pub table: String,
+    /// Each merged file.
+    pub merged: Vec<Merged>,
+    /// When, seconds since the Unix epoch.
+    pub unix: u64,
+    /// How long the compaction had taken, seconds.
+    pub seconds: f64,
+}
+
+/// One file a compaction wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Merged {
+    /// Its path, relative to the output directory.
+    pub path: PathBuf,
+    /// Its rows.
+    pub rows: u64,
+    /// The files merged into it, relative to the output directory.
+    pub from: Vec<PathBuf>,
+}
+
+/// What the manifests say of one input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputEntry {
+    /// Its line: the `done` one if there is one, else the last.
+    pub line: InputLine,
+    /// The options of the run that wrote the line (`None` if its run line
+    /// is missing).
+    pub options: Option<RunOptions>,
+}
+
+/// Every input line of every manifest file under `out`: an input's `done`
+/// line if it has one, else its last line.
+pub fn read_inputs(out: &Path) -> Result<HashMap<String, InputEntry>, OutputError> {
+    let mut entries: HashMap<String, InputEntry> = HashMap::new();
+    let dir = dir(out);
+    let Ok(read) = fs::read_dir(&dir) else {
+        return Ok(entries);
+    };
+    let mut files: Vec<PathBuf> = read
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    for path in files {
+        let mut options = None;
+        let file = File::open(&path).at(Op::ReadManifest, &path)?;
+        for line in BufReader::new(file).lines() {
+            let line = line.at(Op::ReadManifest, &path)?;
+            // A torn last line (a kill mid-write) does not parse: skip it.
+            match serde_json::from_str::<Line>(&line) {
+                Ok(Line::Run(run)) => options = Some(run.options),
+                Ok(Line::Input(input)) => {
+                    // Done is final: an input done is never redone, so a
+                    // `failed` line in another manifest file (another
+                    // shard, an earlier run) is older than it.
+                    let done = |e: &InputEntry| e.line.status == InputStatus::Done;
+                    if input.status != InputStatus::Done
+                        && entries.get(&input.input).is_some_and(done)
+                    {
+                        continue;
+                    }
+                    entries.insert(
+                        input.input.clone(),
+                        InputEntry {
+                            line: input,
+                            options: options.clone(),
+                        },
+                    );
+                }
+                Ok(_) | Err(_) => {}
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// A manifest file being appended to.
+pub struct Manifest {
+    path: PathBuf,
+    file: File,
+}
+
+impl Manifest {
+    /// Opens (appending) `_manifest/<name>.jsonl` under `out`.
+    pub fn open(out: &Path, name: &str) -> Result<Manifest, OutputError> {
+        let dir = dir(out);
+        fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
+        let path = dir.join(format!("{name}.jsonl"));
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .at(Op::WriteManifest, &path)?;
+        Ok(Manifest { path, file })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one line and syncs it to disk.
+    pub fn append(&mut self, line: &Line) -> Result<(), OutputError> {
+        let mut text = serde_json::to_string(line).expect("manifest lines serialize");
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .at(Op::WriteManifest, &self.path)
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(size_limit: Option<usize>) -> Line {
+        Line::Run(RunLine {
+            tool: "robostats".into(),
+            version: "0".into(),
+            agents_version: "sha256:x".into(),
+            shard: None,
+            options: RunOptions {
+                size_limit,
+                agents_version: "sha256:x".into(),
+            },
+            started_unix: 0,
+        })
+    }
+
+    fn input(name: &str, status: InputStatus) -> Line {
+        Line::Input(InputLine {
+            input: name.into(),
+            status,
+            counts: Counts::default(),
+            parts: vec![],
+        })
+    }
+
+    #[test]
+    fn torn_lines_are_ignored_and_done_is_final() {
+        let out = std::env::temp_dir().join(format!("robostats-manifest-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&out);
+        let mut m = Manifest::open(&out, "run").unwrap();
+        m.append(&run(Some(1))).unwrap();
+        m.append(&input("f1", InputStatus::Failed)).unwrap();
+        m.append(&input("f1", InputStatus::Done)).unwrap();
+        m.append(&input("f2", InputStatus::Done)).unwrap();
+        let mut f = OpenOptions::new().append(true).open(m.path()).unwrap();
+        f.write_all(b"{\"type\": \"input\", \"input\": \"f3\", \"sta")
+            .unwrap();
+        // Another manifest (another shard) that failed f2 before it was done.
+        let mut other = Manifest::open(&out, "shard-00001-of-00002").unwrap();
+        other.append(&run(Some(1))).unwrap();
+        other.append(&input("f2", InputStatus::Failed)).unwrap();
+        let entries = read_inputs(&out).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries["f1"].line.status, InputStatus::Done);
+        assert_eq!(entries["f2"].line.status, InputStatus::Done);
+        assert_eq!(entries["f1"].options.as_ref().unwrap().size_limit, Some(1));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn lines_keep_the_manifest_format() {
+        let line = serde_json::to_value(input("a.warc.gz", InputStatus::Done)).unwrap();
+        assert_eq!(
+            line,
+            serde_json::json!({
+                "type": "input", "input": "a.warc.gz", "status": "done", "parts": [],
+                "records": 0, "responses": 0, "captures": 0, "lost": 0, "errors": 0, "bytes": 0,
+            })
+        );
+        let then = RunOptions {
+            size_limit: Some(512_000),
+            agents_version: "a".into(),
+        };
+        let now = RunOptions {
+            size_limit: None,
+            agents_version: "a".into(),
+        };
+        assert_eq!(
+            then.differences(&now),
+            [("size limit", "512000 bytes".to_owned(), "none".to_owned())]
+        );
+    }
+}

@@ -1,0 +1,383 @@
+//! The output directory: one directory of Parquet part files per table,
+//! and the manifest. This module alone names, creates, renames and deletes
+//! files in it.
+//!
+//! ```text
+//! OUT/_manifest/run.jsonl                 which inputs are done (manifest)
+//! OUT/<table>/_empty.parquet               schema only: an empty table reads as empty
+//! OUT/<table>/.<part>.parquet.<pid>.tmp    a part file being written
+//! OUT/<table>/<stem>-<hash>[-shard-..]-<lane>.parquet   a finished part file
+//! ```
+//!
+//! A reader must never take a half-written file for a finished one:
+//! Parquet writes its footer only when the writer is finished, so a part
+//! file is written under a hidden temporary name (which neither
+//! `*.parquet` globs nor pyarrow's dataset discovery pick up), finished and
+//! synced, and only then renamed to its final name ([`PartFile`],
+//! [`FinishedPart`]). The part files of an input are named after it
+//! ([`part_stem`]), so that a re-run can delete whatever an interrupted
+//! input left ([`Dataset::remove_leftovers`]) before doing it again.
+
+mod error;
+pub mod manifest;
+
+use std::fs::{self, File};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use sha2::{Digest, Sha256};
+
+pub use error::{At, Op, OutputError};
+pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
+
+use crate::batch::schema_of;
+use crate::classify::Table;
+use crate::shard::Shard;
+use crate::sink::ParquetSink;
+
+/// The name of the schema-only part file every table directory holds.
+pub const EMPTY_PART: &str = "_empty.parquet";
+
+/// An output directory.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    dir: PathBuf,
+}
+
+impl Dataset {
+    /// Makes `dir` an output directory for `ingest`: creates it and every
+    /// table's directory with its schema-only part file, so that a table
+    /// no input has rows for still reads as an empty table (a glob that
+    /// matches no file is an error in DuckDB).
+    pub fn create(dir: &Path) -> Result<Dataset, OutputError> {
+        fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+        let dataset = Dataset {
+            dir: dir.to_path_buf(),
+        };
+        for &table in Table::ALL {
+            dataset.write_empty_table(table)?;
+        }
+        Ok(dataset)
+    }
+
+    /// An existing output directory of `ingest` (it has a manifest).
+    pub fn open(dir: &Path) -> Result<Dataset, OutputError> {
+        if !manifest::dir(dir).is_dir() {
+            return Err(OutputError::NotADataset {
+                dir: dir.to_path_buf(),
+            });
+        }
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A table's directory.
+    pub fn table_dir(&self, table: Table) -> PathBuf {
+        self.dir.join(table.name())
+    }
+
+    /// `path` relative to the output directory, as the manifest records it.
+    pub fn relative(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.dir).unwrap_or(path).to_path_buf()
+    }
+
+    /// What the manifests say of every input.
+    pub fn read_inputs(
+        &self,
+    ) -> Result<std::collections::HashMap<String, InputEntry>, OutputError> {
+        manifest::read_inputs(&self.dir)
+    }
+
+    /// Opens (appending) the manifest file `_manifest/<name>.jsonl`.
+    pub fn manifest(&self, name: &str) -> Result<Manifest, OutputError> {
+        Manifest::open(&self.dir, name)
+    }
+
+    fn write_empty_table(&self, table: Table) -> Result<(), OutputError> {
+        let path = self.table_dir(table).join(EMPTY_PART);
+        if !path.exists() {
+            let written = PartFile::create(table, path.clone(), schema_of(table.columns()))
+                .and_then(PartFile::finish)
+                .and_then(FinishedPart::publish);
+            // Shards starting together all write it; one rename wins.
+            if let Err(e) = written
+                && !path.exists()
+            {
+                return Err(e);
+            }
+        }
+        // The temporary files of runs killed while writing it.
+        let temp_prefix = format!(".{EMPTY_PART}.");
+        self.remove_in(table, |name| name.starts_with(&temp_prefix))
+    }
+
+    /// Deletes the files of every table directory whose name `doomed`
+    /// picks.
+    fn remove_in(&self, table: Table, doomed: impl Fn(&str) -> bool) -> Result<(), OutputError> {
+        let dir = self.table_dir(table);
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for entry in entries {
+            let entry = entry.at(Op::ListDir, &dir)?;
+            if doomed(&entry.file_name().to_string_lossy()) {
+                let path = entry.path();
+                match fs::remove_file(&path) {
+                    // Another process (a shard's run) removed it first.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    other => other.at(Op::RemoveLeftover, &path)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the part files, finished or not, that an unfinished input
+    /// left (whichever shard wrote them).
+    pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
+        let prefix = format!("{stem}-");
+        for &table in Table::ALL {
+            self.remove_in(table, |name| {
+                name.strip_prefix('.').unwrap_or(name).starts_with(&prefix)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Starts the part file `name` of `table` (under its temporary name).
+    pub fn create_part(
+        &self,
+        table: Table,
+        name: &str,
+        schema: SchemaRef,
+    ) -> Result<PartFile, OutputError> {
+        PartFile::create(table, self.table_dir(table).join(name), schema)
+    }
+
+    /// Makes the renames in every table directory durable.
+    pub fn sync_tables(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            sync_dir(&self.table_dir(table))?;
+        }
+        Ok(())
+    }
+}
+
+/// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
+/// tells things apart.
+pub fn short_hash(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The part-file name stem of an input: its file name without WARC and
+/// gzip extensions, and a hash of its whole name (two inputs with the same
+/// file name in different directories must not clash). Every part file of
+/// the input starts with it, whichever shard wrote it.
+pub fn part_stem(input: &str) -> String {
+    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
+    let mut stem = base;
+    for ext in [".gz", ".warc", ".arc"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{stem}-{}", short_hash(input.as_bytes()))
+}
+
+/// A part file's name: the input's stem, the shard that wrote it, and the
+/// worker lane: `<stem>-<hash>[-shard-00003-of-00100]-<lane>.parquet`.
+pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
+    match shard {
+        Some(shard) => format!("{stem}-{}-{lane:02}.parquet", shard.name()),
+        None => format!("{stem}-{lane:02}.parquet"),
+    }
+}
+
+/// The temporary name a part file is written under: hidden, and unique to
+/// the process (shards writing into one directory all write the
+/// schema-only `_empty.parquet`).
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Makes the renames in a directory durable (a no-op where directories
+/// cannot be opened as files).
+pub fn sync_dir(dir: &Path) -> Result<(), OutputError> {
+    if cfg!(unix) && dir.exists() {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .at(Op::SyncDir, dir)?;
+    }
+    Ok(())
+}
+
+/// A part file being written under its temporary name.
+pub struct PartFile {
+    table: Table,
+    path: PathBuf,
+    sink: ParquetSink<BufWriter<File>>,
+}
+
+impl PartFile {
+    /// Creates the temporary file of the part file `path` (and its
+    /// directory).
+    pub fn create(table: Table, path: PathBuf, schema: SchemaRef) -> Result<PartFile, OutputError> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+        }
+        let tmp = temp_path(&path);
+        let file = File::create(&tmp).at(Op::CreatePart, &tmp)?;
+        let sink = match ParquetSink::new(BufWriter::new(file), schema) {
+            Ok(sink) => sink,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(OutputError::parquet(Op::CreatePart, &tmp, e));
+            }
+        };
+        Ok(PartFile { table, path, sink })
+    }
+
+    /// Closes row groups at `bytes` of encoded data (see
+    /// [`ParquetSink::with_row_group_bytes`]).
+    pub fn with_row_group_bytes(mut self, bytes: usize) -> PartFile {
+        self.sink = self.sink.with_row_group_bytes(bytes);
+        self
+    }
+
+    /// Appends a batch.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), OutputError> {
+        self.sink
+            .write(batch)
+            .at(Op::WritePart, temp_path(&self.path))
+    }
+
+    /// Writes the footer and syncs the file, still under its temporary
+    /// name. On failure the temporary file is deleted.
+    pub fn finish(self) -> Result<FinishedPart, OutputError> {
+        let tmp = temp_path(&self.path);
+        let rows = self.sink.rows();
+        let finished = self
+            .sink
+            .finish()
+            .at(Op::FinishPart, &tmp)
+            .and_then(|buffered| {
+                buffered
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .at(Op::FinishPart, &tmp)
+            })
+            .and_then(|file| file.sync_all().at(Op::FinishPart, &tmp));
+        if let Err(e) = finished {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(FinishedPart {
+            table: self.table,
+            path: self.path,
+            rows,
+        })
+    }
+
+    /// Drops an unfinished file (on error or cancellation).
+    pub fn abort(self) {
+        let tmp = temp_path(&self.path);
+        drop(self.sink);
+        let _ = fs::remove_file(tmp);
+    }
+}
+
+/// A part file whose footer is written, still under its temporary name.
+#[derive(Debug)]
+pub struct FinishedPart {
+    table: Table,
+    path: PathBuf,
+    rows: u64,
+}
+
+impl FinishedPart {
+    /// Gives the file its final name: readers see it from now on.
+    pub fn publish(self) -> Result<PartSummary, OutputError> {
+        fs::rename(temp_path(&self.path), &self.path).at(Op::PublishPart, &self.path)?;
+        Ok(PartSummary {
+            table: self.table,
+            path: self.path,
+            rows: self.rows,
+        })
+    }
+
+    /// Deletes the file instead.
+    pub fn discard(self) {
+        let _ = fs::remove_file(temp_path(&self.path));
+    }
+}
+
+/// What a published part file holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartSummary {
+    /// Its table.
+    pub table: Table,
+    /// Its final path.
+    pub path: PathBuf,
+    /// Rows written.
+    pub rows: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_file_appears_only_when_published() {
+        let dir = std::env::temp_dir().join(format!("robostats-dataset-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let dataset = Dataset::create(&dir).unwrap();
+        for &table in Table::ALL {
+            assert!(dataset.table_dir(table).join(EMPTY_PART).exists());
+        }
+        let schema = schema_of(Table::Errors.columns());
+        let name = part_name(&part_stem("a/b.warc.gz"), None, 1);
+        assert!(
+            name.starts_with("b-") && name.ends_with("-01.parquet"),
+            "{name}"
+        );
+        let part = dataset
+            .create_part(Table::Errors, &name, schema.clone())
+            .unwrap();
+        let path = dataset.table_dir(Table::Errors).join(&name);
+        assert!(temp_path(&path).exists() && !path.exists());
+        let finished = part.finish().unwrap();
+        assert!(!path.exists());
+        let summary = finished.publish().unwrap();
+        assert!(path.exists() && !temp_path(&path).exists());
+        assert_eq!(summary.rows, 0);
+
+        let other = part_name(&part_stem("a/b.warc.gz"), None, 2);
+        dataset
+            .create_part(Table::Errors, &other, schema)
+            .unwrap()
+            .abort();
+        assert!(!temp_path(&dataset.table_dir(Table::Errors).join(&other)).exists());
+        dataset.remove_leftovers(&part_stem("a/b.warc.gz")).unwrap();
+        assert!(!path.exists());
+        assert!(dataset.table_dir(Table::Errors).join(EMPTY_PART).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
