@@ -10,3 +10,4 @@ mod warc_paths;
 mod warc_real;
 mod warc_sample;
 mod warc_util;
+mod write_failures;
