@@ -5,24 +5,24 @@
 #
 #   scripts/bench.sh [CORPUS_DIR] [RUNS]
 #
-# CORPUS_DIR holds the benchmark corpus: the default corpus of the synthetic
-# Common-Crawl-like generator (gen_corpus.py --files 10 --records-per-file
-# 16000 --seed 1: 10 files, 160,000 fetches, 380 MB). When the directory
-# has no .warc.gz files and GEN_CORPUS names the generator script, it is
-# generated first (needs `pip install warcio`). RUNS: runs per measurement
-# (default 3); the median is reported.
+# CORPUS_DIR holds the benchmark corpus (default: robostats-bench-corpus in
+# the temporary directory). When it has no .warc.gz files, the project's
+# generator makes the default corpus there first (scripts/gen_corpus.py:
+# 10 files, 160,000 fetches, about 390 MB; Python 3 only, about a minute).
+# RUNS: runs per measurement (default 3); the median is reported.
+#
+# BASELINE=path/to/another/robostats measures that binary's ingest too,
+# each of its runs right after the working tree's, so that a change is
+# compared with the code before it in one run (the same machine, the same
+# load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${1:-${TMPDIR:-/tmp}/robostats-bench-corpus}
 runs=${2:-3}
 mkdir -p "$corpus"
 if ! ls "$corpus"/*.warc.gz >/dev/null 2>&1; then
-    if [ -z "${GEN_CORPUS:-}" ]; then
-        echo "no .warc.gz in $corpus; set GEN_CORPUS to the generator script to make the corpus" >&2
-        exit 2
-    fi
-    python3 -m pip install --quiet warcio
-    python3 "$GEN_CORPUS" --out "$corpus" --files 10 --records-per-file 16000 --seed 1 >&2
+    echo "no .warc.gz in $corpus: generating the benchmark corpus there" >&2
+    python3 scripts/gen_corpus.py --out "$corpus" >&2
 fi
 files=("$corpus"/*.warc.gz)
 cores=$(nproc)
@@ -32,19 +32,43 @@ floor=target/release/examples/decompress_floor
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# Runs a command once; sets $t (wall seconds) and $m (peak RSS, KiB).
+run_once() {
+    rm -rf "$out/o"
+    /usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>"$out/err" || { cat "$out/err" >&2; exit 1; }
+    read -r t m <"$out/time"
+}
+
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+
 # Runs a command RUNS times; sets $secs (median wall seconds) and $rss
 # (largest peak RSS, KiB).
 measure() {
-    local times=() t m
+    local times=()
     rss=0
     for _ in $(seq "$runs"); do
-        rm -rf "$out/o"
-        /usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>"$out/err" || { cat "$out/err" >&2; exit 1; }
-        read -r t m <"$out/time"
+        run_once "$@"
         times+=("$t")
         if [ "$m" -gt "$rss" ]; then rss=$m; fi
     done
-    secs=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+    secs=$(median "${times[@]}")
+}
+
+# `ingest` of the working tree and of $BASELINE in turn, RUNS times each,
+# with the given arguments; sets $secs/$rss and $base_secs/$base_rss.
+measure_pair() {
+    local times=() base_times=()
+    rss=0 base_rss=0
+    for _ in $(seq "$runs"); do
+        run_once "$bin" ingest "$@"
+        times+=("$t")
+        if [ "$m" -gt "$rss" ]; then rss=$m; fi
+        run_once "$BASELINE" ingest "$@"
+        base_times+=("$t")
+        if [ "$m" -gt "$base_rss" ]; then base_rss=$m; fi
+    done
+    secs=$(median "${times[@]}")
+    base_secs=$(median "${base_times[@]}")
 }
 
 bytes=$(cat "${files[@]}" | wc -c)
@@ -61,6 +85,17 @@ row() { # name threads seconds
 }
 measure "$floor" "$cores" "${files[@]}"; floor_s=$secs
 row "decompression floor (flate2 MultiGzDecoder, zlib-rs, one file per thread)" "$cores" "$floor_s"
+if [ -n "${BASELINE:-}" ]; then
+    for threads in "$cores" 1; do
+        measure_pair "${files[@]}" --out "$out/o" -q -j "$threads"
+        row "robostats ingest" "$threads" "$secs"
+        rss_head=$rss rss=$base_rss
+        row "baseline ingest ($BASELINE)" "$threads" "$base_secs"
+        awk -v a="$secs" -v b="$base_secs" -v m="$rss_head" -v n="$base_rss" -v t="$threads" \
+            'BEGIN { printf "| (%s threads: time %.3fx the baseline'"'"'s, peak RSS %.2fx) | | | | | | |\n", t, a/b, m/n }'
+    done
+    exit 0
+fi
 measure "$bin" ingest "${files[@]}" --out "$out/o" -q -j "$cores"; row "robostats ingest" "$cores" "$secs"
 rss_all=$rss
 measure "$bin" ingest "${files[@]}" --out "$out/o" -q -j 1; s1=$secs; row "robostats ingest" 1 "$s1"
