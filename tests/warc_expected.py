@@ -66,6 +66,8 @@ for path in sys.argv[1:]:
                 c["bom_utf8"] += 1
             if body.startswith(b"\xff\xfe"):
                 c["bom_utf16le"] += 1
+            if body.startswith(b"\xfe\xff"):
+                c["bom_utf16be"] += 1
             enc = http.get_header("X-Crawler-Content-Encoding")
             if enc:
                 c["content_encoding_%s" % enc.lower()] += 1
@@ -79,7 +81,10 @@ for path in sys.argv[1:]:
                 c["invalid_utf8"] += 1
             if len(body) > 512000:
                 c["over_500kib"] += 1
-            if http.get_header("Cache-Control") and "max-age" in http.get_header("Cache-Control"):
+            # a max-age in seconds (not "max-age=-1" or "max-age=1d")
+            cache = http.get_header("Cache-Control") or ""
+            if any(k.strip().lower() == "max-age" and v.strip().strip('"').isdigit()
+                   for k, _, v in (d.partition("=") for d in cache.split(","))):
                 c["max_age"] += 1
         for k in sorted(c):
             print("   %-28s %d" % (k, c[k]))

@@ -110,6 +110,19 @@ class Response:
         return None
 
     @property
+    def failed(self):
+        """The crawler cut the fetch short for another reason than its size
+        limit (WARC-Truncated: time, disconnect, ...): an incomplete fetch,
+        which Google treats as a server error (docs/warc.md: class failed).
+        A body cut at the size limit (WARC-Truncated: length) is not failed."""
+        return self.truncated is not None and self.truncated.strip().lower() != "length"
+
+    @property
+    def parsed(self):
+        """A body a crawler reads as robots.txt: a 2xx fetch that did not fail."""
+        return 200 <= self.status < 300 and not self.failed
+
+    @property
     def looks_like_html(self):
         b = self.body.lstrip(b"\xef\xbb\xbf").lstrip().lower()
         return b.startswith(b"<html") or b.startswith(b"<!doctype html")
