@@ -63,8 +63,21 @@ impl Drop for Tmpfs {
     }
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// The run failed (exit status 2) for `cause`, naming a file under `place`.
+fn fails_naming(o: &Output, cause: &str, place: &Path) {
+    let message = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{message}");
+    assert!(message.contains(cause), "{message}");
+    assert!(message.contains(&place.display().to_string()), "{message}");
+}
+
+/// A re-run into `out` completes, with the rows of one uninterrupted run.
+fn rerun_gives_the_rows_of_one_run(inputs: &Inputs, out: &Path, tag: &str) {
+    ok(&inputs.run(out, &["-j2"]));
+    let whole = temp_out(&format!("{tag}-whole"));
+    ok(&inputs.run(&whole, &["-j2"]));
+    assert_same_rows(&whole, out);
+    fs::remove_dir_all(&whole).unwrap();
 }
 
 /// Whatever a reader sees is whole: no temporary file is left, every
@@ -99,23 +112,13 @@ fn a_full_disk_stops_the_run_and_a_rerun_completes() {
     };
     let inputs = Inputs::new("full", 4);
     let out = disk.dir.join("out");
-    let o = inputs.run(&out, &["-j2"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let message = stderr(&o);
-    assert!(message.contains("No space left on device"), "{message}");
     // The message names the file it could not write, under the disk.
-    assert!(
-        message.contains(&disk.dir.display().to_string()),
-        "{message}"
-    );
+    let o = inputs.run(&out, &["-j2"]);
+    fails_naming(&o, "No space left on device", &disk.dir);
     assert_no_partial_part_file(&out);
 
     disk.remount("size=64m");
-    ok(&inputs.run(&out, &["-j2"]));
-    let whole = temp_out("full-whole");
-    ok(&inputs.run(&whole, &["-j2"]));
-    assert_same_rows(&whole, &out);
-    fs::remove_dir_all(&whole).unwrap();
+    rerun_gives_the_rows_of_one_run(&inputs, &out, "full");
 }
 
 #[test]
@@ -127,17 +130,9 @@ fn a_read_only_directory_stops_the_run_and_a_rerun_completes() {
     let out = disk.dir.join("out");
     ok(&inputs.run(&out, &["-j2", "--shard", "0/3"]));
     disk.remount("ro");
-    let o = inputs.run(&out, &["-j2"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let message = stderr(&o);
-    assert!(message.contains("Read-only file system"), "{message}");
-    assert!(message.contains(&out.display().to_string()), "{message}");
+    fails_naming(&inputs.run(&out, &["-j2"]), "Read-only file system", &out);
     assert_no_partial_part_file(&out);
 
     disk.remount("rw");
-    ok(&inputs.run(&out, &["-j2"]));
-    let whole = temp_out("ro-whole");
-    ok(&inputs.run(&whole, &["-j2"]));
-    assert_same_rows(&whole, &out);
-    fs::remove_dir_all(&whole).unwrap();
+    rerun_gives_the_rows_of_one_run(&inputs, &out, "ro");
 }
