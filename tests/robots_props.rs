@@ -9,7 +9,9 @@
 
 use proptest::prelude::*;
 use robostats::robots::reference::google_matches;
-use robostats::robots::{Key, Lines, RobotsTxt, escape_pattern, matches, path_params_query};
+use robostats::robots::{
+    AgentRules, Key, Lines, RobotsTxt, RulesClass, escape_pattern, matches, path_params_query,
+};
 
 #[derive(Default)]
 struct Match {
@@ -180,6 +182,35 @@ fn url() -> impl Strategy<Value = String> {
     })
 }
 
+/// The class by its definition (`robots::class`): Google's verdicts on
+/// `/`, `/x`, and for every non-empty rule the shortest path its pattern
+/// matches and that path plus one byte, with nothing left out for speed.
+fn class_by_definition(rules: &AgentRules<'_, '_>) -> RulesClass {
+    let mut paths: Vec<Vec<u8>> = vec![b"/".to_vec(), b"/x".to_vec()];
+    for (_, rule) in rules.rules() {
+        let p = &rule.pattern;
+        if rule.is_empty() || !(p.starts_with(b"/") || p.starts_with(b"*")) {
+            continue;
+        }
+        let mut w = if p[0] == b'*' {
+            b"/".to_vec()
+        } else {
+            Vec::new()
+        };
+        let body = p.strip_suffix(b"$").unwrap_or(p);
+        w.extend(body.iter().filter(|&&b| b != b'*'));
+        paths.push(w.clone());
+        w.push(b'x');
+        paths.push(w);
+    }
+    let verdicts: Vec<bool> = paths.iter().map(|p| rules.decide_path(p).allowed).collect();
+    match (verdicts.contains(&true), verdicts.contains(&false)) {
+        (true, true) => RulesClass::AllowPart,
+        (_, false) => RulesClass::AllowAll,
+        (false, true) => RulesClass::DisallowAll,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -207,6 +238,17 @@ proptest! {
                     "agent {:?} url {:?} body:\n{}", agent, url, text
                 );
             }
+        }
+    }
+
+    /// The class, found with shortcuts, is the class by its definition.
+    #[test]
+    fn class_equals_its_definition(lines in body()) {
+        let text = lines.join("\n");
+        let robots = RobotsTxt::parse(text.as_bytes());
+        for agent in AGENTS {
+            let rules = robots.agent(agent);
+            prop_assert_eq!(rules.class(), class_by_definition(&rules), "agent {:?} body:\n{}", agent, text);
         }
     }
 
@@ -268,6 +310,16 @@ fn adversarial_bodies_stay_fast() {
     assert!(!rules.allowed("http://example.com/p99999xxaxxbxxc"));
     assert!(rules.allowed("http://example.com/p99999xxaxxbxxcd"));
     assert!(rules.allowed(&url));
+
+    // `Disallow: /` and 100k disallows: every witness path is disallowed,
+    // so the class looks at all of them (200k paths against 100k rules
+    // each, 2e10 matches, without its shortcut).
+    let disallow_all: String = ["user-agent: *\ndisallow: /\n".to_owned()]
+        .into_iter()
+        .chain((0..100_000).map(|i| format!("disallow: /p{i}/\n")))
+        .collect();
+    let robots = RobotsTxt::parse(disallow_all.as_bytes());
+    assert_eq!(robots.agent("FooBot").class(), RulesClass::DisallowAll);
 
     // 1 MiB of one character, on one line and as a million lines.
     let one_char = "a".repeat(1 << 20);

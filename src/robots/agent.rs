@@ -203,22 +203,12 @@ impl<'r, 'a> AgentRules<'r, 'a> {
         let mut allow = Best::NONE;
         let mut disallow = Best::NONE;
         for (index, rule) in self.rules() {
+            let Some((priority, via_index_htm)) = rule_match(rule, path) else {
+                continue;
+            };
             match rule.kind {
-                RuleKind::Disallow => {
-                    if matches(path, &rule.pattern) {
-                        disallow.offer(rule.priority() as isize, index, false);
-                    }
-                }
-                RuleKind::Allow => {
-                    if matches(path, &rule.pattern) {
-                        allow.offer(rule.priority() as isize, index, false);
-                    } else if let Some(dir) = rule.index_dir_len {
-                        // Google retries with `<dir>/$`, priority dir + 1.
-                        if matches_parts(path, &rule.pattern[..dir], true) {
-                            allow.offer(dir as isize + 1, index, true);
-                        }
-                    }
-                }
+                RuleKind::Disallow => disallow.offer(priority, index, false),
+                RuleKind::Allow => allow.offer(priority, index, via_index_htm),
             }
         }
         // Google's `disallow()`: only a match longer than every allow, and
@@ -238,6 +228,30 @@ impl<'r, 'a> AgentRules<'r, 'a> {
             via_index_htm: decider.via_index_htm,
         }
     }
+}
+
+/// Whether `rule` matches `path`, and with which priority: its pattern's
+/// length, or for an allow that matches only by Google's `index.htm` retry
+/// (`<dir>/$`), the directory's length plus one (the flag).
+fn rule_match(rule: &Rule<'_>, path: &[u8]) -> Option<(isize, bool)> {
+    if matches(path, &rule.pattern) {
+        return Some((rule.priority() as isize, false));
+    }
+    let dir = rule
+        .index_dir_len
+        .filter(|_| rule.kind == RuleKind::Allow)?;
+    matches_parts(path, &rule.pattern[..dir], true).then_some((dir as isize + 1, true))
+}
+
+/// The highest priority with which one of `rules` matches `path` (-1 for
+/// none): one side of [`AgentRules::decide_path`].
+pub(super) fn best_priority<'x>(rules: &[&Rule<'x>], path: &[u8]) -> isize {
+    rules
+        .iter()
+        .filter_map(|rule| rule_match(rule, path))
+        .map(|(priority, _)| priority)
+        .max()
+        .unwrap_or(-1)
 }
 
 #[cfg(test)]

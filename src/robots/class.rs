@@ -15,7 +15,9 @@
 //! rule sets (an allow that beats a disallow only on paths longer than the
 //! disallow's witness plus one byte).
 
-use super::agent::AgentRules;
+use super::agent::{AgentRules, best_priority};
+use super::parse::{Rule, RuleKind};
+use super::pattern::matches;
 
 crate::table::labels! {
     /// What an agent may fetch, from the rules alone.
@@ -70,20 +72,25 @@ impl AgentRules<'_, '_> {
                 return RulesClass::AllowPart;
             }
         }
+        let (mut allows, mut disallows) = (Vec::new(), Vec::new());
+        for (_, rule) in self.rules() {
+            match rule.kind {
+                RuleKind::Allow => allows.push(rule),
+                RuleKind::Disallow => disallows.push(rule),
+            }
+        }
         // Disallows first: in most files the first one already shows a
         // disallowed path, and `/` an allowed one.
         let mut buf = Vec::new();
-        let mut rules: Vec<_> = self.rules().map(|(_, r)| r).collect();
-        rules.sort_by_key(|r| r.kind == super::RuleKind::Allow);
-        for rule in rules {
+        for rule in disallows.iter().chain(&allows) {
             if rule.is_empty() || !witness(&rule.pattern, &mut buf) {
                 continue;
             }
-            if see(self.decide_path(&buf).allowed) {
+            if see(self.witness_allowed(&buf, rule, &allows, &disallows)) {
                 return RulesClass::AllowPart;
             }
             buf.push(b'x');
-            if see(self.decide_path(&buf).allowed) {
+            if see(self.witness_allowed(&buf, rule, &allows, &disallows)) {
                 return RulesClass::AllowPart;
             }
         }
@@ -92,6 +99,31 @@ impl AgentRules<'_, '_> {
         } else {
             RulesClass::DisallowAll
         }
+    }
+
+    /// Whether a witness path of `rule` is allowed: `decide_path`'s answer,
+    /// found faster. A disallow of priority `p` that matches the path makes
+    /// it disallowed unless an allow reaches `p`, whatever other disallows
+    /// match; an allow of priority `p` makes it allowed unless a disallow
+    /// passes `p`. So only the rules of the other kind are checked, and a
+    /// file of 16,000 disallows and no allow takes 32,000 matches, not
+    /// 500 million (a generated file like that took 6 s).
+    fn witness_allowed(
+        &self,
+        path: &[u8],
+        rule: &Rule<'_>,
+        allows: &[&Rule<'_>],
+        disallows: &[&Rule<'_>],
+    ) -> bool {
+        if matches(path, &rule.pattern) {
+            let p = rule.priority() as isize;
+            match rule.kind {
+                RuleKind::Disallow if best_priority(allows, path) < p => return false,
+                RuleKind::Allow if best_priority(disallows, path) <= p => return true,
+                _ => {}
+            }
+        }
+        self.decide_path(path).allowed
     }
 }
 
@@ -102,6 +134,21 @@ mod tests {
 
     fn class(body: &str) -> RulesClass {
         RobotsTxt::parse(body.as_bytes()).agent("FooBot").class()
+    }
+
+    #[test]
+    fn an_allow_beaten_by_a_longer_disallow_allows_nothing() {
+        // The allow's own path `/a` is disallowed by `/a*` (3 bytes against
+        // 2): no witness is allowed.
+        assert_eq!(
+            class("user-agent: *\ndisallow: /\nallow: /a\ndisallow: /a*\n"),
+            RulesClass::DisallowAll
+        );
+        // A tie goes to allow.
+        assert_eq!(
+            class("user-agent: *\ndisallow: /\nallow: /ab\ndisallow: /a*\n"),
+            RulesClass::AllowPart
+        );
     }
 
     #[test]
