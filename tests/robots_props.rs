@@ -320,6 +320,17 @@ fn adversarial_bodies_stay_fast() {
         .collect();
     let robots = RobotsTxt::parse(disallow_all.as_bytes());
     assert_eq!(robots.agent("FooBot").class(), RulesClass::DisallowAll);
+    // The same with `$`: a rule's second witness (`/p1x`) is not its own.
+    let anchored = disallow_all
+        .replace("/\n", "$\n")
+        .replacen("disallow: $", "disallow: /", 1);
+    let robots = RobotsTxt::parse(anchored.as_bytes());
+    assert_eq!(robots.rules()[1].pattern.as_ref(), b"/p0$");
+    assert_eq!(robots.agent("FooBot").class(), RulesClass::DisallowAll);
+    // And allows: 100k anchored allows and no disallow allow everything.
+    let allow_all = anchored.replace("disallow", "allow");
+    let robots = RobotsTxt::parse(allow_all.as_bytes());
+    assert_eq!(robots.agent("FooBot").class(), RulesClass::AllowAll);
 
     // 1 MiB of one character, on one line and as a million lines.
     let one_char = "a".repeat(1 << 20);

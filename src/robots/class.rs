@@ -10,10 +10,18 @@
 //! `Allow: /` plus `Disallow: /` (a tie, won by allow) is allow-all. Paths
 //! are infinite, so the verdict is taken on witness paths: `/`, `/x`, and
 //! for every rule the shortest path it matches (its pattern without `*`
-//! and `$`) and that path extended by one byte. A path any rule can treat
-//! differently from `/` and `/x` is among them, except for contrived
-//! rule sets (an allow that beats a disallow only on paths longer than the
-//! disallow's witness plus one byte).
+//! and a final `$`) and that path extended by one byte. A path any rule can
+//! treat differently from `/` and `/x` is among them, except for contrived
+//! rule sets: an allow that beats a disallow only on paths longer than the
+//! disallow's witness plus one byte, or the directory `/d/` that Google's
+//! `index.htm` rule allows for `Allow: /d/index.htm` where a disallow beats
+//! that allow on its own path.
+//!
+//! The witnesses are about twice as many as the rules, so deciding each
+//! one against every rule would be quadratic (a generated file of 16,000
+//! disallows and `Disallow: /` took 6 s). Each witness is decided from
+//! what is already known instead (see [`Sides::allowed`]): usually the
+//! rules of one kind are enough.
 
 use super::agent::{AgentRules, best_priority};
 use super::parse::{Rule, RuleKind};
@@ -72,25 +80,19 @@ impl AgentRules<'_, '_> {
                 return RulesClass::AllowPart;
             }
         }
-        let (mut allows, mut disallows) = (Vec::new(), Vec::new());
-        for (_, rule) in self.rules() {
-            match rule.kind {
-                RuleKind::Allow => allows.push(rule),
-                RuleKind::Disallow => disallows.push(rule),
-            }
-        }
+        let sides = Sides::of(self);
         // Disallows first: in most files the first one already shows a
         // disallowed path, and `/` an allowed one.
         let mut buf = Vec::new();
-        for rule in disallows.iter().chain(&allows) {
+        for rule in sides.disallows.iter().chain(&sides.allows) {
             if rule.is_empty() || !witness(&rule.pattern, &mut buf) {
                 continue;
             }
-            if see(self.witness_allowed(&buf, rule, &allows, &disallows)) {
+            if see(sides.allowed(&buf, rule)) {
                 return RulesClass::AllowPart;
             }
             buf.push(b'x');
-            if see(self.witness_allowed(&buf, rule, &allows, &disallows)) {
+            if see(sides.allowed(&buf, rule)) {
                 return RulesClass::AllowPart;
             }
         }
@@ -100,30 +102,88 @@ impl AgentRules<'_, '_> {
             RulesClass::DisallowAll
         }
     }
+}
 
-    /// Whether a witness path of `rule` is allowed: `decide_path`'s answer,
-    /// found faster. A disallow of priority `p` that matches the path makes
-    /// it disallowed unless an allow reaches `p`, whatever other disallows
-    /// match; an allow of priority `p` makes it allowed unless a disallow
-    /// passes `p`. So only the rules of the other kind are checked, and a
-    /// file of 16,000 disallows and no allow takes 32,000 matches, not
-    /// 500 million (a generated file like that took 6 s).
-    fn witness_allowed(
-        &self,
-        path: &[u8],
-        rule: &Rule<'_>,
-        allows: &[&Rule<'_>],
-        disallows: &[&Rule<'_>],
-    ) -> bool {
-        if matches(path, &rule.pattern) {
-            let p = rule.priority() as isize;
+/// An agent's rules split by kind, with the priority of the longest rule
+/// of each kind that matches every path.
+struct Sides<'x, 'a> {
+    allows: Vec<&'x Rule<'a>>,
+    disallows: Vec<&'x Rule<'a>>,
+    any_path_allow: isize,
+    any_path_disallow: isize,
+}
+
+impl<'x, 'a> Sides<'x, 'a> {
+    fn of(rules: &AgentRules<'x, 'a>) -> Sides<'x, 'a> {
+        let mut sides = Sides {
+            allows: Vec::new(),
+            disallows: Vec::new(),
+            any_path_allow: -1,
+            any_path_disallow: -1,
+        };
+        for (_, rule) in rules.rules() {
+            let any_path = matches_any_path(&rule.pattern).then_some(rule.priority() as isize);
             match rule.kind {
-                RuleKind::Disallow if best_priority(allows, path) < p => return false,
-                RuleKind::Allow if best_priority(disallows, path) <= p => return true,
-                _ => {}
+                RuleKind::Allow => {
+                    sides.allows.push(rule);
+                    sides.any_path_allow = sides.any_path_allow.max(any_path.unwrap_or(-1));
+                }
+                RuleKind::Disallow => {
+                    sides.disallows.push(rule);
+                    sides.any_path_disallow = sides.any_path_disallow.max(any_path.unwrap_or(-1));
+                }
             }
         }
-        self.decide_path(path).allowed
+        sides
+    }
+
+    /// Whether a witness path of `rule` is allowed: `decide_path`'s answer,
+    /// found from lower bounds where they suffice. Google disallows when
+    /// the longest matching disallow `d` is longer than the longest
+    /// matching allow `a` and than 0. The rule itself, if it matches, and
+    /// the rules that match every path bound `d` or `a` from below: a known
+    /// `d > 0` needs only `a` to be computed (disallowed if `d > a`), and
+    /// otherwise `d` is computed and compared with the known part of `a`.
+    /// So a file of 16,000 disallows with `Disallow: /` and no allow takes
+    /// 32,000 matches, not 500 million.
+    fn allowed(&self, path: &[u8], rule: &Rule<'_>) -> bool {
+        let own = if matches(path, &rule.pattern) {
+            rule.priority() as isize
+        } else {
+            -1
+        };
+        let (mut allow_at_least, mut disallow_at_least) =
+            (self.any_path_allow, self.any_path_disallow);
+        match rule.kind {
+            RuleKind::Allow => allow_at_least = allow_at_least.max(own),
+            RuleKind::Disallow => disallow_at_least = disallow_at_least.max(own),
+        }
+        if disallow_at_least > 0 {
+            let a = best_priority(&self.allows, path).max(0);
+            if disallow_at_least > a {
+                return false;
+            }
+            return best_priority(&self.disallows, path) <= a;
+        }
+        let d = best_priority(&self.disallows, path);
+        if d <= allow_at_least.max(0) {
+            return true;
+        }
+        d <= best_priority(&self.allows, path).max(0)
+    }
+}
+
+/// Whether a (%-escaped) pattern matches every path: `/` or `*` and then
+/// only `*` (a final `$` is no limit after a `*`).
+fn matches_any_path(pattern: &[u8]) -> bool {
+    let body = match pattern.strip_suffix(b"$") {
+        Some(body) if body.ends_with(b"*") => body,
+        Some(_) => return false,
+        None => pattern,
+    };
+    match body.split_first() {
+        Some((b'/' | b'*', rest)) => rest.iter().all(|&b| b == b'*'),
+        _ => false,
     }
 }
 
@@ -137,11 +197,26 @@ mod tests {
     }
 
     #[test]
+    fn patterns_that_match_every_path() {
+        for any in ["/", "*", "/*", "/**", "*$", "/*$", "**"] {
+            assert!(matches_any_path(any.as_bytes()), "{any}");
+        }
+        for not_any in ["", "$", "/$", "/a", "/*a", "a*", "*a", "/*/"] {
+            assert!(!matches_any_path(not_any.as_bytes()), "{not_any}");
+        }
+    }
+
+    #[test]
     fn an_allow_beaten_by_a_longer_disallow_allows_nothing() {
         // The allow's own path `/a` is disallowed by `/a*` (3 bytes against
         // 2): no witness is allowed.
         assert_eq!(
             class("user-agent: *\ndisallow: /\nallow: /a\ndisallow: /a*\n"),
+            RulesClass::DisallowAll
+        );
+        // The same with no disallow that matches every path.
+        assert_eq!(
+            class("user-agent: *\ndisallow: /$\ndisallow: /x\nallow: /a\ndisallow: /a*\n"),
             RulesClass::DisallowAll
         );
         // A tie goes to allow.
