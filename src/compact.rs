@@ -30,9 +30,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use arrow::array::RecordBatch;
+use arrow::datatypes::Schema;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
+use crate::batch::schema_of;
 use crate::classify::Table;
 use crate::dataset::manifest::{CompactLine, Line, Merged};
 use crate::dataset::{
@@ -124,9 +127,14 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
     if merges.is_empty() {
         return Ok(reports);
     }
-    let rows = write_merges(&merges, options.threads, &dataset)?;
-    swap_in_all(&dataset, &merges, &rows, &mut reports, started)?;
-    Ok(reports)
+    let written = write_merges(&merges, options.threads)
+        .and_then(|rows| swap_in_all(&dataset, &merges, &rows, &mut reports, started));
+    if written.is_err() {
+        // Best effort: the next `compact` deletes them anyway, but a full
+        // disk wants its space back now.
+        let _ = remove_staging(&dataset);
+    }
+    written.map(|()| reports)
 }
 
 /// The hidden staging directory of a table.
@@ -219,58 +227,44 @@ pub fn plan_merges(parts: &[PartInfo], target_bytes: u64) -> Vec<Vec<PathBuf>> {
 }
 
 /// Writes every merged file, in parallel; returns their rows.
-fn write_merges(
-    merges: &[Merge],
-    threads: usize,
-    dataset: &Dataset,
-) -> Result<Vec<u64>, OutputError> {
+fn write_merges(merges: &[Merge], threads: usize) -> Result<Vec<u64>, OutputError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
-        .map_err(|e| OutputError::io(Op::StartThreads, dataset.dir(), io::Error::other(e)))?;
+        .map_err(|e| OutputError::Threads(e.to_string()))?;
     pool.install(|| merges.par_iter().map(merge).collect())
 }
 
 /// Writes one merged file into the staging directory; returns its rows.
 fn merge(m: &Merge) -> Result<u64, OutputError> {
-    let mut writer: Option<PartFile> = None;
+    // The table's schema as this version declares it: part files of older
+    // versions may describe their columns in other words (field metadata),
+    // which does not keep them from being merged; other columns do.
+    let schema = schema_of(m.table.columns());
+    let mut writer = PartFile::create(m.table, m.target.clone(), schema.clone())?
+        .with_row_group_bytes(COMPACT_ROW_GROUP_BYTES);
     let mut expected = 0u64;
-    let mut schema = None;
     for source in &m.sources {
         let file = File::open(source).at(Op::ReadPart, source)?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(Op::ReadPart, source)?;
         expected += builder.metadata().file_metadata().num_rows() as u64;
-        let this = builder.schema().clone();
-        match &schema {
-            None => schema = Some(this.clone()),
-            Some(first) if first.fields() != this.fields() => {
-                return Err(OutputError::OtherSchema {
-                    path: source.clone(),
-                    first: m.sources[0].clone(),
-                });
-            }
-            Some(_) => {}
+        if !same_columns(builder.schema(), &schema) {
+            return Err(OutputError::OtherSchema {
+                path: source.clone(),
+                first: m.sources[0].clone(),
+            });
         }
         let reader = builder
             .with_batch_size(64 * 1024)
             .build()
             .at(Op::ReadPart, source)?;
-        let w = match &mut writer {
-            Some(w) => w,
-            None => writer.insert(
-                PartFile::create(m.table, m.target.clone(), this)?
-                    .with_row_group_bytes(COMPACT_ROW_GROUP_BYTES),
-            ),
-        };
         for batch in reader {
-            let batch =
-                batch.map_err(|e| OutputError::io(Op::ReadPart, source, io::Error::other(e)))?;
-            w.write(&batch)?;
+            let batch = batch
+                .and_then(|b| RecordBatch::try_new(schema.clone(), b.columns().to_vec()))
+                .map_err(|e| OutputError::io(Op::ReadPart, source, io::Error::other(e)))?;
+            writer.write(&batch)?;
         }
     }
-    let Some(writer) = writer else {
-        return Ok(0);
-    };
     let summary = writer.finish()?.publish()?;
     if summary.rows != expected {
         return Err(OutputError::RowsLost {
@@ -280,6 +274,16 @@ fn merge(m: &Merge) -> Result<u64, OutputError> {
         });
     }
     Ok(summary.rows)
+}
+
+/// The same column names, types and nullability (descriptions aside).
+fn same_columns(a: &Schema, b: &Schema) -> bool {
+    a.fields().len() == b.fields().len()
+        && a.fields().iter().zip(b.fields()).all(|(x, y)| {
+            x.name() == y.name()
+                && x.data_type() == y.data_type()
+                && x.is_nullable() == y.is_nullable()
+        })
 }
 
 /// Swaps in every table that has merges, and logs each in the manifest.

@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -35,7 +35,7 @@ use crate::batch::Batches;
 use crate::classify::{self, ErrorRow, Fate, Rows, Table, agents::AgentList};
 use crate::dataset::manifest::{self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions};
 use crate::dataset::{
-    Dataset, FinishedPart, InputEntry, InputStatus, Op, PartFile, PartSummary, part_name, part_stem,
+    Dataset, FinishedPart, InputEntry, InputStatus, PartFile, PartSummary, part_name, part_stem,
 };
 use crate::error::{Error, ErrorKind, Stage};
 use crate::shard::Shard;
@@ -74,6 +74,9 @@ pub struct Config {
     /// `inputs`): it names the manifest file and the part files, so that
     /// many shards write into one output directory without clashing.
     pub shard: Option<Shard>,
+    /// Errors in a row after which an input's reader is given up on (see
+    /// [`GIVE_UP_AFTER_ERRORS`]).
+    pub give_up_after_errors: u64,
 }
 
 impl Config {
@@ -88,6 +91,7 @@ impl Config {
             chunk_records: 256,
             batch_rows: 4096,
             shard: None,
+            give_up_after_errors: GIVE_UP_AFTER_ERRORS,
         }
     }
 
@@ -237,12 +241,17 @@ pub fn plan<'c>(
     let options = config.run_options();
     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
     for entry in finished.values().filter(|e| done(e)) {
-        if let Some(then) = entry.options.as_ref().filter(|o| **o != options) {
-            return Err(OutputError::OtherOptions {
-                dir: config.out.clone(),
-                differences: then.differences(&options),
-            });
-        }
+        let differences = match &entry.options {
+            Some(then) if *then == options => continue,
+            Some(then) => then.differences(&options),
+            // A manifest file without its run line: nothing says how its
+            // inputs were made.
+            None => vec![("options", "not recorded".to_owned(), "these".to_owned())],
+        };
+        return Err(OutputError::OtherOptions {
+            dir: config.out.clone(),
+            differences,
+        });
     }
     let mut seen = HashSet::new();
     let mut plan = Plan {
@@ -286,11 +295,12 @@ fn execute(
         .num_threads(config.threads)
         .thread_name(|i| format!("robostats-worker-{i}"))
         .build()
-        .map_err(|e| OutputError::io(Op::StartThreads, dataset.dir(), std::io::Error::other(e)))?;
+        .map_err(|e| OutputError::Threads(e.to_string()))?;
     let shared = Shared {
         config,
         dataset,
         progress,
+        output_failed: AtomicBool::new(false),
         budget: Budget {
             in_flight: AtomicUsize::new(0),
             limit: 2 * config.threads,
@@ -298,23 +308,38 @@ fn execute(
         unstarted: AtomicUsize::new(todo.len()),
     };
     // Every thread of the pool reads files (one file per task) and
-    // processes chunks; `threads` is the whole CPU budget. Collecting into
-    // a `Result` stops starting inputs after the first failure.
-    pool.install(|| {
+    // processes chunks; `threads` is the whole CPU budget. After the first
+    // output failure no input starts, and the inputs being read stop
+    // (collecting into a `Result` keeps that failure).
+    let reports: Vec<Option<FileReport>> = pool.install(|| {
         todo.par_iter()
             .with_max_len(1)
             .map(|input| {
                 shared.unstarted.fetch_sub(1, Ordering::Relaxed);
-                let report = ingest_input(&shared, input)?;
-                manifest
+                if shared.output_failed.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                let Some(report) = ingest_input(&shared, input).inspect_err(|_| shared.fail())?
+                else {
+                    return Ok(None);
+                };
+                let recorded = manifest
                     .lock()
                     .expect("no thread panicked holding the manifest")
-                    .append(&report.line(dataset))?;
+                    .append(&report.line(dataset));
+                if let Err(e) = recorded {
+                    shared.fail();
+                    // Its part files are published but the input is not
+                    // done: gone now, or deleted by the next run.
+                    let _ = dataset.remove_leftovers(&part_stem(&input.name));
+                    return Err(e);
+                }
                 progress.file_done(&report);
-                Ok(report)
+                Ok(Some(report))
             })
-            .collect()
-    })
+            .collect::<Result<_, OutputError>>()
+    })?;
+    Ok(reports.into_iter().flatten().collect())
 }
 
 /// The run's summary.
@@ -341,12 +366,21 @@ struct Shared<'a> {
     config: &'a Config,
     dataset: &'a Dataset,
     progress: &'a dyn Progress,
+    /// The output could not be written: readers stop.
+    output_failed: AtomicBool,
     budget: Budget,
     /// Inputs no thread has started yet. While there are some, every
     /// thread has a file of its own and a reader processes its own chunks
     /// (one lane per file, so memory does not grow with the number of
     /// threads squared); once all are started, chunks go to idle threads.
     unstarted: AtomicUsize,
+}
+
+impl Shared<'_> {
+    /// Tells every reader that the run stops.
+    fn fail(&self) {
+        self.output_failed.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The chunks in flight (spawned, not yet processed). Past the limit, a
@@ -371,31 +405,35 @@ impl Budget {
     }
 }
 
-/// Errors in a row after which the reader is given up on. The reader
-/// resumes after every error and moves forward, so only a reader bug (or
-/// an input that fails every read) gets here.
-const GIVE_UP_AFTER_ERRORS: u64 = 1_000_000;
+/// Errors in a row after which a reader is given up on (by default). The
+/// reader resumes after every error and moves forward, so only a reader
+/// bug (or an input that fails every read) gets here.
+pub const GIVE_UP_AFTER_ERRORS: u64 = 1_000_000;
 
 /// One input, start to end: its leftovers deleted, read to the end into the
-/// lanes, its part files published.
-fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<FileReport, OutputError> {
+/// lanes, its part files published. `None` when the run stopped while it
+/// was read (another input's output failed): nothing of it is left.
+fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>, OutputError> {
     let stem = part_stem(&input.name);
     shared.dataset.remove_leftovers(&stem)?;
     let lanes = Lanes::new(shared.config.threads, &stem, shared.config.shard);
     let read = read_input(shared, input, &lanes);
-    let (parts, lanes_counts) = lanes.close(shared)?;
+    if read.stopped {
+        return lanes.give_up().map_or(Ok(None), Err);
+    }
+    let (parts, mut counts) = lanes.close(shared)?;
     // The renames are durable before the manifest calls the input done.
-    shared.dataset.sync_tables()?;
-    let mut counts = read.counts;
-    counts.captures = lanes_counts.captures;
-    counts.lost = lanes_counts.lost;
-    counts.errors = lanes_counts.errors;
-    Ok(FileReport {
+    if let Err(e) = shared.dataset.sync_tables() {
+        let _ = shared.dataset.remove_leftovers(&stem);
+        return Err(e);
+    }
+    counts.add(&read.counts);
+    Ok(Some(FileReport {
         input: input.name.clone(),
         failed: read.failed,
         counts,
         parts,
-    })
+    }))
 }
 
 /// What reading an input found.
@@ -404,6 +442,8 @@ struct ReadEnd {
     counts: Counts,
     /// The input could not be read, or not to the end.
     failed: bool,
+    /// Reading stopped because the run is stopping.
+    stopped: bool,
 }
 
 /// Reads an input to the end, dispatching its records chunk by chunk to
@@ -414,6 +454,7 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
     let mut end = ReadEnd {
         counts: Counts::default(),
         failed: false,
+        stopped: false,
     };
     let file = match warc::open(&input.path, &input.name) {
         Ok(file) => file,
@@ -428,9 +469,16 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
         count: &bytes_read,
     };
     let mut reader = WarcReader::new(counting, &input.name);
-    let mut filler = ChunkFiller::new(shared.config.chunk_records);
+    let mut filler = ChunkFiller::new(
+        shared.config.chunk_records,
+        shared.config.give_up_after_errors,
+    );
     rayon::in_place_scope(|scope| {
         loop {
+            if shared.output_failed.load(Ordering::Relaxed) {
+                end.stopped = true;
+                break;
+            }
             let before = bytes_read.load(Ordering::Relaxed);
             let (chunk, state) = filler.fill(&mut reader);
             end.counts.records += chunk.records_read;
@@ -495,11 +543,11 @@ struct ChunkFiller {
 }
 
 impl ChunkFiller {
-    fn new(chunk_records: usize) -> ChunkFiller {
+    fn new(chunk_records: usize, give_up_after: u64) -> ChunkFiller {
         ChunkFiller {
             spare: Record::new(),
             errors_in_a_row: 0,
-            give_up_after: GIVE_UP_AFTER_ERRORS,
+            give_up_after,
             chunk_records,
         }
     }
@@ -512,7 +560,9 @@ impl ChunkFiller {
             records_read: 0,
         };
         let mut state = Filled::More;
-        while chunk.responses.len() < self.chunk_records {
+        // Errors fill a chunk too, so that an input that fails read after
+        // read is handed on in bounded pieces.
+        while chunk.responses.len() + chunk.errors.len() < self.chunk_records {
             match reader.read_record(&mut self.spare) {
                 Ok(true) => {
                     self.errors_in_a_row = 0;
@@ -564,6 +614,9 @@ fn dispatch<'s>(
         let mut lane = lanes.lock(index);
         lane.process(shared, input, chunk);
         lane.flush(shared.dataset, shared.config.batch_rows);
+        if lane.failure.is_some() {
+            shared.fail();
+        }
     };
     let idle_threads = shared.unstarted.load(Ordering::Relaxed) == 0;
     if idle_threads && shared.budget.try_acquire() {
@@ -581,14 +634,6 @@ struct Lanes {
     /// The input's part-file stem.
     stem: String,
     lanes: Vec<Mutex<Lane>>,
-}
-
-/// Rows counted by the lanes of an input.
-#[derive(Default)]
-struct LaneCounts {
-    captures: u64,
-    lost: u64,
-    errors: u64,
 }
 
 impl Lanes {
@@ -618,49 +663,42 @@ impl Lanes {
         lane.counts.errors += 1;
     }
 
+    /// Drops everything the lanes hold (their part files delete
+    /// themselves); returns the first failure of a lane, if any.
+    fn give_up(self) -> Option<OutputError> {
+        self.lanes
+            .into_iter()
+            .find_map(|lane| lane.into_inner().ok()?.failure)
+    }
+
     /// Encodes what the lanes still hold, then finishes every part file
     /// and only then publishes them all: a reader sees all of an input's
-    /// part files or none. On failure, no part file of the input is left
-    /// visible or half-written.
-    fn close(self, shared: &Shared<'_>) -> Result<(Vec<PartSummary>, LaneCounts), OutputError> {
-        let mut counts = LaneCounts::default();
-        let mut failure = None;
+    /// part files or none. On failure, the part files not yet published
+    /// delete themselves when dropped, and the published ones are deleted
+    /// (or, should that fail too, by the next run).
+    fn close(self, shared: &Shared<'_>) -> Result<(Vec<PartSummary>, Counts), OutputError> {
+        let mut counts = Counts::default();
         let mut open = Vec::new();
         for lane in self.lanes {
             let mut lane = lane
                 .into_inner()
                 .expect("no thread panicked holding a lane");
             lane.flush(shared.dataset, 1);
-            counts.captures += lane.counts.captures;
-            counts.lost += lane.counts.lost;
-            counts.errors += lane.counts.errors;
-            failure = failure.or(lane.failure.take());
+            if let Some(e) = lane.failure {
+                return Err(e);
+            }
+            counts.add(&lane.counts);
             open.extend(lane.writers.into_iter().flatten());
         }
-        if let Some(e) = failure {
-            open.into_iter().for_each(PartFile::abort);
-            return Err(e);
-        }
-        let mut finished: Vec<FinishedPart> = Vec::with_capacity(open.len());
-        let mut open = open.into_iter();
-        for part in open.by_ref() {
-            match part.finish() {
-                Ok(f) => finished.push(f),
-                Err(e) => {
-                    open.for_each(PartFile::abort);
-                    finished.into_iter().for_each(FinishedPart::discard);
-                    return Err(e);
-                }
-            }
-        }
+        let finished: Vec<FinishedPart> = open
+            .into_iter()
+            .map(PartFile::finish)
+            .collect::<Result<_, _>>()?;
         let mut parts = Vec::with_capacity(finished.len());
-        let mut finished = finished.into_iter();
-        for part in finished.by_ref() {
+        for part in finished {
             match part.publish() {
                 Ok(p) => parts.push(p),
                 Err(e) => {
-                    finished.for_each(FinishedPart::discard);
-                    // Best effort: the next run deletes them anyway.
                     let _ = shared.dataset.remove_leftovers(&self.stem);
                     return Err(e);
                 }
@@ -677,7 +715,8 @@ struct Lane {
     part: String,
     batches: Batches,
     writers: Vec<Option<PartFile>>,
-    counts: LaneCounts,
+    /// The rows it counted: captures, lost responses, errors.
+    counts: Counts,
     failure: Option<OutputError>,
 }
 
@@ -687,7 +726,7 @@ impl Lane {
             part,
             batches: Batches::new(),
             writers: Table::ALL.iter().map(|_| None).collect(),
-            counts: LaneCounts::default(),
+            counts: Counts::default(),
             failure: None,
         }
     }
@@ -723,12 +762,14 @@ impl Lane {
     }
 
     /// Encodes the tables holding `min_rows` rows or more. The first
-    /// failure is kept; the lane writes nothing after it.
+    /// failure is kept; the lane writes nothing after it, and drops the
+    /// rows it is given.
     fn flush(&mut self, dataset: &Dataset, min_rows: usize) {
+        let batches = self.batches.take(min_rows);
         if self.failure.is_some() {
             return;
         }
-        for (table, batch) in self.batches.take(min_rows) {
+        for (table, batch) in batches {
             let slot = &mut self.writers[table as usize];
             if slot.is_none() {
                 match dataset.create_part(table, &self.part, batch.schema()) {
@@ -777,10 +818,15 @@ mod tests {
     #[test]
     fn a_reader_that_keeps_failing_is_given_up_on_and_says_so() {
         let mut reader = WarcReader::new(Failing, "gone.warc.gz");
-        let mut filler = ChunkFiller::new(256);
-        filler.give_up_after = 10;
+        let mut filler = ChunkFiller::new(4, 10);
+        // Errors fill chunks too: 4, 4, then 2 and the end.
+        for _ in 0..2 {
+            let (chunk, state) = filler.fill(&mut reader);
+            assert_eq!(chunk.errors.len(), 4);
+            assert!(matches!(state, Filled::More));
+        }
         let (chunk, state) = filler.fill(&mut reader);
-        assert_eq!(chunk.errors.len(), 10);
+        assert_eq!(chunk.errors.len(), 2);
         assert_eq!(chunk.records_read, 0);
         let Filled::GaveUp(e) = state else {
             panic!("not given up on");

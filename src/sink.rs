@@ -91,8 +91,8 @@ impl<W: Write + Send> ParquetSink<W> {
     /// whatever the table's row width: `ingest` keeps a writer per table,
     /// thread and input in progress.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
-        self.rows += batch.num_rows() as u64;
         self.writer.write(batch)?;
+        self.rows += batch.num_rows() as u64;
         if self.writer.in_progress_size() >= self.row_group_bytes {
             self.writer.flush()?;
         }

@@ -250,9 +250,12 @@ fn an_input_that_fails_every_read_is_given_up_on_and_recorded_as_failed() {
         path: dir.clone(),
         name: "a-directory".to_owned(),
     }];
+    config.give_up_after_errors = 1000;
     let summary = pipeline::run(&config, &NoProgress).unwrap();
     assert_eq!((summary.files_done, summary.files_failed), (0, 1));
     let errors = rows(&out, Table::Errors);
+    // The 1000 read errors, and why reading stopped.
+    assert_eq!(errors.len(), 1001);
     assert_eq!(summary.counts.errors, errors.len() as u64);
     let gave_up: Vec<_> = errors
         .iter()

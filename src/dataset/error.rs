@@ -38,8 +38,6 @@ pub enum Op {
     ReadManifest,
     /// Appending to the manifest.
     WriteManifest,
-    /// Starting worker threads.
-    StartThreads,
 }
 
 impl Op {
@@ -60,7 +58,6 @@ impl Op {
             Op::RemoveDir => "remove the directory",
             Op::ReadManifest => "read the manifest",
             Op::WriteManifest => "write the manifest",
-            Op::StartThreads => "start worker threads for",
         }
     }
 }
@@ -112,6 +109,8 @@ pub enum OutputError {
         /// The file it was compared with.
         first: PathBuf,
     },
+    /// The worker threads could not be started.
+    Threads(String),
     /// A merged file does not hold the rows of its sources.
     RowsLost {
         /// The merged file.
@@ -164,6 +163,7 @@ impl OutputError {
             | OutputError::OtherSchema { path, .. }
             | OutputError::RowsLost { path, .. } => path,
             OutputError::OtherOptions { dir, .. } | OutputError::NotADataset { dir } => dir,
+            OutputError::Threads(_) => Path::new(""),
         }
     }
 
@@ -215,6 +215,7 @@ impl fmt::Display for OutputError {
                 path.display(),
                 first.display()
             ),
+            OutputError::Threads(why) => write!(f, "cannot start worker threads: {why}"),
             OutputError::RowsLost {
                 path,
                 written,

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -97,8 +97,10 @@ pub enum InputStatus {
     Failed,
 }
 
-/// What was read and written, for one input or a whole run.
+/// What was read and written, for one input or a whole run. (A field
+/// missing from an older manifest reads as 0.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     /// WARC records read, of every type.
     pub records: u64,
@@ -258,16 +260,32 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Opens (appending) `_manifest/<name>.jsonl` under `out`.
+    /// Opens (appending) `_manifest/<name>.jsonl` under `out`. A last
+    /// line torn by a kill is ended first, so that it stays one bad line
+    /// and the next line is whole.
     pub fn open(out: &Path, name: &str) -> Result<Manifest, OutputError> {
         let dir = dir(out);
         fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
         let path = dir.join(format!("{name}.jsonl"));
-        let file = OpenOptions::new()
+        let mut file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(&path)
             .at(Op::WriteManifest, &path)?;
+        let torn = (|| -> std::io::Result<bool> {
+            if file.metadata()?.len() == 0 {
+                return Ok(false);
+            }
+            let mut last = [0u8];
+            file.seek(SeekFrom::End(-1))?;
+            file.read_exact(&mut last)?;
+            Ok(last[0] != b'\n')
+        })()
+        .at(Op::ReadManifest, &path)?;
+        if torn {
+            file.write_all(b"\n").at(Op::WriteManifest, &path)?;
+        }
         Ok(Manifest { path, file })
     }
 
@@ -338,8 +356,13 @@ mod tests {
         let mut other = Manifest::open(&out, "shard-00001-of-00002").unwrap();
         other.append(&run(Some(1))).unwrap();
         other.append(&input("f2", InputStatus::Failed)).unwrap();
+        // The next run's first line is whole, not glued to the torn one.
+        let mut next = Manifest::open(&out, "run").unwrap();
+        next.append(&run(Some(1))).unwrap();
+        next.append(&input("f4", InputStatus::Done)).unwrap();
         let entries = read_inputs(&out).unwrap();
-        assert_eq!(entries.len(), 2);
+        assert_eq!(entries.len(), 3);
+        assert_eq!(entries["f4"].options.as_ref().unwrap().size_limit, Some(1));
         assert_eq!(entries["f1"].line.status, InputStatus::Done);
         assert_eq!(entries["f2"].line.status, InputStatus::Done);
         assert_eq!(entries["f1"].options.as_ref().unwrap().size_limit, Some(1));
@@ -368,5 +391,47 @@ mod tests {
             then.differences(&now),
             [("size limit", "512000 bytes".to_owned(), "none".to_owned())]
         );
+    }
+
+    #[test]
+    fn manifests_of_earlier_versions_are_read() {
+        // Lines as robostats wrote them before its manifest was typed (and
+        // an input line from before the `lost` count).
+        let out =
+            std::env::temp_dir().join(format!("robostats-old-manifest-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&out);
+        fs::create_dir_all(dir(&out)).unwrap();
+        fs::write(
+            dir(&out).join("run.jsonl"),
+            concat!(
+                r#"{"agents_version":"sha256:e4","options":{"agents_version":"sha256:e4","size_limit":512000},"shard":null,"started_unix":1795555000,"tool":"robostats","type":"run","version":"0.1.0"}"#, "\n",
+                r#"{"bytes":18857,"captures":1,"errors":0,"input":"a.warc.gz","lost":0,"parts":[{"path":"captures/a-808503c5-00.parquet","rows":1,"table":"captures"}],"records":4,"responses":1,"status":"done","type":"input"}"#, "\n",
+                r#"{"bytes":5,"captures":0,"errors":1,"input":"b.warc.gz","parts":[],"records":0,"responses":0,"status":"failed","type":"input"}"#, "\n",
+                r#"{"bytes":18862,"captures":1,"errors":1,"files_done":1,"files_failed":1,"files_retried":0,"files_skipped":0,"lost":0,"records":4,"responses":1,"seconds":0.1,"type":"end"}"#, "\n",
+            ),
+        )
+        .unwrap();
+        fs::write(
+            dir(&out).join("compact.jsonl"),
+            concat!(
+                r#"{"merged":[{"from":["rules/a-00.parquet","rules/b-00.parquet"],"path":"rules/compacted-1-00000.parquet","rows":9}],"seconds":0.5,"table":"rules","type":"compact","unix":1795555100}"#, "\n",
+            ),
+        )
+        .unwrap();
+        for file in ["run.jsonl", "compact.jsonl"] {
+            for line in fs::read_to_string(dir(&out).join(file)).unwrap().lines() {
+                serde_json::from_str::<Line>(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            }
+        }
+        let entries = read_inputs(&out).unwrap();
+        assert_eq!(entries["a.warc.gz"].line.status, InputStatus::Done);
+        assert_eq!(entries["a.warc.gz"].line.parts[0].rows, 1);
+        assert_eq!(
+            entries["a.warc.gz"].options.as_ref().unwrap().size_limit,
+            Some(512_000)
+        );
+        assert_eq!(entries["b.warc.gz"].line.counts.lost, 0);
+        assert_eq!(entries["b.warc.gz"].line.status, InputStatus::Failed);
+        fs::remove_dir_all(&out).unwrap();
     }
 }

@@ -1,11 +1,13 @@
 //! The output directory: one directory of Parquet part files per table,
-//! and the manifest. This module alone names, creates, renames and deletes
-//! files in it.
+//! and the manifest. This module names, creates, renames and deletes the
+//! part files and the manifest (`compact` adds its own staging
+//! directories, through the same part files).
 //!
 //! ```text
-//! OUT/_manifest/run.jsonl                 which inputs are done (manifest)
+//! OUT/_manifest/run.jsonl                  which inputs are done (the manifest; a shard
+//!                                          writes shard-00003-of-00100.jsonl, compact compact.jsonl)
 //! OUT/<table>/_empty.parquet               schema only: an empty table reads as empty
-//! OUT/<table>/.<part>.parquet.<pid>.tmp    a part file being written
+//! OUT/<table>/.<part>.parquet.<token>.tmp  a part file being written
 //! OUT/<table>/<stem>-<hash>[-shard-..]-<lane>.parquet   a finished part file
 //! ```
 //!
@@ -24,6 +26,7 @@ pub mod manifest;
 use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -114,13 +117,13 @@ impl Dataset {
                 return Err(e);
             }
         }
-        // The temporary files of runs killed while writing it.
+        // The temporary files of runs killed while writing it (or of a
+        // shard writing it now, which then finds the final file).
         let temp_prefix = format!(".{EMPTY_PART}.");
         self.remove_in(table, |name| name.starts_with(&temp_prefix))
     }
 
-    /// Deletes the files of every table directory whose name `doomed`
-    /// picks.
+    /// Deletes the files of a table's directory whose name `doomed` picks.
     fn remove_in(&self, table: Table, doomed: impl Fn(&str) -> bool) -> Result<(), OutputError> {
         let dir = self.table_dir(table);
         let Ok(entries) = fs::read_dir(&dir) else {
@@ -212,10 +215,19 @@ pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
 
 /// The temporary name a part file is written under: hidden, and unique to
 /// the process (shards writing into one directory all write the
-/// schema-only `_empty.parquet`).
+/// schema-only `_empty.parquet`, maybe from several hosts sharing a file
+/// system, where process IDs repeat).
 pub fn temp_path(path: &Path) -> PathBuf {
+    static TOKEN: OnceLock<String> = OnceLock::new();
+    let token = TOKEN.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let pid = std::process::id();
+        format!("{pid}-{}", short_hash(format!("{pid}-{nanos}").as_bytes()))
+    });
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}.{token}.tmp"))
 }
 
 /// Makes the renames in a directory durable (a no-op where directories
@@ -229,11 +241,16 @@ pub fn sync_dir(dir: &Path) -> Result<(), OutputError> {
     Ok(())
 }
 
-/// A part file being written under its temporary name.
+/// A part file being written under its temporary name. Dropped before it
+/// is finished, it deletes its temporary file: a failure on any path
+/// leaves nothing behind.
 pub struct PartFile {
     table: Table,
     path: PathBuf,
-    sink: ParquetSink<BufWriter<File>>,
+    /// `None` once [`PartFile::finish`] has taken it.
+    sink: Option<ParquetSink<BufWriter<File>>>,
+    /// The file is a [`FinishedPart`]'s now.
+    handed_over: bool,
 }
 
 impl PartFile {
@@ -245,87 +262,88 @@ impl PartFile {
         }
         let tmp = temp_path(&path);
         let file = File::create(&tmp).at(Op::CreatePart, &tmp)?;
-        let sink = match ParquetSink::new(BufWriter::new(file), schema) {
-            Ok(sink) => sink,
-            Err(e) => {
-                let _ = fs::remove_file(&tmp);
-                return Err(OutputError::parquet(Op::CreatePart, &tmp, e));
-            }
+        let mut part = PartFile {
+            table,
+            path,
+            sink: None,
+            handed_over: false,
         };
-        Ok(PartFile { table, path, sink })
+        part.sink = Some(ParquetSink::new(BufWriter::new(file), schema).at(Op::CreatePart, &tmp)?);
+        Ok(part)
     }
 
     /// Closes row groups at `bytes` of encoded data (see
     /// [`ParquetSink::with_row_group_bytes`]).
     pub fn with_row_group_bytes(mut self, bytes: usize) -> PartFile {
-        self.sink = self.sink.with_row_group_bytes(bytes);
+        self.sink = self.sink.take().map(|s| s.with_row_group_bytes(bytes));
         self
     }
 
     /// Appends a batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), OutputError> {
-        self.sink
-            .write(batch)
-            .at(Op::WritePart, temp_path(&self.path))
+        let sink = self.sink.as_mut().expect("not finished");
+        sink.write(batch).at(Op::WritePart, temp_path(&self.path))
     }
 
     /// Writes the footer and syncs the file, still under its temporary
-    /// name. On failure the temporary file is deleted.
-    pub fn finish(self) -> Result<FinishedPart, OutputError> {
+    /// name.
+    pub fn finish(mut self) -> Result<FinishedPart, OutputError> {
         let tmp = temp_path(&self.path);
-        let rows = self.sink.rows();
-        let finished = self
-            .sink
-            .finish()
-            .at(Op::FinishPart, &tmp)
-            .and_then(|buffered| {
-                buffered
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .at(Op::FinishPart, &tmp)
-            })
-            .and_then(|file| file.sync_all().at(Op::FinishPart, &tmp));
-        if let Err(e) = finished {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
+        let sink = self.sink.take().expect("not finished");
+        let rows = sink.rows();
+        // On failure `self` is dropped, and the temporary file with it.
+        let file = sink.finish().at(Op::FinishPart, &tmp)?;
+        file.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|file| file.sync_all())
+            .at(Op::FinishPart, &tmp)?;
+        self.handed_over = true;
         Ok(FinishedPart {
             table: self.table,
-            path: self.path,
+            path: std::mem::take(&mut self.path),
             rows,
+            published: false,
         })
     }
+}
 
-    /// Drops an unfinished file (on error or cancellation).
-    pub fn abort(self) {
-        let tmp = temp_path(&self.path);
-        drop(self.sink);
-        let _ = fs::remove_file(tmp);
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        if !self.handed_over {
+            drop(self.sink.take());
+            let _ = fs::remove_file(temp_path(&self.path));
+        }
     }
 }
 
 /// A part file whose footer is written, still under its temporary name.
+/// Dropped before it is published, it deletes its temporary file.
 #[derive(Debug)]
 pub struct FinishedPart {
     table: Table,
     path: PathBuf,
     rows: u64,
+    published: bool,
 }
 
 impl FinishedPart {
     /// Gives the file its final name: readers see it from now on.
-    pub fn publish(self) -> Result<PartSummary, OutputError> {
+    pub fn publish(mut self) -> Result<PartSummary, OutputError> {
         fs::rename(temp_path(&self.path), &self.path).at(Op::PublishPart, &self.path)?;
+        self.published = true;
         Ok(PartSummary {
             table: self.table,
-            path: self.path,
+            path: std::mem::take(&mut self.path),
             rows: self.rows,
         })
     }
+}
 
-    /// Deletes the file instead.
-    pub fn discard(self) {
-        let _ = fs::remove_file(temp_path(&self.path));
+impl Drop for FinishedPart {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = fs::remove_file(temp_path(&self.path));
+        }
     }
 }
 
@@ -369,12 +387,23 @@ mod tests {
         assert!(path.exists() && !temp_path(&path).exists());
         assert_eq!(summary.rows, 0);
 
+        // Dropped before it is finished, or finished and not published: no
+        // file is left.
         let other = part_name(&part_stem("a/b.warc.gz"), None, 2);
-        dataset
+        let other_path = dataset.table_dir(Table::Errors).join(&other);
+        drop(
+            dataset
+                .create_part(Table::Errors, &other, schema.clone())
+                .unwrap(),
+        );
+        assert!(!temp_path(&other_path).exists());
+        let finished = dataset
             .create_part(Table::Errors, &other, schema)
             .unwrap()
-            .abort();
-        assert!(!temp_path(&dataset.table_dir(Table::Errors).join(&other)).exists());
+            .finish();
+        assert!(temp_path(&other_path).exists());
+        drop(finished);
+        assert!(!temp_path(&other_path).exists() && !other_path.exists());
         dataset.remove_leftovers(&part_stem("a/b.warc.gz")).unwrap();
         assert!(!path.exists());
         assert!(dataset.table_dir(Table::Errors).join(EMPTY_PART).exists());
