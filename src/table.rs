@@ -122,7 +122,8 @@ pub trait Visitor {
 pub trait Scalar {
     /// The column's type.
     const KIND: Kind;
-    /// The values known before any row (for [`Labels`] types).
+    /// The values known before any row, in key order (for [`labels!`]
+    /// enums).
     const LABELS: &'static [&'static str] = &[];
     /// Pushes the value.
     fn visit<V: Visitor>(&self, v: &mut V);
@@ -281,19 +282,11 @@ impl Columns for Vec<String> {
     }
 }
 
-/// An enum with a fixed set of names: a dictionary column whose values are
-/// known before any row, pushed by index. Declared with [`labels!`].
-pub trait Labels: Copy {
-    /// Every name, in key order.
-    const LABELS: &'static [&'static str];
-    /// The key of this value: its name is `LABELS[index]`.
-    fn index(self) -> usize;
-}
-
 /// Declares a field-less enum whose variants have stable names: the enum,
-/// `ALL` (every value, in declaration order), `as_str`, and its [`Labels`],
-/// so that a column of this type is a dictionary column whose values are
-/// known in advance.
+/// `ALL` (every value, in declaration order), `as_str`, and its [`Scalar`]
+/// implementation: a column of this type is a dictionary column whose
+/// values (its names, in declaration order) are known before any row, and
+/// a value is pushed as its index.
 ///
 /// ```ignore
 /// labels! {
@@ -325,20 +318,13 @@ macro_rules! labels {
 
             /// The stable name, as the tables write it.
             pub fn as_str(self) -> &'static str {
-                <$name as $crate::table::Labels>::LABELS[self as usize]
-            }
-        }
-
-        impl $crate::table::Labels for $name {
-            const LABELS: &'static [&'static str] = &[$($label),+];
-            fn index(self) -> usize {
-                self as usize
+                <$name as $crate::table::Scalar>::LABELS[self as usize]
             }
         }
 
         impl $crate::table::Scalar for $name {
             const KIND: $crate::table::Kind = $crate::table::Kind::Dict;
-            const LABELS: &'static [&'static str] = <$name as $crate::table::Labels>::LABELS;
+            const LABELS: &'static [&'static str] = &[$($label),+];
             fn visit<V: $crate::table::Visitor>(&self, v: &mut V) {
                 v.label(Some(*self as usize))
             }

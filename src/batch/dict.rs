@@ -33,6 +33,7 @@ impl DictBuilder {
             b.key_of(l);
         }
         b.preset = b.values.len();
+        debug_assert_eq!(b.preset, labels.len(), "labels are distinct");
         b
     }
 

@@ -18,7 +18,7 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::classify::{Row, Rows, Table};
-use crate::table::{Column, Columns, Kind, Visitor};
+use crate::table::{Column, Kind, Visitor};
 use dict::DictBuilder;
 
 fn data_type(kind: Kind) -> DataType {
@@ -124,7 +124,8 @@ impl TableBuilder {
     }
 
     /// Appends a row of this table.
-    pub fn push<R: Columns>(&mut self, row: &R) {
+    pub fn push<R: Row>(&mut self, row: &R) {
+        assert_eq!(R::TABLE, self.table, "a row of another table");
         let mut appender = Appender {
             builders: &mut self.builders,
             at: 0,

@@ -31,8 +31,8 @@ columns! {
     /// follow Common Crawl's columnar index where they mean the same.
     ///
     /// [`Capture::new`] fills what the record and its HTTP response say;
-    /// the robots.txt columns (from `robots_parsed` on) are filled by
-    /// [`Capture::set_robots`] for the 2xx responses whose body is parsed.
+    /// the robots.txt columns ([`RobotsColumns`]) are filled for the 2xx
+    /// responses whose body is parsed.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Capture<'a> {
         /// The record.
@@ -118,52 +118,8 @@ columns! {
         pub over_500kib: bool,
         /// Cache-Control max-age, seconds
         pub cache_max_age: Option<u64>,
-        /// the body was parsed for rules (2xx responses only; the other columns
-        /// below are null otherwise)
-        pub robots_parsed: bool,
-        /// a group has a non-empty allow or disallow rule
-        pub has_rules: Option<bool>,
-        /// lines, as Google counts them
-        pub lines: Option<u32>,
-        /// blank lines
-        pub empty_lines: Option<u32>,
-        /// lines that are only a comment
-        pub comment_lines: Option<u32>,
-        /// lines with content but no directive (HTML, prose, binary)
-        pub invalid_lines: Option<u32>,
-        /// groups
-        pub groups: Option<usize>,
-        /// user-agent lines
-        pub user_agent_lines: Option<u32>,
-        /// allow lines
-        pub allow_rules: Option<u32>,
-        /// disallow lines
-        pub disallow_rules: Option<u32>,
-        /// allow and disallow lines with an empty value
-        pub empty_rules: Option<u32>,
-        /// allow and disallow lines before any user-agent (ignored)
-        pub rules_outside_group: Option<u32>,
-        /// sitemap lines
-        pub sitemaps: Option<u32>,
-        /// lines with a key Google does not use
-        pub unknown_directives: Option<u32>,
-        /// ... of which keys other crawlers use (crawl-delay, host, ...)
-        pub known_elsewhere_directives: Option<u32>,
-        /// keys that are one of Google's accepted typos
-        pub typos: Option<u32>,
-        /// directives separated by whitespace instead of :
-        pub missing_colon: Option<u32>,
-        /// lines cut at 16,663 bytes
-        pub lines_too_long: Option<u32>,
-        /// bytes past the parse limit (500 KiB), not parsed
-        pub bytes_ignored: Option<u64>,
-        /// crawl-delay of the * group (first numeric value): what a crawler no group
-        /// names reads
-        pub crawl_delay: Option<f64>,
-        /// the rules class of the * group (see agent_verdicts.rules_class)
-        pub global_class: Option<RulesClass>,
-        /// the * group allows /
-        pub global_root_allowed: Option<bool>,
+        /// What the robots.txt parse says (from `robots_parsed` on).
+        pub robots: RobotsColumns,
     }
 }
 
@@ -245,28 +201,7 @@ impl<'a> Capture<'a> {
             looks_like_html: false,
             over_500kib: false,
             cache_max_age: None,
-            robots_parsed: false,
-            has_rules: None,
-            lines: None,
-            empty_lines: None,
-            comment_lines: None,
-            invalid_lines: None,
-            groups: None,
-            user_agent_lines: None,
-            allow_rules: None,
-            disallow_rules: None,
-            empty_rules: None,
-            rules_outside_group: None,
-            sitemaps: None,
-            unknown_directives: None,
-            known_elsewhere_directives: None,
-            typos: None,
-            missing_colon: None,
-            lines_too_long: None,
-            bytes_ignored: None,
-            crawl_delay: None,
-            global_class: None,
-            global_root_allowed: None,
+            robots: RobotsColumns::default(),
         };
         let resp = match response {
             Ok(resp) => resp,
@@ -313,37 +248,95 @@ impl<'a> Capture<'a> {
         cap.cache_max_age = resp.header("Cache-Control").and_then(content::max_age);
         Ok(cap)
     }
+}
 
-    /// Fills the robots.txt columns from the body's parse and the verdict
-    /// of `*`, the crawler no group names.
-    pub fn set_robots(&mut self, robots: &RobotsTxt<'_>, global: &Verdict) {
+columns! {
+    /// The columns of `captures` that the robots.txt parse fills, and the
+    /// verdict of `*`, the crawler no group names. All but `robots_parsed`
+    /// are null ([`Default`]) for a body that is not parsed.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct RobotsColumns {
+        /// the body was parsed for rules (2xx responses only; the other columns
+        /// below are null otherwise)
+        pub robots_parsed: bool,
+        /// a group has a non-empty allow or disallow rule
+        pub has_rules: Option<bool>,
+        /// lines, as Google counts them
+        pub lines: Option<u32>,
+        /// blank lines
+        pub empty_lines: Option<u32>,
+        /// lines that are only a comment
+        pub comment_lines: Option<u32>,
+        /// lines with content but no directive (HTML, prose, binary)
+        pub invalid_lines: Option<u32>,
+        /// groups
+        pub groups: Option<usize>,
+        /// user-agent lines
+        pub user_agent_lines: Option<u32>,
+        /// allow lines
+        pub allow_rules: Option<u32>,
+        /// disallow lines
+        pub disallow_rules: Option<u32>,
+        /// allow and disallow lines with an empty value
+        pub empty_rules: Option<u32>,
+        /// allow and disallow lines before any user-agent (ignored)
+        pub rules_outside_group: Option<u32>,
+        /// sitemap lines
+        pub sitemaps: Option<u32>,
+        /// lines with a key Google does not use
+        pub unknown_directives: Option<u32>,
+        /// ... of which keys other crawlers use (crawl-delay, host, ...)
+        pub known_elsewhere_directives: Option<u32>,
+        /// keys that are one of Google's accepted typos
+        pub typos: Option<u32>,
+        /// directives separated by whitespace instead of :
+        pub missing_colon: Option<u32>,
+        /// lines cut at 16,663 bytes
+        pub lines_too_long: Option<u32>,
+        /// bytes past the parse limit (500 KiB), not parsed
+        pub bytes_ignored: Option<u64>,
+        /// crawl-delay of the * group (first numeric value): what a crawler no group
+        /// names reads
+        pub crawl_delay: Option<f64>,
+        /// the rules class of the * group (see agent_verdicts.rules_class)
+        pub global_class: Option<RulesClass>,
+        /// the * group allows /
+        pub global_root_allowed: Option<bool>,
+    }
+}
+
+impl RobotsColumns {
+    /// The columns of a parsed body, with the verdict of `*` (`global`).
+    pub fn of(robots: &RobotsTxt<'_>, global: &Verdict) -> RobotsColumns {
         let s = robots.stats();
-        self.robots_parsed = true;
-        self.has_rules = Some(
-            robots
-                .rules()
-                .iter()
-                .any(|rule| rule.group.is_some() && !rule.is_empty()),
-        );
-        self.lines = Some(s.lines);
-        self.empty_lines = Some(s.empty_lines);
-        self.comment_lines = Some(s.comment_lines);
-        self.invalid_lines = Some(s.invalid_lines);
-        self.groups = Some(robots.groups().len());
-        self.user_agent_lines = Some(s.user_agents);
-        self.allow_rules = Some(s.allows);
-        self.disallow_rules = Some(s.disallows);
-        self.empty_rules = Some(s.empty_rules);
-        self.rules_outside_group = Some(s.rules_outside_group);
-        self.sitemaps = Some(s.sitemaps);
-        self.unknown_directives = Some(s.unknown);
-        self.known_elsewhere_directives = Some(s.known_elsewhere);
-        self.typos = Some(s.typos);
-        self.missing_colon = Some(s.missing_colon);
-        self.lines_too_long = Some(s.too_long);
-        self.bytes_ignored = Some(s.bytes_ignored as u64);
-        self.crawl_delay = super::verdict::crawl_delay(robots);
-        self.global_class = global.class;
-        self.global_root_allowed = global.root_allowed;
+        RobotsColumns {
+            robots_parsed: true,
+            has_rules: Some(
+                robots
+                    .rules()
+                    .iter()
+                    .any(|rule| rule.group.is_some() && !rule.is_empty()),
+            ),
+            lines: Some(s.lines),
+            empty_lines: Some(s.empty_lines),
+            comment_lines: Some(s.comment_lines),
+            invalid_lines: Some(s.invalid_lines),
+            groups: Some(robots.groups().len()),
+            user_agent_lines: Some(s.user_agents),
+            allow_rules: Some(s.allows),
+            disallow_rules: Some(s.disallows),
+            empty_rules: Some(s.empty_rules),
+            rules_outside_group: Some(s.rules_outside_group),
+            sitemaps: Some(s.sitemaps),
+            unknown_directives: Some(s.unknown),
+            known_elsewhere_directives: Some(s.known_elsewhere),
+            typos: Some(s.typos),
+            missing_colon: Some(s.missing_colon),
+            lines_too_long: Some(s.too_long),
+            bytes_ignored: Some(s.bytes_ignored as u64),
+            crawl_delay: super::verdict::crawl_delay(robots),
+            global_class: global.rules_class,
+            global_root_allowed: global.root_allowed,
+        }
     }
 }

@@ -7,9 +7,9 @@ use crate::http::{UrlFacts, registered_domain};
 use crate::robots::{RobotsTxt, RuleKind};
 use crate::table::columns;
 
+use super::Rows;
 use super::capture::{Capture, CaptureKey};
 use super::typo::typo_of;
-use super::{Row, Rows};
 
 /// Descriptions of the columns several line tables share.
 macro_rules! doc {
@@ -17,6 +17,9 @@ macro_rules! doc {
         "line number, from 1"
     };
     (group) => {
+        "index of the line's group in the file, from 0"
+    };
+    (group_or_null) => {
         "index of the line's group in the file, from 0; null for a line before \
          the first user-agent line"
     };
@@ -65,7 +68,7 @@ columns! {
     pub struct RuleRow<'a> {
         /// The capture.
         pub at: CaptureKey<'a>,
-        #[doc = doc!(group)]
+        #[doc = doc!(group_or_null)]
         /// (Google ignores such rules)
         pub group: Option<usize>,
         #[doc = doc!(line)]
@@ -126,7 +129,7 @@ columns! {
         pub at: CaptureKey<'a>,
         #[doc = doc!(line)]
         pub line: u32,
-        #[doc = doc!(group)]
+        #[doc = doc!(group_or_null)]
         pub group: Option<usize>,
         /// the key as written
         pub key: Cow<'a, str>,
@@ -240,12 +243,3 @@ fn sitemap_row<'a>(
         is_typo: typo,
     }
 }
-
-/// Rows of the line tables are [`Row`]s.
-const _: fn() = || {
-    fn row<R: Row>() {}
-    row::<UserAgentRow<'_>>();
-    row::<RuleRow<'_>>();
-    row::<SitemapRow<'_>>();
-    row::<DirectiveRow<'_>>();
-};

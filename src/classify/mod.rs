@@ -24,7 +24,7 @@ pub mod verdict;
 
 use std::sync::OnceLock;
 
-pub use capture::{Capture, CaptureKey};
+pub use capture::{Capture, CaptureKey, RobotsColumns};
 pub use lines::{DirectiveRow, RuleRow, SitemapRow, UserAgentRow};
 pub use verdict::{EffectiveClass, Verdict, VerdictRow, crawl_delay, verdicts};
 
@@ -107,11 +107,11 @@ pub trait Rows {
 
 /// Declares [`Table`]: every table, its name and its row type.
 macro_rules! tables {
-    ($( $(#[doc = $doc:expr])* $variant:ident = $name:literal => $row:ident, )+) => {
+    ($( $variant:ident = $name:literal => $row:ident, )+) => {
         /// The tables, in output order.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Table {
-            $( $(#[doc = $doc])* $variant, )+
+            $( #[doc = concat!("`", $name, "`: see [`", stringify!($row), "`].")] $variant, )+
         }
 
         impl Table {
@@ -143,19 +143,12 @@ macro_rules! tables {
 }
 
 tables! {
-    /// One row per robots.txt response.
     Captures = "captures" => Capture,
-    /// One row per user-agent line.
     UserAgents = "user_agents" => UserAgentRow,
-    /// One row per allow or disallow line.
     Rules = "rules" => RuleRow,
-    /// One row per sitemap line.
     Sitemaps = "sitemaps" => SitemapRow,
-    /// One row per line with a key Google does not use.
     Directives = "directives" => DirectiveRow,
-    /// One row per capture and crawler of interest.
     AgentVerdicts = "agent_verdicts" => VerdictRow,
-    /// One row per record or file that could not be read.
     Errors = "errors" => ErrorRow,
 }
 
@@ -204,7 +197,7 @@ pub fn response(
     let verdicts = verdicts(capture.google_class, robots.as_ref(), agents);
     let global = verdicts.last().expect("`*` is always judged");
     if let Some(robots) = &robots {
-        capture.set_robots(robots, global);
+        capture.robots = RobotsColumns::of(robots, global);
     }
     out.push(&capture);
     if let Some(robots) = &robots {

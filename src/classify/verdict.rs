@@ -24,39 +24,42 @@ labels! {
     }
 }
 
-/// One agent's verdict on one capture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// Index of the agent in the [`AgentList`], or `None` for `*`, the
-    /// crawler no group names.
-    pub agent: Option<usize>,
-    /// From the rules (2xx only): which groups applied.
-    pub group: Option<GroupMatch>,
-    /// From the rules: whether `/` may be fetched.
-    pub root_allowed: Option<bool>,
-    /// From the rules: the class.
-    pub class: Option<RulesClass>,
-    /// After the HTTP outcome (Google's table): the class.
-    pub effective: EffectiveClass,
-    /// After the HTTP outcome: whether `/` may be fetched (unknown for a
-    /// redirect).
-    pub effective_root_allowed: Option<bool>,
+columns! {
+    /// One agent's verdict on one capture: the columns of `agent_verdicts`
+    /// that say what it may fetch.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Verdict {
+        /// from the rules (2xx): specific (a group names the agent; * is then
+        /// ignored), global (only * groups apply), none
+        pub group_match: Option<GroupMatch>,
+        /// from the rules: / may be fetched
+        pub root_allowed: Option<bool>,
+        /// from the rules: disallow_all (no path may be fetched), allow_all (every
+        /// path may), allow_part
+        pub rules_class: Option<RulesClass>,
+        /// after the HTTP outcome (google_class): 2xx the rules class; 4xx allow_all;
+        /// 5xx and failed disallow_all; 3xx unresolved_redirect
+        pub effective_class: EffectiveClass,
+        /// after the HTTP outcome: / may be fetched (null for 3xx)
+        pub effective_root_allowed: Option<bool>,
+    }
 }
 
 fn rules_verdict(rules: &AgentRules<'_, '_>) -> (GroupMatch, bool, RulesClass) {
     (rules.group_match(), rules.root_allowed(), rules.class())
 }
 
-/// Every agent's verdict, then `*`'s. The rules of agents that no group
-/// names are those of `*`, so they are evaluated once.
+/// Every agent's verdict, in the list's order, then `*`'s (the last). The
+/// rules of agents that no group names are those of `*`, so they are
+/// evaluated once.
 pub fn verdicts(
     google_class: GoogleClass,
     robots: Option<&RobotsTxt<'_>>,
     agents: &AgentList,
 ) -> Vec<Verdict> {
     let unnamed = robots.map(|r| rules_verdict(&r.unnamed_agent()));
-    let make = |agent: Option<usize>, rules: Option<(GroupMatch, bool, RulesClass)>| {
-        let (effective, effective_root_allowed) = match google_class {
+    let make = |rules: Option<(GroupMatch, bool, RulesClass)>| {
+        let (effective_class, effective_root_allowed) = match google_class {
             GoogleClass::ConditionalAllow => {
                 let (_, root, class) = rules.expect("2xx captures are parsed");
                 let effective = match class {
@@ -71,23 +74,22 @@ pub fn verdicts(
             _ => (EffectiveClass::DisallowAll, Some(false)),
         };
         Verdict {
-            agent,
-            group: rules.map(|r| r.0),
+            group_match: rules.map(|r| r.0),
             root_allowed: rules.map(|r| r.1),
-            class: rules.map(|r| r.2),
-            effective,
+            rules_class: rules.map(|r| r.2),
+            effective_class,
             effective_root_allowed,
         }
     };
     let mut out = Vec::with_capacity(agents.agents.len() + 1);
-    for (i, agent) in agents.agents.iter().enumerate() {
+    for agent in &agents.agents {
         let rules = match robots {
             Some(r) if r.names_agent(&agent.token) => Some(rules_verdict(&r.agent(&agent.token))),
             _ => unnamed,
         };
-        out.push(make(Some(i), rules));
+        out.push(make(rules));
     }
-    out.push(make(None, unnamed));
+    out.push(make(unnamed));
     out
 }
 
@@ -120,19 +122,8 @@ columns! {
         pub agent: &'a str as dict,
         /// search, ads, seo, archive, ai (from the list); global for *
         pub agent_category: &'a str as dict,
-        /// from the rules (2xx): specific (a group names the agent; * is then
-        /// ignored), global (only * groups apply), none
-        pub group_match: Option<GroupMatch>,
-        /// from the rules: / may be fetched
-        pub root_allowed: Option<bool>,
-        /// from the rules: disallow_all (no path may be fetched), allow_all (every
-        /// path may), allow_part
-        pub rules_class: Option<RulesClass>,
-        /// after the HTTP outcome (google_class): 2xx the rules class; 4xx allow_all;
-        /// 5xx and failed disallow_all; 3xx unresolved_redirect
-        pub effective_class: EffectiveClass,
-        /// after the HTTP outcome: / may be fetched (null for 3xx)
-        pub effective_root_allowed: Option<bool>,
+        /// What it may fetch.
+        pub verdict: Verdict,
         /// who runs the crawler (from the list)
         pub agent_operator: &'a str as dict,
     }
@@ -145,23 +136,16 @@ pub fn push_verdicts(
     agents: &AgentList,
     out: &mut impl Rows,
 ) {
-    for v in verdicts {
-        let (agent, category, operator) = match v.agent {
-            Some(i) => {
-                let a = &agents.agents[i];
-                (a.token.as_str(), a.category.as_str(), a.operator.as_str())
-            }
-            None => ("*", "global", ""),
-        };
+    let named = agents
+        .agents
+        .iter()
+        .map(|a| (a.token.as_str(), a.category.as_str(), a.operator.as_str()));
+    for ((agent, category, operator), verdict) in named.chain([("*", "global", "")]).zip(verdicts) {
         out.push(&VerdictRow {
             at: capture.at,
             agent,
             agent_category: category,
-            group_match: v.group,
-            root_allowed: v.root_allowed,
-            rules_class: v.class,
-            effective_class: v.effective,
-            effective_root_allowed: v.effective_root_allowed,
+            verdict: *verdict,
             agent_operator: operator,
         });
     }
