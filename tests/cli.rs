@@ -303,3 +303,16 @@ fn generated_table_reference_is_up_to_date() {
 fn generated_table_views_are_up_to_date() {
     generated_region("queries/views.sql", ("--", ""), &["schema", "--views"]);
 }
+
+#[test]
+fn docs_name_every_error_kind() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/warc.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    for kind in robostats::error::ErrorKind::ALL {
+        let name = format!("`{}`", kind.as_str());
+        assert!(
+            text.contains(&name),
+            "docs/warc.md does not name the error kind {name}"
+        );
+    }
+}
