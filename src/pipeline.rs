@@ -319,23 +319,26 @@ fn execute(
                 if shared.output_failed.load(Ordering::Relaxed) {
                     return Ok(None);
                 }
-                let Some(report) = ingest_input(&shared, input).inspect_err(|_| shared.fail())?
-                else {
-                    return Ok(None);
-                };
-                let recorded = manifest
-                    .lock()
-                    .expect("no thread panicked holding the manifest")
-                    .append(&report.line(dataset));
-                if let Err(e) = recorded {
+                let done = ingest_input(&shared, input).and_then(|report| {
+                    if let Some(report) = &report {
+                        manifest
+                            .lock()
+                            .expect("no thread panicked holding the manifest")
+                            .append(&report.line(dataset))?;
+                    }
+                    Ok(report)
+                });
+                if let Err(e) = done {
                     shared.fail();
-                    // Its part files are published but the input is not
-                    // done: gone now, or deleted by the next run.
+                    // The input is not done: whatever of it was published
+                    // goes now (or, should that fail too, with the next run).
                     let _ = dataset.remove_leftovers(&part_stem(&input.name));
                     return Err(e);
                 }
-                progress.file_done(&report);
-                Ok(Some(report))
+                if let Ok(Some(report)) = &done {
+                    progress.file_done(report);
+                }
+                done
             })
             .collect::<Result<_, OutputError>>()
     })?;
@@ -421,12 +424,9 @@ fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>
     if read.stopped {
         return lanes.give_up().map_or(Ok(None), Err);
     }
-    let (parts, mut counts) = lanes.close(shared)?;
+    let (parts, mut counts) = lanes.close(shared.dataset)?;
     // The renames are durable before the manifest calls the input done.
-    if let Err(e) = shared.dataset.sync_tables() {
-        let _ = shared.dataset.remove_leftovers(&stem);
-        return Err(e);
-    }
+    shared.dataset.sync_tables()?;
     counts.add(&read.counts);
     Ok(Some(FileReport {
         input: input.name.clone(),
@@ -631,15 +631,12 @@ fn dispatch<'s>(
 
 /// The lanes of one input: one per worker thread.
 struct Lanes {
-    /// The input's part-file stem.
-    stem: String,
     lanes: Vec<Mutex<Lane>>,
 }
 
 impl Lanes {
     fn new(threads: usize, stem: &str, shard: Option<Shard>) -> Lanes {
         Lanes {
-            stem: stem.to_owned(),
             lanes: (0..threads)
                 .map(|index| Mutex::new(Lane::new(part_name(stem, shard, index))))
                 .collect(),
@@ -674,16 +671,16 @@ impl Lanes {
     /// Encodes what the lanes still hold, then finishes every part file
     /// and only then publishes them all: a reader sees all of an input's
     /// part files or none. On failure, the part files not yet published
-    /// delete themselves when dropped, and the published ones are deleted
-    /// (or, should that fail too, by the next run).
-    fn close(self, shared: &Shared<'_>) -> Result<(Vec<PartSummary>, Counts), OutputError> {
+    /// delete themselves when dropped; the caller deletes the published
+    /// ones (the input's leftovers).
+    fn close(self, dataset: &Dataset) -> Result<(Vec<PartSummary>, Counts), OutputError> {
         let mut counts = Counts::default();
         let mut open = Vec::new();
         for lane in self.lanes {
             let mut lane = lane
                 .into_inner()
                 .expect("no thread panicked holding a lane");
-            lane.flush(shared.dataset, 1);
+            lane.flush(dataset, 1);
             if let Some(e) = lane.failure {
                 return Err(e);
             }
@@ -694,16 +691,10 @@ impl Lanes {
             .into_iter()
             .map(PartFile::finish)
             .collect::<Result<_, _>>()?;
-        let mut parts = Vec::with_capacity(finished.len());
-        for part in finished {
-            match part.publish() {
-                Ok(p) => parts.push(p),
-                Err(e) => {
-                    let _ = shared.dataset.remove_leftovers(&self.stem);
-                    return Err(e);
-                }
-            }
-        }
+        let mut parts: Vec<PartSummary> = finished
+            .into_iter()
+            .map(FinishedPart::publish)
+            .collect::<Result<_, _>>()?;
         parts.sort_by(|a, b| a.path.cmp(&b.path));
         Ok((parts, counts))
     }

@@ -154,16 +154,17 @@ impl OutputError {
         }
     }
 
-    /// The file or directory the error is about.
-    pub fn path(&self) -> &Path {
+    /// The file or directory the error is about (none for threads that
+    /// could not start).
+    pub fn path(&self) -> Option<&Path> {
         match self {
             OutputError::Io { path, .. }
             | OutputError::Parquet { path, .. }
             | OutputError::Unfinished { path }
             | OutputError::OtherSchema { path, .. }
-            | OutputError::RowsLost { path, .. } => path,
-            OutputError::OtherOptions { dir, .. } | OutputError::NotADataset { dir } => dir,
-            OutputError::Threads(_) => Path::new(""),
+            | OutputError::RowsLost { path, .. } => Some(path),
+            OutputError::OtherOptions { dir, .. } | OutputError::NotADataset { dir } => Some(dir),
+            OutputError::Threads(_) => None,
         }
     }
 
@@ -275,7 +276,7 @@ mod tests {
         );
         let cause = std::error::Error::source(&e).unwrap().to_string();
         assert!(cause.contains("os error 28"), "{cause}");
-        assert_eq!(e.path(), Path::new("out/captures/.x.parquet.1.tmp"));
+        assert_eq!(e.path(), Some(Path::new("out/captures/.x.parquet.1.tmp")));
         let wrapped = ParquetError::External(Box::new(io::Error::from_raw_os_error(28)));
         let e = OutputError::parquet(Op::WritePart, "p", wrapped);
         assert!(matches!(e, OutputError::Io { .. }), "{e:?}");
