@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60): scripts/fuzz.sh [SECONDS]
-# Needs the nightly toolchain (cargo-fuzz builds with sanitizers); installs
-# cargo-fuzz when it is missing. A target's dictionary is fuzz/<target>.dict.
+# Needs the nightly toolchain (cargo-fuzz builds with sanitizers). When
+# cargo-fuzz is not on PATH, it is installed under target/tools/ of this
+# repository (nothing outside it). A target's dictionary is fuzz/<target>.dict.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds=${1:-60}
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+tools="$(cd .. && pwd)/target/tools"
+export PATH="$tools/bin:$PATH"
+command -v cargo-fuzz >/dev/null || cargo install --quiet --locked --root "$tools" cargo-fuzz
 for src in fuzz_targets/*.rs; do
     target=$(basename "$src" .rs)
     dict=()

@@ -61,6 +61,8 @@ pub mod dataset;
 pub mod error;
 pub mod http;
 #[cfg(feature = "tables")]
+pub mod input;
+#[cfg(feature = "tables")]
 pub mod pipeline;
 pub mod robots;
 pub mod shard;

@@ -43,15 +43,7 @@ use crate::warc::{self, Record, RecordType, WarcReader};
 
 pub use crate::dataset::{Counts, OutputError};
 
-/// One input file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Input {
-    /// Where to read it.
-    pub path: PathBuf,
-    /// Its `warc_filename` in every table (the path as given, or the
-    /// paths file's line).
-    pub name: String,
-}
+pub use crate::input::Input;
 
 /// What `ingest` does.
 #[derive(Clone, Debug)]
@@ -77,6 +69,9 @@ pub struct Config {
     /// Errors in a row after which an input's reader is given up on (see
     /// [`GIVE_UP_AFTER_ERRORS`]).
     pub give_up_after_errors: u64,
+    /// Write into an output directory that holds other files than an
+    /// output's (refused by default).
+    pub allow_other_files: bool,
 }
 
 impl Config {
@@ -92,6 +87,7 @@ impl Config {
             batch_rows: 4096,
             shard: None,
             give_up_after_errors: GIVE_UP_AFTER_ERRORS,
+            allow_other_files: false,
         }
     }
 
@@ -106,6 +102,7 @@ impl Config {
             size_limit: (self.classify.size_limit != usize::MAX)
                 .then_some(self.classify.size_limit),
             agents_version: self.agents.version.clone(),
+            agents: self.agents.agents.iter().map(|a| a.token.clone()).collect(),
         }
     }
 }
@@ -115,8 +112,14 @@ impl Config {
 pub struct FileReport {
     /// The input's name.
     pub input: String,
+    /// The input's identity.
+    pub id: String,
+    /// Where it was read.
+    pub path: PathBuf,
     /// The input could not be read, or not to the end.
     pub failed: bool,
+    /// Why it failed: the first problem it had.
+    pub reason: Option<String>,
     /// What was read and written.
     pub counts: Counts,
     /// The part files written.
@@ -128,6 +131,7 @@ impl FileReport {
     fn line(&self, dataset: &Dataset) -> Line {
         Line::Input(InputLine {
             input: self.input.clone(),
+            id: Some(self.id.clone()),
             status: if self.failed {
                 InputStatus::Failed
             } else {
@@ -190,7 +194,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         ..config.clone()
     };
     let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
-    let dataset = Dataset::create(&config.out)?;
+    let dataset = Dataset::create(&config.out, config.allow_other_files)?;
     progress.start(plan.todo.len() as u64, plan.bytes);
     let mut manifest = dataset.manifest(&config.run_name())?;
     manifest.append(&Line::Run(RunLine {
@@ -232,8 +236,10 @@ pub struct Plan<'c> {
 }
 
 /// Decides which inputs to read, from what the manifests say of them
-/// (`finished`). A directory whose finished inputs were made with other
-/// options is refused: a data set is made one way.
+/// (`finished`, by identity). A directory whose finished inputs were made
+/// with other options is refused: a data set is made one way. So is an
+/// input listed under the name of another file that is done: the tables
+/// could not tell their rows apart.
 pub fn plan<'c>(
     config: &'c Config,
     finished: &HashMap<String, InputEntry>,
@@ -242,17 +248,23 @@ pub fn plan<'c>(
     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
     for entry in finished.values().filter(|e| done(e)) {
         let differences = match &entry.options {
-            Some(then) if *then == options => continue,
             Some(then) => then.differences(&options),
-            // A manifest file without its run line: nothing says how its
-            // inputs were made.
-            None => vec![("options", "not recorded".to_owned(), "these".to_owned())],
+            None => vec![
+                "a manifest file has no run line: nothing says how its inputs were made".to_owned(),
+            ],
         };
-        return Err(OutputError::OtherOptions {
-            dir: config.out.clone(),
-            differences,
-        });
+        if !differences.is_empty() {
+            return Err(OutputError::OtherOptions {
+                dir: config.out.clone(),
+                differences,
+            });
+        }
     }
+    let done_by_name: HashMap<&str, &InputEntry> = finished
+        .values()
+        .filter(|e| done(e))
+        .map(|e| (e.line.input.as_str(), e))
+        .collect();
     let mut seen = HashSet::new();
     let mut plan = Plan {
         todo: Vec::new(),
@@ -261,16 +273,31 @@ pub fn plan<'c>(
         bytes: 0,
     };
     for input in &config.inputs {
-        if !seen.insert(input.name.as_str()) {
+        if !seen.insert(input.id.as_str()) {
             continue;
         }
-        match finished.get(&input.name) {
+        // Lines written before identities were recorded know an input by
+        // its name.
+        let entry = finished
+            .get(&input.id)
+            .or_else(|| finished.get(&input.name).filter(|e| e.line.id.is_none()));
+        match entry {
             Some(e) if done(e) => plan.skipped += 1,
             Some(_) => {
                 plan.retried += 1;
                 plan.todo.push(input);
             }
-            None => plan.todo.push(input),
+            None => {
+                if let Some(other) = done_by_name.get(input.name.as_str()) {
+                    return Err(OutputError::OtherInput {
+                        dir: config.out.clone(),
+                        name: input.name.clone(),
+                        then: other.line.id.clone().unwrap_or_default(),
+                        now: input.id.clone(),
+                    });
+                }
+                plan.todo.push(input);
+            }
         }
     }
     plan.bytes = plan
@@ -430,7 +457,10 @@ fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>
     counts.add(&read.counts);
     Ok(Some(FileReport {
         input: input.name.clone(),
+        id: input.id.clone(),
+        path: input.path.clone(),
         failed: read.failed,
+        reason: read.failed.then_some(read.reason).flatten(),
         counts,
         parts,
     }))
@@ -444,6 +474,8 @@ struct ReadEnd {
     failed: bool,
     /// Reading stopped because the run is stopping.
     stopped: bool,
+    /// The first problem the input had, if any.
+    reason: Option<String>,
 }
 
 /// Reads an input to the end, dispatching its records chunk by chunk to
@@ -455,12 +487,14 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
         counts: Counts::default(),
         failed: false,
         stopped: false,
+        reason: None,
     };
     let file = match warc::open(&input.path, &input.name) {
         Ok(file) => file,
         Err(e) => {
             lanes.push_error(0, &e);
             end.failed = true;
+            end.reason = Some(describe(&e));
             return end;
         }
     };
@@ -496,13 +530,22 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
                 Filled::GaveUp(e) => {
                     lanes.push_error(0, &e);
                     end.failed = true;
+                    end.reason = Some(describe(&e));
                     break;
                 }
             }
         }
     });
     end.counts.bytes = bytes_read.load(Ordering::Relaxed);
-    end.failed |= end.counts.records == 0;
+    if end.counts.records == 0 && !end.failed {
+        end.failed = true;
+        end.reason = Some(
+            filler
+                .first_error
+                .take()
+                .unwrap_or_else(|| "no WARC record in it".to_owned()),
+        );
+    }
     end
 }
 
@@ -533,6 +576,20 @@ enum Filled {
     GaveUp(Error),
 }
 
+/// An input's problem in words, for a message: what, and the kind and
+/// offset of its `errors` row.
+fn describe(e: &Error) -> String {
+    match e.offset() {
+        Some(offset) => format!("{} ({} at offset {offset})", e.message(), e.kind().as_str()),
+        None => format!("{} ({})", e.message(), e.kind().as_str()),
+    }
+}
+
+/// Reads that fail with one I/O error after which an input is given up
+/// on: an error the operating system repeats (a directory, a device gone)
+/// is one `errors` row, not one per attempt.
+pub const IO_ATTEMPTS: u32 = 3;
+
 /// Cuts an input's records into chunks.
 struct ChunkFiller {
     /// The record being read into (kept when it is not a response).
@@ -540,6 +597,11 @@ struct ChunkFiller {
     errors_in_a_row: u64,
     give_up_after: u64,
     chunk_records: usize,
+    /// An I/O error not yet a row (the next read may repeat it), and how
+    /// many reads in a row failed with it.
+    held: Option<(Error, u32)>,
+    /// The first problem, in words.
+    first_error: Option<String>,
 }
 
 impl ChunkFiller {
@@ -549,7 +611,46 @@ impl ChunkFiller {
             errors_in_a_row: 0,
             give_up_after,
             chunk_records,
+            held: None,
+            first_error: None,
         }
+    }
+
+    /// Keeps an I/O error back, or gives up when it repeats `IO_ATTEMPTS`
+    /// times; another error is a row.
+    fn error(&mut self, chunk: &mut Chunk, e: Error) -> Option<Error> {
+        if self.first_error.is_none() {
+            self.first_error = Some(describe(&e));
+        }
+        if e.kind() != ErrorKind::Io {
+            chunk.errors.extend(self.held.take().map(|(h, _)| h));
+            chunk.errors.push(e);
+            return None;
+        }
+        match self.held.take() {
+            Some((held, n)) if held.message() == e.message() && held.stage() == e.stage() => {
+                if n + 1 >= IO_ATTEMPTS {
+                    return Some(Error::new(
+                        e.stage(),
+                        ErrorKind::Io,
+                        e.file(),
+                        e.offset(),
+                        format!(
+                            "{} ({} reads in a row failed so; the rest of the input is not \
+                             read)",
+                            e.message(),
+                            n + 1
+                        ),
+                    ));
+                }
+                self.held = Some((held, n + 1));
+            }
+            other => {
+                chunk.errors.extend(other.map(|(h, _)| h));
+                self.held = Some((e, 1));
+            }
+        }
+        None
     }
 
     fn fill<R: std::io::Read>(&mut self, reader: &mut WarcReader<R>) -> (Chunk, Filled) {
@@ -563,7 +664,11 @@ impl ChunkFiller {
         // Errors fill a chunk too, so that an input that fails read after
         // read is handed on in bounded pieces.
         while chunk.responses.len() + chunk.errors.len() < self.chunk_records {
-            match reader.read_record(&mut self.spare) {
+            let read = reader.read_record(&mut self.spare);
+            if read.is_ok() {
+                chunk.errors.extend(self.held.take().map(|(h, _)| h));
+            }
+            match read {
                 Ok(true) => {
                     self.errors_in_a_row = 0;
                     chunk.records_read += 1;
@@ -576,9 +681,13 @@ impl ChunkFiller {
                     break;
                 }
                 Err(e) => {
-                    chunk.errors.push(e);
+                    if let Some(last) = self.error(&mut chunk, e) {
+                        state = Filled::GaveUp(last);
+                        break;
+                    }
                     self.errors_in_a_row += 1;
                     if self.errors_in_a_row >= self.give_up_after {
+                        chunk.errors.extend(self.held.take().map(|(h, _)| h));
                         state = Filled::GaveUp(Error::new(
                             Stage::Warc,
                             ErrorKind::GaveUp,
@@ -797,20 +906,95 @@ impl<R: std::io::Read> std::io::Read for CountingReader<'_, R> {
 mod tests {
     use super::*;
 
-    /// An input every read of which fails.
-    struct Failing;
+    #[test]
+    fn a_plan_knows_inputs_by_identity_and_older_lines_by_name() {
+        use crate::dataset::manifest::InputLine;
+        let entry = |input: &str, id: Option<&str>| InputEntry {
+            line: InputLine {
+                input: input.to_owned(),
+                id: id.map(str::to_owned),
+                status: InputStatus::Done,
+                counts: Counts::default(),
+                parts: vec![],
+            },
+            options: Some(Config::new(vec![], PathBuf::new()).run_options()),
+        };
+        let a = Input::file("/data/a.warc.gz", "a.warc.gz");
+        let b = Input::file("/data/b.warc.gz", "b.warc.gz");
+        let c = Input::file("/data/c.warc.gz", "c.warc.gz");
+        let finished = HashMap::from([
+            // Written before identities: known by name.
+            ("a.warc.gz".to_owned(), entry("a.warc.gz", None)),
+            // Done from another spelling of the same file.
+            (b.id.clone(), entry("./b.warc.gz", Some(&b.id))),
+        ]);
+        let config = Config::new(vec![a, b.clone(), c.clone(), b], PathBuf::from("out"));
+        let planned = plan(&config, &finished).unwrap();
+        assert_eq!(planned.skipped, 2);
+        assert_eq!(planned.todo, [&c]);
+
+        // Another file under a done input's name is refused.
+        let moved = Input::file("/elsewhere/a.warc.gz", "a.warc.gz");
+        let finished = HashMap::from([(c.id.clone(), entry("a.warc.gz", Some(&c.id)))]);
+        let config = Config::new(vec![moved], PathBuf::from("out"));
+        assert!(matches!(
+            plan(&config, &finished),
+            Err(OutputError::OtherInput { .. })
+        ));
+    }
+
+    /// An input every read of which fails, with the same error or with
+    /// another one each time.
+    struct Failing {
+        reads: u32,
+        same: bool,
+    }
 
     impl std::io::Read for Failing {
         fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
-            Err(std::io::Error::other("the device is gone"))
+            self.reads += 1;
+            if self.same {
+                Err(std::io::Error::other("the device is gone"))
+            } else {
+                Err(std::io::Error::other(format!("glitch {}", self.reads)))
+            }
         }
     }
 
     #[test]
+    fn a_repeated_io_error_is_one_row_after_a_few_attempts() {
+        let failing = Failing {
+            reads: 0,
+            same: true,
+        };
+        let mut reader = WarcReader::new(failing, "gone.warc.gz");
+        let mut filler = ChunkFiller::new(4, 1000);
+        let (chunk, state) = filler.fill(&mut reader);
+        assert!(chunk.errors.is_empty());
+        let Filled::GaveUp(e) = state else {
+            panic!("not given up on");
+        };
+        assert_eq!(e.kind(), ErrorKind::Io);
+        assert_eq!(
+            e.message(),
+            "the device is gone (3 reads in a row failed so; the rest of the input is not read)"
+        );
+        assert_eq!(
+            filler.first_error.as_deref(),
+            Some("the device is gone (io at offset 0)")
+        );
+    }
+
+    #[test]
     fn a_reader_that_keeps_failing_is_given_up_on_and_says_so() {
-        let mut reader = WarcReader::new(Failing, "gone.warc.gz");
+        let failing = Failing {
+            reads: 0,
+            same: false,
+        };
+        let mut reader = WarcReader::new(failing, "gone.warc.gz");
         let mut filler = ChunkFiller::new(4, 10);
-        // Errors fill chunks too: 4, 4, then 2 and the end.
+        // Errors fill chunks too (each I/O error is a row once the next
+        // read fails otherwise): 4, 4, then the last two and the end.
         for _ in 0..2 {
             let (chunk, state) = filler.fill(&mut reader);
             assert_eq!(chunk.errors.len(), 4);

@@ -433,7 +433,7 @@ fn a_failed_input_is_retried_and_reported() {
     fs::rename(&moved, inputs.dir.join(&inputs.names[2])).unwrap();
     let stdout = ok(&inputs.run(&out, &[]));
     assert!(
-        stdout.contains("1 files done, 0 failed, 2 skipped (done earlier), 1 retried"),
+        stdout.contains("1 file done, 0 failed, 2 skipped (done earlier), 1 retried"),
         "{stdout}"
     );
     assert_same_rows(&whole, &out);

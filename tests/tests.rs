@@ -3,6 +3,7 @@
 mod cli;
 mod conformance;
 mod ingest;
+mod new_user;
 mod resume;
 mod robots_props;
 mod warc_broken;

@@ -44,6 +44,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    for url in &args.urls {
+        if let Some(encoded) = encode(url) {
+            eprintln!(
+                "robostats: warning: URL '{url}' is not %-encoded (it has non-ASCII \
+                 characters, spaces or control characters); Google compares bytes, so rules \
+                 written %-encoded never match it: give it as '{encoded}'"
+            );
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     for agent in &args.agents {
         let rules = robots.agent(agent);
@@ -78,4 +87,38 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The URL with its non-ASCII bytes, spaces and control characters
+/// %-encoded (UTF-8), as a browser or crawler requests it; `None` when it
+/// has none.
+fn encode(url: &str) -> Option<String> {
+    let needs = |b: u8| b >= 0x80 || b <= b' ' || b == 0x7f;
+    if !url.bytes().any(needs) {
+        return None;
+    }
+    let mut out = String::with_capacity(url.len() * 3);
+    for b in url.bytes() {
+        if needs(b) {
+            out.push_str(&format!("%{b:02X}"));
+        } else {
+            out.push(b as char);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+
+    #[test]
+    fn urls_are_encoded_as_requested() {
+        assert_eq!(encode("https://a.com/x?y=1%20"), None);
+        assert_eq!(
+            encode("https://a.com/café a").as_deref(),
+            Some("https://a.com/caf%C3%A9%20a")
+        );
+        assert_eq!(encode("/tab\there").as_deref(), Some("/tab%09here"));
+    }
 }

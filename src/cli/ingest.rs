@@ -1,7 +1,7 @@
 //! `robostats ingest`: WARC files to Parquet tables.
 
-use std::io::{BufRead, BufReader, IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,12 +9,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use robostats::classify::{self, agents::AgentList};
+use robostats::input::Sources;
 use robostats::pipeline::{self, Config, FileReport, Input, Progress};
 use robostats::shard::Shard;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// WARC files (`.warc.gz` or `.warc`); quoted globs are expanded.
+    /// WARC files (`.warc.gz` or `.warc`), and directories, which stand for
+    /// the WARC files under them (recursively, in path order, hidden ones
+    /// skipped); quoted globs are expanded. A file listed twice, under any
+    /// spelling, is read once.
     inputs: Vec<String>,
     /// A file listing inputs, one a line (gzip or plain), like Common
     /// Crawl's `robotstxt.paths.gz`.
@@ -25,9 +29,14 @@ pub struct Args {
     /// Common Crawl's index.
     #[arg(long, value_name = "DIR", requires = "paths")]
     prefix: Option<PathBuf>,
-    /// The output directory: one directory of Parquet files per table.
+    /// The output directory: one directory of Parquet files per table. It
+    /// must be new, empty, or an earlier ingest's output (a re-run adds
+    /// the inputs not done yet).
     #[arg(long, short = 'o', value_name = "DIR")]
     out: PathBuf,
+    /// Write the tables into an --out directory that holds other files.
+    #[arg(long)]
+    allow_other_files: bool,
     /// Worker threads [default: all cores].
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
@@ -57,64 +66,26 @@ pub struct Args {
     quiet: bool,
 }
 
-fn read_maybe_gzip(path: &Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .with_context(|| format!("cannot decompress '{}'", path.display()))?;
-        Ok(text)
-    } else {
-        String::from_utf8(bytes).with_context(|| format!("'{}' is not UTF-8 text", path.display()))
-    }
-}
-
 fn inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
-    let mut inputs = Vec::new();
-    for arg in &args.inputs {
-        if arg.contains(['*', '?', '[']) && !Path::new(arg).exists() {
-            let mut matched = false;
-            for path in glob::glob(arg).with_context(|| format!("bad pattern '{arg}'"))? {
-                let path = path?;
-                inputs.push(Input {
-                    name: path.to_string_lossy().into_owned(),
-                    path,
-                });
-                matched = true;
+    let listing = robostats::input::list(&Sources {
+        args: &args.inputs,
+        paths: args.paths.as_deref(),
+        prefix: args.prefix.as_deref(),
+    })?;
+    if !args.quiet {
+        for (input, kept) in &listing.repeated {
+            if input.name == *kept {
+                eprintln!("robostats: '{kept}' is listed twice: it is read once");
+            } else {
+                eprintln!(
+                    "robostats: '{}' is the file '{kept}' listed again: it is read once, as \
+                     '{kept}'",
+                    input.name
+                );
             }
-            if !matched {
-                bail!("no file matches '{arg}'");
-            }
-        } else {
-            inputs.push(Input {
-                path: PathBuf::from(arg),
-                name: arg.clone(),
-            });
         }
     }
-    if let Some(paths) = &args.paths {
-        let text = read_maybe_gzip(paths)?;
-        for line in BufReader::new(text.as_bytes()).lines() {
-            let line = line?;
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let path = match &args.prefix {
-                Some(prefix) if Path::new(line).is_relative() => prefix.join(line),
-                _ => PathBuf::from(line),
-            };
-            inputs.push(Input {
-                path,
-                name: line.to_owned(),
-            });
-        }
-    }
-    if inputs.is_empty() {
-        bail!("no inputs: give WARC files or --paths FILE");
-    }
-    Ok(inputs)
+    Ok(listing.inputs)
 }
 
 fn agent_list(args: &Args) -> anyhow::Result<AgentList> {
@@ -140,7 +111,7 @@ struct Bar {
     files: AtomicU64,
     total_files: AtomicU64,
     records: AtomicU64,
-    failed: Mutex<Vec<String>>,
+    failed: Mutex<Vec<FileReport>>,
 }
 
 impl Bar {
@@ -170,7 +141,7 @@ impl Progress for Bar {
     fn file_done(&self, report: &FileReport) {
         self.files.fetch_add(1, Ordering::Relaxed);
         if report.failed {
-            self.failed.lock().unwrap().push(report.input.clone());
+            self.failed.lock().unwrap().push(report.clone());
         }
         self.message();
     }
@@ -178,13 +149,13 @@ impl Progress for Bar {
 
 /// Without a terminal: one line per input that could not be read.
 struct Plain {
-    failed: Mutex<Vec<String>>,
+    failed: Mutex<Vec<FileReport>>,
 }
 
 impl Progress for Plain {
     fn file_done(&self, report: &FileReport) {
         if report.failed {
-            self.failed.lock().unwrap().push(report.input.clone());
+            self.failed.lock().unwrap().push(report.clone());
         }
     }
 }
@@ -214,6 +185,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     let mut config = Config::new(inputs, args.out.clone());
+    config.allow_other_files = args.allow_other_files;
     config.shard = shard;
     if let Some(n) = args.threads {
         if n == 0 {
@@ -233,7 +205,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (summary, failed) = if show_bar {
         let bar = ProgressBar::new(0).with_style(
             ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {binary_bytes}/{binary_total_bytes} \
+                "{elapsed_precise} [{bar:30}] {binary_bytes}/{binary_total_bytes} \
                  {binary_bytes_per_sec} ETA {eta}  {msg}",
             )
             .expect("valid template"),
@@ -255,18 +227,48 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let summary = pipeline::run(&config, &progress)?;
         (summary, progress.failed.into_inner().unwrap())
     };
-    for input in &failed {
-        eprintln!("robostats: could not read '{input}' (see the errors table)");
+    let mut failed = failed;
+    let position: std::collections::HashMap<&str, usize> = config
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| (input.id.as_str(), i))
+        .collect();
+    failed.sort_by_key(|r| position.get(r.id.as_str()).copied());
+    for report in &failed {
+        let opened = report.path.to_string_lossy();
+        let place = if opened == report.input {
+            format!("'{}'", report.input)
+        } else {
+            format!("'{}' (opened as '{opened}')", report.input)
+        };
+        eprintln!(
+            "robostats: could not read {place}: {}",
+            report.reason.as_deref().unwrap_or("unknown reason")
+        );
+    }
+    if !failed.is_empty() {
+        eprintln!(
+            "robostats: the errors table has a row for each problem; a re-run tries the \
+             failed inputs again"
+        );
     }
     let s = &summary;
     let c = &s.counts;
-    let mb = c.bytes as f64 / 1e6;
+    let mib = c.bytes as f64 / (1024.0 * 1024.0);
+    let files = |n: u64| {
+        if n == 1 {
+            "1 file".to_owned()
+        } else {
+            format!("{n} files")
+        }
+    };
     println!(
-        "ingest: {} files done, {} failed, {} skipped (done earlier), {} retried (failed \
+        "ingest: {} done, {} failed, {} skipped (done earlier), {} retried (failed \
          earlier); {} records read, \
          {} responses -> {} captures + {} in errors only; {} errors rows; \
-         {:.1} MB in {:.1} s ({:.1} MB/s, {:.0} records/s) -> {}",
-        s.files_done,
+         {:.1} MiB in {:.1} s ({:.1} MiB/s, {:.0} records/s) -> {}",
+        files(s.files_done),
         s.files_failed,
         s.files_skipped,
         s.files_retried,
@@ -275,9 +277,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         c.captures,
         c.lost,
         c.errors,
-        mb,
+        mib,
         s.seconds,
-        mb / s.seconds.max(1e-9),
+        mib / s.seconds.max(1e-9),
         c.records as f64 / s.seconds.max(1e-9),
         args.out.display()
     );

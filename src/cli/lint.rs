@@ -19,6 +19,24 @@ pub struct Args {
     /// flags, diagnostics) and the summary.
     #[arg(long)]
     json: bool,
+    /// Exit with status 1 when a line has a finding (anything but `ok`,
+    /// `empty` and `comment`), as linters do in CI.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Whether a line's diagnosis is a finding, not a description.
+fn has_finding(diagnosis: &[String]) -> bool {
+    diagnosis.iter().any(|d| d != "empty" && d != "comment")
+}
+
+/// The exit status: 1 for findings under `--strict`.
+fn status(args: &Args, findings: bool) -> ExitCode {
+    if args.strict && findings {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// What a line is, for people.
@@ -34,7 +52,7 @@ fn diagnose(line: &Line<'_>, first_user_agent: Option<u32>) -> Vec<String> {
     let mut d = Vec::new();
     let m = &line.metadata;
     let end = line.offset + line.raw.len();
-    if line.offset >= GOOGLE_MAX_BYTES && end > line.offset {
+    if line.offset >= GOOGLE_MAX_BYTES {
         d.push("past 500 KiB: ignored by Google's crawler".to_owned());
     } else if end > GOOGLE_MAX_BYTES {
         d.push("crosses 500 KiB: Google's crawler reads only its start".to_owned());
@@ -127,6 +145,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
     let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
     let mut out = BufWriter::new(io::stdout().lock());
+    let mut findings = false;
 
     if args.json {
         let file = args.robots_file.display().to_string();
@@ -137,6 +156,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
         for (i, line) in robots.lines().enumerate() {
             let m = &line.metadata;
+            let diagnosis = diagnose(&line, first_user_agent);
+            findings |= has_finding(&diagnosis);
             let value = match line.key {
                 Some(k) if k.value_is_escaped() => {
                     json!({"value": String::from_utf8_lossy(line.value),
@@ -152,7 +173,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 "text": String::from_utf8_lossy(line.raw),
                 "flags": m.flags().into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect::<serde_json::Map<String, serde_json::Value>>(),
                 "known_elsewhere": line.key.filter(|k| *k == Key::Unknown).and_then(|_| known_elsewhere(line.key_text)),
-                "diagnostics": diagnose(&line, first_user_agent),
+                "diagnostics": diagnosis,
             });
             obj.as_object_mut()
                 .unwrap()
@@ -166,12 +187,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer(&mut out, &summary_json(&robots, past_limit))?;
         writeln!(out, "}}")?;
         out.flush()?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(status(args, findings));
     }
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
         let diagnosis = diagnose(&line, first_user_agent);
+        findings |= has_finding(&diagnosis);
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()
         } else {
@@ -192,7 +214,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     writeln!(
         out,
         "summary: {}, {}, {}, {} ({} allow, {} disallow), {}, {}, {} ({} used by other crawlers), \
-         {} outside any group, {}, {}, {} past 500 KiB",
+         {} outside any group, {}, {}, {} past 500 KiB{}",
         plural(s.lines, "line", "lines"),
         plural(robots.groups().len() as u64, "group", "groups"),
         plural(s.user_agents, "user-agent", "user-agents"),
@@ -211,7 +233,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ),
         plural(s.too_long, "line too long", "lines too long"),
         plural(past_limit as u64, "byte", "bytes"),
+        if s.bom {
+            "; starts with a UTF-8 byte order mark (skipped, as Google does)"
+        } else {
+            ""
+        },
     )?;
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(status(args, findings))
 }

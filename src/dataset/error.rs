@@ -89,8 +89,33 @@ pub enum OutputError {
     OtherOptions {
         /// The output directory.
         dir: PathBuf,
-        /// Each option that differs: its name, its value then, its value now.
-        differences: Vec<(&'static str, String, String)>,
+        /// How each option that differs differs, in words.
+        differences: Vec<String>,
+    },
+    /// The directory holds files that are not an output's, and it is not
+    /// one.
+    OtherFiles {
+        /// The directory.
+        dir: PathBuf,
+        /// Some of its entries.
+        examples: Vec<String>,
+    },
+    /// The directory does not exist.
+    Missing {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// An input is done in the output directory from another file than
+    /// the one listed now under its name.
+    OtherInput {
+        /// The output directory.
+        dir: PathBuf,
+        /// The input's name (`warc_filename`).
+        name: String,
+        /// The identity of the file it was read from.
+        then: String,
+        /// The identity of the file listed now.
+        now: String,
     },
     /// The directory is not an output of `ingest` (it has no manifest).
     NotADataset {
@@ -163,7 +188,11 @@ impl OutputError {
             | OutputError::Unfinished { path }
             | OutputError::OtherSchema { path, .. }
             | OutputError::RowsLost { path, .. } => Some(path),
-            OutputError::OtherOptions { dir, .. } | OutputError::NotADataset { dir } => Some(dir),
+            OutputError::OtherOptions { dir, .. }
+            | OutputError::NotADataset { dir }
+            | OutputError::OtherFiles { dir, .. }
+            | OutputError::Missing { dir }
+            | OutputError::OtherInput { dir, .. } => Some(dir),
             OutputError::Threads(_) => None,
         }
     }
@@ -188,17 +217,41 @@ impl fmt::Display for OutputError {
             OutputError::OtherOptions { dir, differences } => {
                 write!(
                     f,
-                    "{} holds results made with other options (",
+                    "{} holds tables made with other options, and rows made two ways \
+                     would mix:",
                     dir.display()
                 )?;
-                for (i, (name, then, now)) in differences.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("; ")?;
-                    }
-                    write!(f, "{name}: {then} then, {now} now")?;
+                for difference in differences {
+                    write!(f, "\n  - {difference}")?;
                 }
-                f.write_str("); write to another directory")
+                f.write_str(
+                    "\nRun with the options of the earlier runs to add to it, or write to \
+                     another --out directory.",
+                )
             }
+            OutputError::OtherFiles { dir, examples } => write!(
+                f,
+                "{} holds files that robostats did not write ({}{}) and is not an ingest \
+                 output: give a new or empty --out directory, or --allow-other-files to \
+                 write the tables beside them",
+                dir.display(),
+                examples.join(", "),
+                if examples.len() >= 3 { ", ..." } else { "" }
+            ),
+            OutputError::Missing { dir } => write!(f, "{} does not exist", dir.display()),
+            OutputError::OtherInput {
+                dir,
+                name,
+                then,
+                now,
+            } => write!(
+                f,
+                "'{name}' is done in {} from the file {then}, but is listed now as the file \
+                 {now}: a data set holds one input per warc_filename. If it is the same file \
+                 moved, it is done: leave it out of the inputs; else write to another --out \
+                 directory",
+                dir.display()
+            ),
             OutputError::NotADataset { dir } => write!(
                 f,
                 "{} is not an ingest output directory (it has no _manifest)",

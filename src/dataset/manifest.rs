@@ -64,27 +64,84 @@ pub struct RunOptions {
     pub size_limit: Option<usize>,
     /// The agent list's version.
     pub agents_version: String,
+    /// The agent list's tokens, to say how two lists differ (empty in
+    /// manifests written before they were recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 impl RunOptions {
-    /// The options that differ between `self` (then) and `now`: name, value
-    /// then, value now.
-    pub fn differences(&self, now: &RunOptions) -> Vec<(&'static str, String, String)> {
-        let limit =
-            |l: Option<usize>| l.map_or_else(|| "none".to_owned(), |l| format!("{l} bytes"));
+    /// How `now` differs from `self` (then), in words, one sentence per
+    /// option: empty when rows made with either are made the same way.
+    pub fn differences(&self, now: &RunOptions) -> Vec<String> {
         let mut out = Vec::new();
-        if self.size_limit != now.size_limit {
-            out.push(("size limit", limit(self.size_limit), limit(now.size_limit)));
+        match (self.size_limit, now.size_limit) {
+            (then, now) if then == now => {}
+            (Some(limit), None) => out.push(format!(
+                "--no-size-limit is given now but was not before (bodies were parsed up to \
+                 {limit} bytes)"
+            )),
+            (None, Some(_)) => {
+                out.push("--no-size-limit was given before but is not now".to_owned())
+            }
+            (Some(then), Some(now)) => out.push(format!(
+                "bodies were parsed up to {then} bytes before, {now} bytes now"
+            )),
+            (None, None) => unreachable!("equal"),
         }
         if self.agents_version != now.agents_version {
-            out.push((
-                "agent list",
-                self.agents_version.clone(),
-                now.agents_version.clone(),
-            ));
+            out.push(agents_difference(&self.agents, &now.agents));
         }
         out
     }
+}
+
+/// How two crawler lists differ, in words.
+fn agents_difference(then: &[String], now: &[String]) -> String {
+    const HOW: &str = "(--agents, --add-agents)";
+    if then.is_empty() {
+        return format!("the crawlers of interest are another list than before {HOW}");
+    }
+    let missing = |from: &[String], other: &[String]| -> Vec<String> {
+        from.iter()
+            .filter(|a| !other.iter().any(|b| a.eq_ignore_ascii_case(b)))
+            .cloned()
+            .collect()
+    };
+    let listed = |names: &[String]| {
+        let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+        let more = names.len().saturating_sub(shown.len());
+        let crawlers = if names.len() == 1 {
+            "crawler"
+        } else {
+            "crawlers"
+        };
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("{} {crawlers} ({}{tail})", names.len(), shown.join(", "))
+    };
+    let added = missing(now, then);
+    let removed = missing(then, now);
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("adds {}", listed(&added)));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("leaves out {}", listed(&removed)));
+    }
+    if parts.is_empty() {
+        return format!(
+            "the crawlers of interest are the same tokens as before, with another order, \
+             operator, category or purpose {HOW}"
+        );
+    }
+    format!(
+        "the crawlers of interest differ: this run {} {HOW}",
+        parts.join(" and ")
+    )
 }
 
 /// How an input ended.
@@ -135,6 +192,10 @@ impl Counts {
 pub struct InputLine {
     /// The input's `warc_filename`.
     pub input: String,
+    /// The input's identity (see [`crate::input`]); absent from manifests
+    /// written before it was recorded, whose inputs are known by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Done or failed.
     pub status: InputStatus,
     /// What was read and written.
@@ -207,8 +268,9 @@ pub struct InputEntry {
     pub options: Option<RunOptions>,
 }
 
-/// Every input line of every manifest file under `out`: an input's `done`
-/// line if it has one, else its last line.
+/// Every input line of every manifest file under `out`, by the input's
+/// identity (by its name in lines without one): an input's `done` line if
+/// it has one, else its last line.
 pub fn read_inputs(out: &Path) -> Result<HashMap<String, InputEntry>, OutputError> {
     let mut entries: HashMap<String, InputEntry> = HashMap::new();
     let dir = dir(out);
@@ -233,13 +295,12 @@ pub fn read_inputs(out: &Path) -> Result<HashMap<String, InputEntry>, OutputErro
                     // `failed` line in another manifest file (another
                     // shard, an earlier run) is older than it.
                     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
-                    if input.status != InputStatus::Done
-                        && entries.get(&input.input).is_some_and(done)
-                    {
+                    let key = input.id.clone().unwrap_or_else(|| input.input.clone());
+                    if input.status != InputStatus::Done && entries.get(&key).is_some_and(done) {
                         continue;
                     }
                     entries.insert(
-                        input.input.clone(),
+                        key,
                         InputEntry {
                             line: input,
                             options: options.clone(),
@@ -326,6 +387,7 @@ mod tests {
             options: RunOptions {
                 size_limit,
                 agents_version: "sha256:x".into(),
+                agents: vec![],
             },
             started_unix: 0,
         })
@@ -334,6 +396,7 @@ mod tests {
     fn input(name: &str, status: InputStatus) -> Line {
         Line::Input(InputLine {
             input: name.into(),
+            id: None,
             status,
             counts: Counts::default(),
             parts: vec![],
@@ -379,18 +442,32 @@ mod tests {
                 "records": 0, "responses": 0, "captures": 0, "lost": 0, "errors": 0, "bytes": 0,
             })
         );
+        let tokens = |t: &[&str]| t.iter().map(|t| t.to_string()).collect::<Vec<_>>();
         let then = RunOptions {
             size_limit: Some(512_000),
             agents_version: "a".into(),
+            agents: tokens(&["GPTBot", "CCBot"]),
         };
         let now = RunOptions {
             size_limit: None,
-            agents_version: "a".into(),
+            agents_version: "b".into(),
+            agents: tokens(&["gptbot", "CCBot", "FooBot", "BarBot"]),
         };
         assert_eq!(
             then.differences(&now),
-            [("size limit", "512000 bytes".to_owned(), "none".to_owned())]
+            [
+                "--no-size-limit is given now but was not before (bodies were parsed up to \
+                 512000 bytes)",
+                "the crawlers of interest differ: this run adds 2 crawlers (FooBot, BarBot) \
+                 (--agents, --add-agents)",
+            ]
         );
+        assert_eq!(
+            now.differences(&then)[1],
+            "the crawlers of interest differ: this run leaves out 2 crawlers (FooBot, \
+             BarBot) (--agents, --add-agents)"
+        );
+        assert!(then.differences(&then).is_empty());
     }
 
     #[test]

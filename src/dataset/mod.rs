@@ -54,7 +54,20 @@ impl Dataset {
     /// table's directory with its schema-only part file, so that a table
     /// no input has rows for still reads as an empty table (a glob that
     /// matches no file is an error in DuckDB).
-    pub fn create(dir: &Path) -> Result<Dataset, OutputError> {
+    ///
+    /// A directory that holds other files than an output's is refused
+    /// (tables written beside foreign files, or foreign files in a table's
+    /// directory, would break every query), unless `allow_other_files`.
+    pub fn create(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        if !allow_other_files {
+            let others = other_files(dir)?;
+            if !others.is_empty() {
+                return Err(OutputError::OtherFiles {
+                    dir: dir.to_path_buf(),
+                    examples: others,
+                });
+            }
+        }
         fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
         let dataset = Dataset {
             dir: dir.to_path_buf(),
@@ -67,6 +80,11 @@ impl Dataset {
 
     /// An existing output directory of `ingest` (it has a manifest).
     pub fn open(dir: &Path) -> Result<Dataset, OutputError> {
+        if !dir.exists() {
+            return Err(OutputError::Missing {
+                dir: dir.to_path_buf(),
+            });
+        }
         if !manifest::dir(dir).is_dir() {
             return Err(OutputError::NotADataset {
                 dir: dir.to_path_buf(),
@@ -172,6 +190,43 @@ impl Dataset {
         }
         Ok(())
     }
+}
+
+/// Up to three entries of `dir` that are not an output's, when it is not
+/// one already (it has no manifest): none for a directory that does not
+/// exist, is empty, or holds only what an interrupted first run left (table
+/// directories with their schema-only file).
+fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
+    if manifest::dir(dir).is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(OutputError::io(Op::ListDir, dir, e)),
+    };
+    let ours = |name: &str| Table::ALL.iter().any(|t| t.name() == name);
+    let mut others: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry = entry.at(Op::ListDir, dir)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if !(is_dir && ours(&name)) {
+            others.push(name);
+            continue;
+        }
+        // A table's directory before the first manifest line holds only
+        // its schema-only file.
+        for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
+            let inner = inner.at(Op::ListDir, entry.path())?.file_name();
+            if inner != EMPTY_PART {
+                others.push(format!("{name}/{}", inner.to_string_lossy()));
+            }
+        }
+    }
+    others.sort();
+    others.truncate(3);
+    Ok(others)
 }
 
 /// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
@@ -366,7 +421,7 @@ mod tests {
     fn a_part_file_appears_only_when_published() {
         let dir = std::env::temp_dir().join(format!("robostats-dataset-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        let dataset = Dataset::create(&dir).unwrap();
+        let dataset = Dataset::create(&dir, false).unwrap();
         for &table in Table::ALL {
             assert!(dataset.table_dir(table).join(EMPTY_PART).exists());
         }

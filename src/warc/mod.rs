@@ -200,7 +200,13 @@ impl WarcReader<File> {
 /// `warc_filename`). A failure is an error of stage `open` that keeps the
 /// operating system's error as its source.
 pub fn open(path: &Path, name: &str) -> Result<File, Error> {
-    File::open(path).map_err(|e| Error::io(Stage::Open, name, None, e))
+    let file = File::open(path).map_err(|e| Error::io(Stage::Open, name, None, e))?;
+    // A directory opens, and then every read fails: say so at once.
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let e = std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory");
+        return Err(Error::io(Stage::Open, name, None, e));
+    }
+    Ok(file)
 }
 
 impl<R: Read> WarcReader<R> {

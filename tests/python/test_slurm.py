@@ -177,7 +177,7 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
         job = proc.stdout.strip()
         task_logs = logs(log)
         assert "could not read 'crawl-data/CC-MAIN-2025-47/segments/7/" in task_logs[f"{job}_3.out"]
-        assert "1 files done, 1 failed" in task_logs[f"{job}_3.out"]
+        assert "1 file done, 1 failed" in task_logs[f"{job}_3.out"]
         for i in (0, 1, 2):
             assert "2 files done, 0 failed" in task_logs[f"{job}_{i}.out"]
     finally:
@@ -195,7 +195,7 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     job = proc.stdout.strip()
     text = logs(log)[f"{job}_3.out"]
     assert "shard 3/4: 2 of 8 inputs" in text, text
-    assert "1 files done, 0 failed, 1 skipped (done earlier), 1 retried" in text, text
+    assert "1 file done, 0 failed, 1 skipped (done earlier), 1 retried" in text, text
     assert_same_tables(single_run, out)
     assert sum(done for done, _ in shard_progress(out).values()) == FILES
     assert sum(failed for _, failed in shard_progress(out).values()) == 0
