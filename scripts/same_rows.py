@@ -42,9 +42,9 @@ def main() -> int:
             print(f"{table}: other columns:\n  {columns['a']}\n  {columns['b']}")
             same = False
             continue
-        rows = {k: con.execute(f"SELECT count(*) FROM {s}").fetchone()[0] for k, s in src.items()}
-        only_a = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['a']} EXCEPT ALL SELECT * FROM {src['b']})").fetchone()[0]
-        only_b = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['b']} EXCEPT ALL SELECT * FROM {src['a']})").fetchone()[0]
+        rows = {k: con.execute(f"SELECT count(*) FROM {s}").fetchall()[0][0] for k, s in src.items()}
+        only_a = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['a']} EXCEPT ALL SELECT * FROM {src['b']})").fetchall()[0][0]
+        only_b = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['b']} EXCEPT ALL SELECT * FROM {src['a']})").fetchall()[0][0]
         ok = rows["a"] == rows["b"] and only_a == 0 and only_b == 0
         same &= ok
         print(

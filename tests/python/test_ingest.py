@@ -71,7 +71,7 @@ def test_manifest_counts_equal_table_rows(request, out_fixture):
                 n = con.execute(
                     "SELECT count(*) FROM read_parquet(?) WHERE warc_filename = ?",
                     [[str(f) for f in files], i["input"]],
-                ).fetchone()[0]
+                ).fetchall()[0][0]
             assert per_table.get(table, 0) == n, (i["input"], table)
         assert i["captures"] == per_table.get("captures", 0)
         assert i["errors"] == per_table.get("errors", 0)
@@ -160,4 +160,4 @@ def test_every_table_directory_exists_even_when_empty(tmp_path):
     for t in TABLES:
         rel = con.sql(f"SELECT * FROM read_parquet('{out}/{t}/*.parquet')")
         assert "warc_filename" in rel.columns
-    assert con.sql(f"SELECT count(*) FROM read_parquet('{out}/rules/*.parquet')").fetchone()[0] == 0
+    assert con.sql(f"SELECT count(*) FROM read_parquet('{out}/rules/*.parquet')").fetchall()[0][0] == 0

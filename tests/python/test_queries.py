@@ -145,7 +145,7 @@ def test_ai_crawler_blocking(con, responses):
         unnamed_star = con.execute(
             """SELECT count(*) FROM agent_verdicts v JOIN agent_verdicts s USING (warc_filename, warc_record_offset)
                WHERE v.agent = ? AND v.group_match <> 'specific' AND s.agent = '*' AND s.rules_class = 'disallow_all'""",
-            [agent]).fetchone()[0]
+            [agent]).fetchall()[0][0]
         assert r["disallow_all"] == r["named_disallow_all"] + unnamed_star, agent
     # AI crawlers first, each block ordered by disallow_all_share
     cats = [r["agent_category"] for r in rows]
@@ -221,9 +221,9 @@ def test_sitemaps_per_host(con, responses):
 def test_sitemap_hosts(con):
     cols, rows = run_query(con, "sitemap_hosts")
     assert cols == ["sitemap_host", "sitemap_lines", "distinct_sitemaps", "robots_hosts", "other_host_lines"]
-    total_valid = con.execute("SELECT count(*) FROM sitemaps WHERE is_valid").fetchone()[0]
+    total_valid = con.execute("SELECT count(*) FROM sitemaps WHERE is_valid").fetchall()[0][0]
     assert sum(r["sitemap_lines"] for r in rows) == total_valid == 8699
-    other = con.execute("SELECT count_if(NOT same_host) FROM sitemaps WHERE is_valid").fetchone()[0]
+    other = con.execute("SELECT count_if(NOT same_host) FROM sitemaps WHERE is_valid").fetchall()[0][0]
     assert sum(r["other_host_lines"] for r in rows) == other
     assert all(r["robots_hosts"] >= 1 and r["sitemap_host"] for r in rows)
     assert len(rows) == len({r["sitemap_host"] for r in rows})
@@ -293,7 +293,7 @@ def test_typos(con, responses):
     assert cols == ["accepted_by_google", "directive", "spelling", "lines", "files"]
     accepted = sum(r["lines"] for r in rows if r["accepted_by_google"])
     assert accepted == sum(google_keys(r.body)["typo"] for r in responses if r.parsed) == 40
-    assert accepted == con.execute("SELECT sum(typos) FROM captures").fetchone()[0]
+    assert accepted == con.execute("SELECT sum(typos) FROM captures").fetchall()[0][0]
     got = {(r["accepted_by_google"], r["directive"], r["spelling"]): r["lines"] for r in rows}
     expected = collections.Counter(
         (True,) + t for r in responses if r.parsed for t in google_typos(r.body))

@@ -83,9 +83,9 @@ def assert_same_tables(expected, actual):
         ).fetchall()
         assert na == nb, f"{t}: {na} rows in one run, {nb} in the array job"
         for x, y in ((a, b), (b, a)):
-            (diff,) = con.sql(f"SELECT count(*) FROM (FROM {x} EXCEPT ALL FROM {y})").fetchone()
+            [(diff,)] = con.sql(f"SELECT count(*) FROM (FROM {x} EXCEPT ALL FROM {y})").fetchall()
             assert diff == 0, f"{t}: {diff} rows differ"
-    (captures,) = con.sql(f"SELECT count(*) FROM read_parquet('{actual}/captures/*.parquet')").fetchone()
+    [(captures,)] = con.sql(f"SELECT count(*) FROM read_parquet('{actual}/captures/*.parquet')").fetchall()
     assert captures > 0
 
 
