@@ -211,16 +211,24 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
         let entry = entry.at(Op::ListDir, dir)?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && manifest::dir(Path::new("")) == Path::new(&name) {
+            // Made by another shard since the check above.
+            continue;
+        }
         if !(is_dir && ours(&name)) {
             others.push(name);
             continue;
         }
         // A table's directory before the first manifest line holds only
-        // its schema-only file.
+        // its schema-only file, or the temporary file it is written to (by
+        // a run killed then, or by another shard starting at this moment).
         for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
             let inner = inner.at(Op::ListDir, entry.path())?.file_name();
-            if inner != EMPTY_PART {
-                others.push(format!("{name}/{}", inner.to_string_lossy()));
+            let inner = inner.to_string_lossy();
+            let temporary =
+                inner.starts_with(&format!(".{EMPTY_PART}.")) && inner.ends_with(".tmp");
+            if inner != EMPTY_PART && !temporary {
+                others.push(format!("{name}/{inner}"));
             }
         }
     }
