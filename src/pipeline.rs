@@ -459,8 +459,8 @@ fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>
         input: input.name.clone(),
         id: input.id.clone(),
         path: input.path.clone(),
-        failed: read.failed,
-        reason: read.failed.then_some(read.reason).flatten(),
+        failed: read.failure.is_some(),
+        reason: read.failure,
         counts,
         parts,
     }))
@@ -470,12 +470,11 @@ fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>
 struct ReadEnd {
     /// Records, responses and bytes read.
     counts: Counts,
-    /// The input could not be read, or not to the end.
-    failed: bool,
+    /// Why the input could not be read, or not to the end: its first
+    /// problem, in words.
+    failure: Option<String>,
     /// Reading stopped because the run is stopping.
     stopped: bool,
-    /// The first problem the input had, if any.
-    reason: Option<String>,
 }
 
 /// Reads an input to the end, dispatching its records chunk by chunk to
@@ -485,16 +484,14 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
     let bytes_read = AtomicU64::new(0);
     let mut end = ReadEnd {
         counts: Counts::default(),
-        failed: false,
+        failure: None,
         stopped: false,
-        reason: None,
     };
     let file = match warc::open(&input.path, &input.name) {
         Ok(file) => file,
         Err(e) => {
             lanes.push_error(0, &e);
-            end.failed = true;
-            end.reason = Some(describe(&e));
+            end.failure = Some(describe(&e));
             return end;
         }
     };
@@ -529,17 +526,15 @@ fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
                 Filled::End => break,
                 Filled::GaveUp(e) => {
                     lanes.push_error(0, &e);
-                    end.failed = true;
-                    end.reason = Some(describe(&e));
+                    end.failure = Some(describe(&e));
                     break;
                 }
             }
         }
     });
     end.counts.bytes = bytes_read.load(Ordering::Relaxed);
-    if end.counts.records == 0 && !end.failed {
-        end.failed = true;
-        end.reason = Some(
+    if end.counts.records == 0 && end.failure.is_none() {
+        end.failure = Some(
             filler
                 .first_error
                 .take()
@@ -616,6 +611,11 @@ impl ChunkFiller {
         }
     }
 
+    /// The held I/O error becomes a row (a read did something else).
+    fn release_held(&mut self, chunk: &mut Chunk) {
+        chunk.errors.extend(self.held.take().map(|(held, _)| held));
+    }
+
     /// Keeps an I/O error back, or gives up when it repeats `IO_ATTEMPTS`
     /// times; another error is a row.
     fn error(&mut self, chunk: &mut Chunk, e: Error) -> Option<Error> {
@@ -623,30 +623,31 @@ impl ChunkFiller {
             self.first_error = Some(describe(&e));
         }
         if e.kind() != ErrorKind::Io {
-            chunk.errors.extend(self.held.take().map(|(h, _)| h));
+            self.release_held(chunk);
             chunk.errors.push(e);
             return None;
         }
-        match self.held.take() {
+        match &mut self.held {
             Some((held, n)) if held.message() == e.message() && held.stage() == e.stage() => {
-                if n + 1 >= IO_ATTEMPTS {
+                *n += 1;
+                if *n >= IO_ATTEMPTS {
+                    let attempts = *n;
+                    self.held = None;
                     return Some(Error::new(
                         e.stage(),
                         ErrorKind::Io,
                         e.file(),
                         e.offset(),
                         format!(
-                            "{} ({} reads in a row failed so; the rest of the input is not \
-                             read)",
-                            e.message(),
-                            n + 1
+                            "{} ({attempts} reads in a row failed so; the rest of the input is \
+                             not read)",
+                            e.message()
                         ),
                     ));
                 }
-                self.held = Some((held, n + 1));
             }
-            other => {
-                chunk.errors.extend(other.map(|(h, _)| h));
+            _ => {
+                self.release_held(chunk);
                 self.held = Some((e, 1));
             }
         }
@@ -666,7 +667,7 @@ impl ChunkFiller {
         while chunk.responses.len() + chunk.errors.len() < self.chunk_records {
             let read = reader.read_record(&mut self.spare);
             if read.is_ok() {
-                chunk.errors.extend(self.held.take().map(|(h, _)| h));
+                self.release_held(&mut chunk);
             }
             match read {
                 Ok(true) => {
@@ -687,7 +688,7 @@ impl ChunkFiller {
                     }
                     self.errors_in_a_row += 1;
                     if self.errors_in_a_row >= self.give_up_after {
-                        chunk.errors.extend(self.held.take().map(|(h, _)| h));
+                        self.release_held(&mut chunk);
                         state = Filled::GaveUp(Error::new(
                             Stage::Warc,
                             ErrorKind::GaveUp,

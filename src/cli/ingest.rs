@@ -13,6 +13,8 @@ use robostats::input::Sources;
 use robostats::pipeline::{self, Config, FileReport, Input, Progress};
 use robostats::shard::Shard;
 
+use super::plural;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// WARC files (`.warc.gz` or `.warc`), and directories, which stand for
@@ -256,19 +258,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let s = &summary;
     let c = &s.counts;
     let mib = c.bytes as f64 / (1024.0 * 1024.0);
-    let files = |n: u64| {
-        if n == 1 {
-            "1 file".to_owned()
-        } else {
-            format!("{n} files")
-        }
-    };
     println!(
         "ingest: {} done, {} failed, {} skipped (done earlier), {} retried (failed \
          earlier); {} records read, \
          {} responses -> {} captures + {} in errors only; {} errors rows; \
          {:.1} MiB in {:.1} s ({:.1} MiB/s, {:.0} records/s) -> {}",
-        files(s.files_done),
+        plural(s.files_done, "file", "files"),
         s.files_failed,
         s.files_skipped,
         s.files_retried,

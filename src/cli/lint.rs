@@ -9,7 +9,7 @@ use robostats::robots::{
 };
 use serde_json::json;
 
-use super::{FileArg, printable, read_body};
+use super::{FileArg, plural, printable, read_body};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -130,11 +130,6 @@ fn summary_json(robots: &RobotsTxt<'_>, past_limit: usize) -> serde_json::Value 
         "comment_lines": s.comment_lines,
         "too_long": s.too_long,
     })
-}
-
-fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {

@@ -67,6 +67,12 @@ fn read_body(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))
 }
 
+/// `n` and the noun, singular or plural: `1 file`, `2 files`.
+fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A file argument: a path or `-` for standard input.
 type FileArg = PathBuf;
 

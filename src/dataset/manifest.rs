@@ -20,9 +20,13 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{At, Op, OutputError};
 
+/// The manifest directory's name (the leading `_` keeps it out of DuckDB
+/// globs and pyarrow datasets).
+pub const DIR_NAME: &str = "_manifest";
+
 /// The manifest directory under an output directory.
 pub fn dir(out: &Path) -> PathBuf {
-    out.join("_manifest")
+    out.join(DIR_NAME)
 }
 
 /// One line of a manifest.

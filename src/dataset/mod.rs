@@ -211,7 +211,7 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
         let entry = entry.at(Op::ListDir, dir)?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && manifest::dir(Path::new("")) == Path::new(&name) {
+        if is_dir && name == manifest::DIR_NAME {
             // Made by another shard since the check above.
             continue;
         }
