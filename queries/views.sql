@@ -31,11 +31,54 @@ CREATE OR REPLACE VIEW sitemaps AS
 CREATE OR REPLACE VIEW directives AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/directives/*.parquet');
 
-CREATE OR REPLACE VIEW agent_verdicts AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/agent_verdicts/*.parquet');
+CREATE OR REPLACE VIEW named_verdicts AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/named_verdicts/*.parquet');
 
 CREATE OR REPLACE VIEW errors AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/errors/*.parquet');
+
+CREATE OR REPLACE VIEW agents AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/agents/*.parquet');
+
+-- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator
+CREATE OR REPLACE VIEW agent_verdicts AS
+    SELECT warc_filename, warc_record_offset, agent, agent_category,
+           group_match, root_allowed, rules_class,
+           CASE google_class
+               WHEN 'conditional_allow' THEN rules_class
+               WHEN 'redirect' THEN 'unresolved_redirect'
+               WHEN 'full_allow' THEN 'allow_all'
+               ELSE 'disallow_all'
+           END AS effective_class,
+           CASE google_class
+               WHEN 'conditional_allow' THEN root_allowed
+               WHEN 'redirect' THEN NULL
+               WHEN 'full_allow' THEN true
+               ELSE false
+           END AS effective_root_allowed,
+           agent_operator
+    FROM (
+        SELECT c.warc_filename, c.warc_record_offset, c.google_class,
+               a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN 'specific'
+                    WHEN a.ignores_global_group THEN 'none'
+                    ELSE c.global_group_match END AS group_match,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN n.root_allowed
+                    WHEN a.ignores_global_group THEN true
+                    ELSE c.global_root_allowed END AS root_allowed,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN n.rules_class
+                    WHEN a.ignores_global_group THEN 'allow_all'
+                    ELSE c.global_class END AS rules_class
+        FROM captures c
+        CROSS JOIN agents a
+        LEFT JOIN named_verdicts n
+            ON n.warc_filename = c.warc_filename
+           AND n.warc_record_offset = c.warc_record_offset
+           AND n.agent = a.token
+    );
 
 -- END robostats schema --views
 

@@ -1,56 +1,98 @@
 #!/usr/bin/env python3
 """Checks that two robostats output directories hold the same rows.
 
-    scripts/same_rows.py OUT_A OUT_B
+    scripts/same_rows.py [--exclude TABLE:CONDITION]... OUT_A OUT_B
 
-For every table directory of either output: the same columns (names and
-types), the same number of rows, and no row of one that the other lacks,
-counted with DuckDB's EXCEPT ALL both ways (so duplicates count too). Part
-file names, row order and Parquet encoding may differ; rows may not.
+For every table of the first output: the second has it, as a table
+directory or as a view derived by queries/views.sql (agent_verdicts, a
+table before it became a view); the same columns (names and types), or
+more (columns the second adds are listed, and the rows compared on the
+first's columns); the same number of rows, and no row of one that the
+other lacks, counted with DuckDB's EXCEPT ALL both ways (so duplicates
+count too). Tables only the second has are listed as added. Part file
+names, row order and Parquet encoding may differ; rows may not.
+
+--exclude TABLE:CONDITION leaves the rows matching the SQL condition out of
+the comparison of TABLE, on both sides, and says how many there were (for
+a change that is meant to alter those rows and no other).
+
 Exits 1 on any difference. Needs the duckdb package.
 """
 
+import argparse
 import sys
 from pathlib import Path
 
 import duckdb
+
+VIEWS = Path(__file__).resolve().parent.parent / "queries" / "views.sql"
+DERIVED = ("agent_verdicts",)
 
 
 def tables(out: Path) -> set[str]:
     return {p.parent.name for p in out.glob("*/*.parquet") if not p.parent.name.startswith((".", "_"))}
 
 
+def sources(con, side: str, out: Path) -> dict[str, str]:
+    """Every table of `out` and the derived views it lacks as a table, as
+    something to SELECT from."""
+    found = {t: f"read_parquet('{out}/{t}/*.parquet')" for t in tables(out)}
+    missing = [v for v in DERIVED if v not in found]
+    if missing and (out / "named_verdicts").is_dir():
+        con.execute("SET VARIABLE robostats_out = ?", [str(out)])
+        con.execute(VIEWS.read_text())
+        for view in missing:
+            con.execute(f"CREATE TEMP TABLE {side}_{view} AS SELECT * FROM {view}")
+            found[view] = f"{side}_{view}"
+    return found
+
+
 def main() -> int:
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    a, b = Path(sys.argv[1]), Path(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--exclude", action="append", default=[], metavar="TABLE:CONDITION")
+    parser.add_argument("a", type=Path)
+    parser.add_argument("b", type=Path)
+    args = parser.parse_args()
+    excluded = {}
+    for e in args.exclude:
+        table, _, condition = e.partition(":")
+        excluded[table] = condition
     con = duckdb.connect()
+    src = {"a": sources(con, "a", args.a), "b": sources(con, "b", args.b)}
     same = True
-    for table in sorted(tables(a) | tables(b)):
-        src = {k: f"read_parquet('{d}/{table}/*.parquet')" for k, d in (("a", a), ("b", b))}
-        try:
-            cols = {
-                k: con.execute(f"DESCRIBE SELECT * FROM {s}").fetchall() for k, s in src.items()
-            }
-        except duckdb.Error as e:
-            print(f"{table}: cannot read: {e}")
+    for table in sorted(src["a"]):
+        if table not in src["b"]:
+            print(f"{table}: missing from the second")
             same = False
             continue
+        cols = {k: con.execute(f"DESCRIBE SELECT * FROM {src[k][table]}").fetchall() for k in src}
         columns = {k: [(c[0], c[1]) for c in v] for k, v in cols.items()}
-        if columns["a"] != columns["b"]:
+        added = [c for c in columns["b"] if c not in columns["a"]]
+        if [c for c in columns["b"] if c not in added] != columns["a"]:
             print(f"{table}: other columns:\n  {columns['a']}\n  {columns['b']}")
             same = False
             continue
-        rows = {k: con.execute(f"SELECT count(*) FROM {s}").fetchall()[0][0] for k, s in src.items()}
-        only_a = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['a']} EXCEPT ALL SELECT * FROM {src['b']})").fetchall()[0][0]
-        only_b = con.execute(f"SELECT count(*) FROM (SELECT * FROM {src['b']} EXCEPT ALL SELECT * FROM {src['a']})").fetchall()[0][0]
+        names = ", ".join(f'"{c[0]}"' for c in columns["a"])
+        where = f"WHERE NOT ({excluded[table]})" if table in excluded else ""
+        sel = {k: f"SELECT {names} FROM {src[k][table]} {where}" for k in src}
+        rows = {k: con.execute(f"SELECT count(*) FROM ({sel[k]})").fetchall()[0][0] for k in src}
+        only_a = con.execute(f"SELECT count(*) FROM ({sel['a']} EXCEPT ALL {sel['b']})").fetchall()[0][0]
+        only_b = con.execute(f"SELECT count(*) FROM ({sel['b']} EXCEPT ALL {sel['a']})").fetchall()[0][0]
         ok = rows["a"] == rows["b"] and only_a == 0 and only_b == 0
         same &= ok
         print(
             f"{table:<16} {rows['a']:>10} rows | {rows['b']:>10} rows | "
             f"only in the first {only_a}, only in the second {only_b}  {'same' if ok else 'DIFFERENT'}"
         )
+        if added:
+            print(f"{'':<16} columns the second adds: {', '.join(c[0] for c in added)}")
+        if table in excluded:
+            n = {k: con.execute(f"SELECT count(*) FROM {src[k][table]} WHERE {excluded[table]}").fetchall()[0][0]
+                 for k in src}
+            print(f"{'':<16} left out ({excluded[table]}): {n['a']} rows | {n['b']} rows")
+    for table in sorted(set(src["b"]) - set(src["a"])):
+        n = con.execute(f"SELECT count(*) FROM {src['b'][table]}").fetchall()[0][0]
+        print(f"{table:<16} {'':>10}      | {n:>10} rows | added by the second")
     print("same rows" if same else "the outputs differ")
     return 0 if same else 1
 

@@ -6,6 +6,10 @@
 #
 #   scripts/same_rows.sh [REV] [INPUT...]
 #
+# SAME_ROWS_EXCLUDE=TABLE:CONDITION leaves the rows matching the SQL
+# condition out of TABLE's comparison (scripts/same_rows.py --exclude), for
+# a change meant to alter those rows and no other.
+#
 # INPUT defaults to samples/*.warc.gz; give the benchmark corpus's files for
 # the large comparison. The revision is built in target/same-rows/ (a git
 # worktree and its own target directory, kept between runs).
@@ -36,4 +40,6 @@ py=python3
 "$py" -c "import duckdb" 2>/dev/null ||
     PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check "duckdb==1.*"
 echo "rows of $rev ($commit) | rows of the working tree"
-"$py" scripts/same_rows.py "$work/out-base" "$work/out-head"
+exclude=()
+[ -z "${SAME_ROWS_EXCLUDE:-}" ] || exclude=(--exclude "$SAME_ROWS_EXCLUDE")
+"$py" scripts/same_rows.py "${exclude[@]}" "$work/out-base" "$work/out-head"

@@ -195,6 +195,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     };
     let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
     let dataset = Dataset::create(&config.out, config.allow_other_files)?;
+    dataset.write_agents(&config.agents)?;
     progress.start(plan.todo.len() as u64, plan.bytes);
     let mut manifest = dataset.manifest(&config.run_name())?;
     manifest.append(&Line::Run(RunLine {

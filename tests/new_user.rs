@@ -299,7 +299,7 @@ fn a_re_run_with_other_options_says_in_words_what_differs() {
     w.write("more.txt", b"FooBot\nBarBot\n");
     let o = w.run(&["ingest", "x.warc.gz", "--out", "out", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let before = rows(&w.path("out"), Table::AgentVerdicts);
+    let before = rows(&w.path("out"), Table::NamedVerdicts);
     let o = w.run(&[
         "ingest",
         "x.warc.gz",
@@ -321,7 +321,7 @@ fn a_re_run_with_other_options_says_in_words_what_differs() {
          Run with the options of the earlier runs to add to it, or write to another --out \
          directory.\n"
     );
-    assert_eq!(rows(&w.path("out"), Table::AgentVerdicts), before);
+    assert_eq!(rows(&w.path("out"), Table::NamedVerdicts), before);
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::robots::is_valid_user_agent_to_obey;
+use crate::table::columns;
 
 /// The embedded default list (`data/agents.tsv`; its README gives the
 /// origin of every row).
@@ -21,6 +22,35 @@ pub struct Agent {
     pub category: String,
     /// What it is for.
     pub purpose: String,
+    /// It ignores the `*` group: only a group that names it restricts it
+    /// ([`ignores_global_group`]).
+    pub ignores_global_group: bool,
+}
+
+/// The product tokens of the crawlers that ignore the `*` group, as
+/// Google's list of its special-case crawlers documents them
+/// (developers.google.com/search/docs/crawling-indexing/google-special-case-crawlers:
+/// "The global user agent (*) is ignored" for each; Google's robots.txt
+/// introduction: `User-agent: *` with `Disallow: /` blocks every crawler
+/// "except the AdsBot crawlers, which must be named explicitly"). Compared
+/// ASCII case-insensitively, as Google compares tokens.
+pub const GLOBAL_GROUP_IGNORED_BY: &[&str] = &[
+    "AdsBot-Google",
+    "AdsBot-Google-Mobile",
+    "Mediapartners-Google",
+    "APIs-Google",
+];
+
+/// Whether the crawler `token` ignores the `*` group (Google's
+/// special-case crawlers: [`GLOBAL_GROUP_IGNORED_BY`]). Such a crawler is
+/// restricted only by groups that name it; with none, it may fetch
+/// everything, whatever the `*` group says. Google's matcher (and
+/// `robostats check`) does not know this: it is the crawler's policy, not
+/// the parser's.
+pub fn ignores_global_group(token: &str) -> bool {
+    GLOBAL_GROUP_IGNORED_BY
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(token))
 }
 
 /// A list of agents and its version.
@@ -108,6 +138,7 @@ impl AgentList {
                 operator: next(),
                 category: next(),
                 purpose: next(),
+                ignores_global_group: ignores_global_group(token),
             });
         }
         let mut hasher = Sha256::new();
@@ -119,6 +150,67 @@ impl AgentList {
         }
         self.version = version;
         Ok(())
+    }
+}
+
+columns! {
+    /// `agents`: the crawlers of interest a data set was judged for, one row
+    /// per crawler in the list's order, then `*` (a crawler no group names).
+    /// Written once per data set; `agent_verdicts` (a view) joins it with
+    /// `captures` and `named_verdicts`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct AgentRow<'a> {
+        /// the crawler's product token (agent_verdicts.agent); * last
+        pub token: &'a str,
+        /// who runs the crawler (empty for *)
+        pub operator: &'a str,
+        /// search, ads, seo, archive, ai (from the list); global for *
+        pub category: &'a str,
+        /// what the crawler is for
+        pub purpose: &'a str,
+        /// the crawler ignores the * group: only a group naming it restricts it
+        /// (Google's special-case crawlers, such as AdsBot-Google)
+        pub ignores_global_group: bool,
+        /// position in the list, from 1 (* is last)
+        pub position: u32,
+        /// the list's version: sha256 of the bytes it was read from
+        pub list_version: &'a str as dict,
+    }
+}
+
+/// The token, category and operator of `*` in `agents` and `agent_verdicts`.
+pub const GLOBAL_AGENT: (&str, &str, &str) = ("*", "global", "");
+
+impl AgentList {
+    /// The rows of the `agents` table: the list, then `*`.
+    pub fn rows(&self) -> Vec<AgentRow<'_>> {
+        let (token, category, operator) = GLOBAL_AGENT;
+        let mut rows: Vec<AgentRow<'_>> = self
+            .agents
+            .iter()
+            .map(|a| AgentRow {
+                token: &a.token,
+                operator: &a.operator,
+                category: &a.category,
+                purpose: &a.purpose,
+                ignores_global_group: a.ignores_global_group,
+                position: 0,
+                list_version: &self.version,
+            })
+            .collect();
+        rows.push(AgentRow {
+            token,
+            operator,
+            category,
+            purpose: "any crawler that no group names: the * group's verdict",
+            ignores_global_group: false,
+            position: 0,
+            list_version: &self.version,
+        });
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.position = i as u32 + 1;
+        }
+        rows
     }
 }
 
@@ -141,6 +233,16 @@ mod tests {
         }
         assert_eq!(list.agents.len(), 45);
         assert!(list.version.starts_with("sha256:") && list.version.len() == 71);
+        let special: Vec<_> = list
+            .agents
+            .iter()
+            .filter(|a| a.ignores_global_group)
+            .map(|a| a.token.as_str())
+            .collect();
+        assert_eq!(special, ["AdsBot-Google", "Mediapartners-Google"]);
+        let rows = list.rows();
+        assert_eq!(rows.len(), 46);
+        assert_eq!((rows[45].token, rows[45].position), ("*", 46));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Stage};
 use crate::http::{Bom, CcClass, GoogleClass, RedirectKind, Response, UrlFacts, content, redirect};
-use crate::robots::{GOOGLE_MAX_BYTES, RobotsTxt, RulesClass};
+use crate::robots::{GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, RulesClass};
 use crate::table::{UnixTime, columns};
 use crate::warc::{Record, RecordType, parse_warc_date};
 
@@ -298,10 +298,13 @@ columns! {
         /// crawl-delay of the * group (first numeric value): what a crawler no group
         /// names reads
         pub crawl_delay: Option<f64>,
-        /// the rules class of the * group (see agent_verdicts.rules_class)
+        /// the rules class of the * group (see named_verdicts.rules_class)
         pub global_class: Option<RulesClass>,
         /// the * group allows /
         pub global_root_allowed: Option<bool>,
+        /// what a crawler no group names obeys: global (the * groups) or none (no *
+        /// group: nothing restricts it)
+        pub global_group_match: Option<GroupMatch>,
     }
 }
 
@@ -337,6 +340,7 @@ impl RobotsColumns {
             crawl_delay: super::verdict::crawl_delay(robots),
             global_class: global.rules_class,
             global_root_allowed: global.root_allowed,
+            global_group_match: global.group_match,
         }
     }
 }

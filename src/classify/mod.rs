@@ -6,7 +6,8 @@
 //! Record + Response --capture--> Capture (the captures row)
 //!                   --parse----> RobotsTxt (2xx only)
 //!                                  --lines---> user_agents, rules, sitemaps, directives rows
-//!                                  --verdict-> agent_verdicts rows (+ the * verdict on the capture)
+//!                                  --verdict-> the * verdict (on the capture),
+//!                                              named_verdicts rows (crawlers a group names)
 //! Error -----------------------> errors row
 //! ```
 //!
@@ -24,9 +25,12 @@ pub mod verdict;
 
 use std::sync::OnceLock;
 
+pub use agents::AgentRow;
 pub use capture::{Capture, CaptureKey, RobotsColumns};
 pub use lines::{DirectiveRow, RuleRow, SitemapRow, UserAgentRow};
-pub use verdict::{EffectiveClass, Verdict, VerdictRow, crawl_delay, verdicts};
+pub use verdict::{
+    EffectiveClass, NamedVerdictRow, Verdict, VerdictRow, crawl_delay, global_verdict, verdicts,
+};
 
 use crate::error::{Error, ErrorKind, Stage};
 use crate::http::{GoogleClass, Response};
@@ -125,6 +129,14 @@ macro_rules! tables {
                 }
             }
 
+            /// Its rows lead back to input records: it starts with the
+            /// capture key (`warc_filename`, `warc_record_offset`), and an
+            /// input's rows are in its part files. Only `agents`, written
+            /// once per data set, is not.
+            pub fn per_input(self) -> bool {
+                self != Table::Agents
+            }
+
             /// The table's columns, from its row type.
             pub fn columns(self) -> &'static [Column] {
                 match self {
@@ -148,8 +160,46 @@ tables! {
     Rules = "rules" => RuleRow,
     Sitemaps = "sitemaps" => SitemapRow,
     Directives = "directives" => DirectiveRow,
-    AgentVerdicts = "agent_verdicts" => VerdictRow,
+    NamedVerdicts = "named_verdicts" => NamedVerdictRow,
     Errors = "errors" => ErrorRow,
+    Agents = "agents" => AgentRow,
+}
+
+/// A view derived from the tables by `queries/views.sql`, with its columns
+/// declared by a row type like a table's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// `agent_verdicts`: see [`VerdictRow`] and [`verdict::AGENT_VERDICTS_SQL`].
+    AgentVerdicts,
+}
+
+impl View {
+    /// Every view, in output order.
+    pub const ALL: &'static [View] = &[View::AgentVerdicts];
+
+    /// The view's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::AgentVerdicts => "agent_verdicts",
+        }
+    }
+
+    /// Its query over the table views.
+    pub fn sql(self) -> &'static str {
+        match self {
+            View::AgentVerdicts => verdict::AGENT_VERDICTS_SQL,
+        }
+    }
+
+    /// Its columns, from its row type.
+    pub fn columns(self) -> &'static [Column] {
+        match self {
+            View::AgentVerdicts => {
+                static COLUMNS: OnceLock<Vec<Column>> = OnceLock::new();
+                COLUMNS.get_or_init(columns_of::<VerdictRow<'static>>)
+            }
+        }
+    }
 }
 
 /// What became of a response record.
@@ -165,9 +215,9 @@ pub enum Fate {
 }
 
 /// Every row a response record of the input `file` makes (`crawl` is the
-/// crawl its reader found): its capture, the rows of its robots.txt parse
-/// and each agent's verdict, and an `errors` row where something could not
-/// be read.
+/// crawl its reader found): its capture (with the `*` verdict), the rows
+/// of its robots.txt parse and of the crawlers a group names, and an
+/// `errors` row where something could not be read.
 pub fn response(
     file: &str,
     crawl: Option<&str>,
@@ -194,16 +244,15 @@ pub fn response(
     };
     let body = response.as_ref().map_or(&[][..], |r| r.body(record));
     let robots = parse_robots(&capture, body, opts);
-    let verdicts = verdicts(capture.google_class, robots.as_ref(), agents);
-    let global = verdicts.last().expect("`*` is always judged");
     if let Some(robots) = &robots {
-        capture.robots = RobotsColumns::of(robots, global);
+        let global = global_verdict(capture.google_class, Some(robots));
+        capture.robots = RobotsColumns::of(robots, &global);
     }
     out.push(&capture);
     if let Some(robots) = &robots {
         lines::push_lines(&capture, robots, out);
+        verdict::push_named_verdicts(capture.at, robots, agents, out);
     }
-    verdict::push_verdicts(&capture, &verdicts, agents, out);
     fate
 }
 
@@ -228,8 +277,10 @@ mod tests {
     fn every_table_starts_with_the_capture_key_and_names_are_unique() {
         for &table in Table::ALL {
             let columns = table.columns();
-            assert_eq!(columns[0].name, "warc_filename", "{table:?}");
-            assert_eq!(columns[1].name, "warc_record_offset", "{table:?}");
+            if table.per_input() {
+                assert_eq!(columns[0].name, "warc_filename", "{table:?}");
+                assert_eq!(columns[1].name, "warc_record_offset", "{table:?}");
+            }
             let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();
             names.sort();
             names.dedup();
@@ -270,5 +321,8 @@ mod tests {
         }
         let e = Error::new(Stage::Open, ErrorKind::Io, "f", None, "x");
         assert_eq!(KindRecorder::check(&ErrorRow::of(&e)), Ok(()));
+        for row in agents.rows() {
+            assert_eq!(KindRecorder::check(&row), Ok(()));
+        }
     }
 }

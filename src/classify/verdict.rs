@@ -1,13 +1,14 @@
 //! A capture's parse and HTTP outcome -> what each crawler of interest may
-//! fetch: the `agent_verdicts` table.
+//! fetch: the `named_verdicts` table (the crawlers a group names), and the
+//! `agent_verdicts` view's rows ([`verdicts`]).
 
 use crate::http::GoogleClass;
 use crate::robots::{AgentRules, GroupMatch, RobotsTxt, RulesClass};
 use crate::table::{columns, labels};
 
 use super::Rows;
-use super::agents::AgentList;
-use super::capture::{Capture, CaptureKey};
+use super::agents::{Agent, AgentList};
+use super::capture::CaptureKey;
 
 labels! {
     /// What an agent may fetch once the HTTP outcome is taken into account.
@@ -45,20 +46,35 @@ columns! {
     }
 }
 
-fn rules_verdict(rules: &AgentRules<'_, '_>) -> (GroupMatch, bool, RulesClass) {
+/// What the rules say for one crawler: which groups applied, whether `/`
+/// may be fetched, and the class of the rules.
+pub type RulesVerdict = (GroupMatch, bool, RulesClass);
+
+fn rules_verdict(rules: &AgentRules<'_, '_>) -> RulesVerdict {
     (rules.group_match(), rules.root_allowed(), rules.class())
 }
 
-/// Every agent's verdict, in the list's order, then `*`'s (the last). The
-/// rules of agents that no group names are those of `*`, so they are
-/// evaluated once.
-pub fn verdicts(
-    google_class: GoogleClass,
-    robots: Option<&RobotsTxt<'_>>,
-    agents: &AgentList,
-) -> Vec<Verdict> {
-    let unnamed = robots.map(|r| rules_verdict(&r.unnamed_agent()));
-    let make = |rules: Option<(GroupMatch, bool, RulesClass)>| {
+/// The rules verdict of a crawler that ignores the `*` group and that no
+/// group names: nothing restricts it.
+pub const UNRESTRICTED: RulesVerdict = (GroupMatch::None, true, RulesClass::AllowAll);
+
+/// The rules verdict of `agent` on a parse whose unnamed crawler's verdict
+/// is `unnamed`: its own groups' when a group names it; else, for a
+/// crawler that ignores the `*` group, nothing restricts it; else `*`'s.
+pub fn agent_rules(robots: &RobotsTxt<'_>, agent: &Agent, unnamed: RulesVerdict) -> RulesVerdict {
+    if robots.names_agent(&agent.token) {
+        rules_verdict(&robots.agent(&agent.token))
+    } else if agent.ignores_global_group {
+        UNRESTRICTED
+    } else {
+        unnamed
+    }
+}
+
+impl Verdict {
+    /// The verdict of a capture of class `google_class` for a crawler
+    /// whose rules (2xx captures only) say `rules`.
+    pub fn of(google_class: GoogleClass, rules: Option<RulesVerdict>) -> Verdict {
         let (effective_class, effective_root_allowed) = match google_class {
             GoogleClass::ConditionalAllow => {
                 let (_, root, class) = rules.expect("2xx captures are parsed");
@@ -80,16 +96,36 @@ pub fn verdicts(
             effective_class,
             effective_root_allowed,
         }
-    };
+    }
+}
+
+/// The verdict of `*`, the crawler no group names (its rules from the
+/// parse of a 2xx capture).
+pub fn global_verdict(google_class: GoogleClass, robots: Option<&RobotsTxt<'_>>) -> Verdict {
+    Verdict::of(
+        google_class,
+        robots.map(|r| rules_verdict(&r.unnamed_agent())),
+    )
+}
+
+/// Every agent's verdict, in the list's order, then `*`'s (the last): the
+/// rows of the `agent_verdicts` view for one capture. The rules of agents
+/// that no group names are those of `*`, so they are evaluated once.
+/// Ingest stores only what the `*` verdict does not give
+/// ([`named_verdicts`]); this is the reference the view is tested
+/// against.
+pub fn verdicts(
+    google_class: GoogleClass,
+    robots: Option<&RobotsTxt<'_>>,
+    agents: &AgentList,
+) -> Vec<Verdict> {
+    let unnamed = robots.map(|r| rules_verdict(&r.unnamed_agent()));
     let mut out = Vec::with_capacity(agents.agents.len() + 1);
     for agent in &agents.agents {
-        let rules = match robots {
-            Some(r) if r.names_agent(&agent.token) => Some(rules_verdict(&r.agent(&agent.token))),
-            _ => unnamed,
-        };
-        out.push(make(rules));
+        let rules = robots.map(|r| agent_rules(r, agent, unnamed.expect("parsed")));
+        out.push(Verdict::of(google_class, rules));
     }
-    out.push(make(unnamed));
+    out.push(Verdict::of(google_class, unnamed));
     out
 }
 
@@ -112,8 +148,11 @@ pub fn crawl_delay(robots: &RobotsTxt<'_>) -> Option<f64> {
 }
 
 columns! {
-    /// `agent_verdicts`: one row per capture and crawler of interest, `*`
-    /// included.
+    /// `agent_verdicts` (a view, `queries/views.sql`): one row per capture
+    /// and crawler of interest, `*` included. Derived from `captures` (the
+    /// `*` verdict and the HTTP outcome), `named_verdicts` and `agents`; the
+    /// columns are declared here so that the documentation and the view's
+    /// test follow them.
     #[derive(Clone, Debug, PartialEq)]
     pub struct VerdictRow<'a> {
         /// The capture.
@@ -129,24 +168,198 @@ columns! {
     }
 }
 
-/// One verdict row per agent of the list, then `*`'s.
-pub fn push_verdicts(
-    capture: &Capture<'_>,
-    verdicts: &[Verdict],
+/// The query of the `agent_verdicts` view (`queries/views.sql`): every
+/// capture with every crawler of `agents`. A crawler a group names has its
+/// `named_verdicts` row; any other gets nothing (when it ignores the `*`
+/// group) or the `*` verdict of the capture (`captures.global_*`); the
+/// HTTP outcome then gives the effective class, as [`Verdict::of`] does.
+pub const AGENT_VERDICTS_SQL: &str =
+    "    SELECT warc_filename, warc_record_offset, agent, agent_category,
+           group_match, root_allowed, rules_class,
+           CASE google_class
+               WHEN 'conditional_allow' THEN rules_class
+               WHEN 'redirect' THEN 'unresolved_redirect'
+               WHEN 'full_allow' THEN 'allow_all'
+               ELSE 'disallow_all'
+           END AS effective_class,
+           CASE google_class
+               WHEN 'conditional_allow' THEN root_allowed
+               WHEN 'redirect' THEN NULL
+               WHEN 'full_allow' THEN true
+               ELSE false
+           END AS effective_root_allowed,
+           agent_operator
+    FROM (
+        SELECT c.warc_filename, c.warc_record_offset, c.google_class,
+               a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN 'specific'
+                    WHEN a.ignores_global_group THEN 'none'
+                    ELSE c.global_group_match END AS group_match,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN n.root_allowed
+                    WHEN a.ignores_global_group THEN true
+                    ELSE c.global_root_allowed END AS root_allowed,
+               CASE WHEN NOT c.robots_parsed THEN NULL
+                    WHEN n.agent IS NOT NULL THEN n.rules_class
+                    WHEN a.ignores_global_group THEN 'allow_all'
+                    ELSE c.global_class END AS rules_class
+        FROM captures c
+        CROSS JOIN agents a
+        LEFT JOIN named_verdicts n
+            ON n.warc_filename = c.warc_filename
+           AND n.warc_record_offset = c.warc_record_offset
+           AND n.agent = a.token
+    )";
+
+columns! {
+    /// `named_verdicts`: one row per 2xx capture and crawler of interest
+    /// that a group of the capture names. Every other crawler gets the `*`
+    /// verdict of its capture (`captures.global_*`), or nothing restricts
+    /// it when it ignores the `*` group (`agents.ignores_global_group`).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NamedVerdictRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        /// the crawler (agents.token) a group names
+        pub agent: &'a str as dict,
+        /// from the groups naming it: / may be fetched
+        pub root_allowed: bool,
+        /// from the groups naming it: disallow_all (no path may be fetched),
+        /// allow_all (every path may), allow_part
+        pub rules_class: RulesClass,
+    }
+}
+
+/// The `named_verdicts` rows of a parsed capture: one per crawler of the
+/// list that a group names, in the list's order.
+pub fn push_named_verdicts(
+    at: CaptureKey<'_>,
+    robots: &RobotsTxt<'_>,
     agents: &AgentList,
     out: &mut impl Rows,
 ) {
-    let named = agents
-        .agents
-        .iter()
-        .map(|a| (a.token.as_str(), a.category.as_str(), a.operator.as_str()));
-    for ((agent, category, operator), verdict) in named.chain([("*", "global", "")]).zip(verdicts) {
-        out.push(&VerdictRow {
-            at: capture.at,
-            agent,
-            agent_category: category,
-            verdict: *verdict,
-            agent_operator: operator,
-        });
+    if robots.user_agents().iter().all(|ua| ua.global) {
+        return;
+    }
+    for agent in &agents.agents {
+        if robots.names_agent(&agent.token) {
+            let rules = robots.agent(&agent.token);
+            out.push(&NamedVerdictRow {
+                at,
+                agent: &agent.token,
+                root_allowed: rules.root_allowed(),
+                rules_class: rules.class(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(body: &[u8]) -> Vec<(String, GroupMatch, RulesClass)> {
+        let robots = RobotsTxt::parse(body);
+        let agents = AgentList::default_list();
+        let verdicts = verdicts(GoogleClass::ConditionalAllow, Some(&robots), &agents);
+        let tokens = agents.agents.iter().map(|a| a.token.as_str()).chain(["*"]);
+        tokens
+            .zip(verdicts)
+            .filter(|(t, _)| {
+                [
+                    "Googlebot",
+                    "AdsBot-Google",
+                    "Mediapartners-Google",
+                    "GPTBot",
+                    "*",
+                ]
+                .contains(t)
+            })
+            .map(|(t, v)| (t.to_owned(), v.group_match.unwrap(), v.rules_class.unwrap()))
+            .collect()
+    }
+
+    fn expect(list: &[(&str, GroupMatch, RulesClass)]) -> Vec<(String, GroupMatch, RulesClass)> {
+        list.iter()
+            .map(|(t, g, c)| (t.to_string(), *g, *c))
+            .collect()
+    }
+
+    /// The examples of Google's overview of its crawlers: the AdsBot
+    /// crawlers ignore the `*` group and must be named explicitly.
+    #[test]
+    fn crawlers_that_ignore_the_star_group_google_guide_examples() {
+        use GroupMatch::{Global, None, Specific};
+        use RulesClass::{AllowAll, DisallowAll};
+        // Example 1: block only Googlebot.
+        assert_eq!(
+            judged(b"User-agent: Googlebot\nDisallow: /\n"),
+            expect(&[
+                ("Googlebot", Specific, DisallowAll),
+                ("AdsBot-Google", None, AllowAll),
+                ("Mediapartners-Google", None, AllowAll),
+                ("GPTBot", None, AllowAll),
+                ("*", None, AllowAll),
+            ])
+        );
+        // Example 2: block Googlebot and AdsBot.
+        assert_eq!(
+            judged(b"User-agent: Googlebot\nUser-agent: AdsBot-Google\nDisallow: /\n"),
+            expect(&[
+                ("Googlebot", Specific, DisallowAll),
+                ("AdsBot-Google", Specific, DisallowAll),
+                ("Mediapartners-Google", None, AllowAll),
+                ("GPTBot", None, AllowAll),
+                ("*", None, AllowAll),
+            ])
+        );
+        // Example 3: block all crawlers except AdsBot.
+        let body = b"User-agent: *\nDisallow: /\n";
+        assert_eq!(
+            judged(body),
+            expect(&[
+                ("Googlebot", Global, DisallowAll),
+                ("AdsBot-Google", None, AllowAll),
+                ("Mediapartners-Google", None, AllowAll),
+                ("GPTBot", Global, DisallowAll),
+                ("*", Global, DisallowAll),
+            ])
+        );
+        // Google's matcher knows no such policy: it stays the library's
+        // verdict (and `check`'s).
+        assert!(!RobotsTxt::parse(body).allowed("AdsBot-Google", "https://a.example/"));
+    }
+
+    #[test]
+    fn named_rows_are_the_crawlers_a_group_names() {
+        use arrow::array::{Array, AsArray};
+        let body =
+            b"User-agent: *\nUser-agent: GPTBot\nDisallow: /x\n\nUser-agent: ccbot\nDisallow: /\n";
+        let robots = RobotsTxt::parse(body);
+        let agents = AgentList::default_list();
+        let at = CaptureKey {
+            warc_filename: "f",
+            warc_record_offset: 7,
+        };
+        let mut out = crate::batch::Batches::new();
+        push_named_verdicts(at, &robots, &agents, &mut out);
+        let batches = out.take(1);
+        assert_eq!(batches.len(), 1);
+        let (table, batch) = &batches[0];
+        assert_eq!(*table, super::super::Table::NamedVerdicts);
+        let agent =
+            arrow::compute::cast(batch.column(2), &arrow::datatypes::DataType::Utf8).unwrap();
+        let agent = agent.as_string::<i32>();
+        let names: Vec<&str> = (0..agent.len()).map(|i| agent.value(i)).collect();
+        // In the list's order, with the list's spelling.
+        assert_eq!(names, ["CCBot", "GPTBot"]);
+        let root = batch.column(3).as_boolean();
+        assert!(!root.value(0) && root.value(1));
+        // A file naming no crawler of the list stores nothing.
+        let mut out = crate::batch::Batches::new();
+        let star_only = RobotsTxt::parse(b"User-agent: *\nUser-agent: FooBot\nDisallow: /\n");
+        push_named_verdicts(at, &star_only, &agents, &mut out);
+        assert!(out.is_empty());
     }
 }

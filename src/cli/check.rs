@@ -3,7 +3,8 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt, is_valid_user_agent_to_obey};
+use robostats::classify::agents::ignores_global_group;
+use robostats::robots::{GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, is_valid_user_agent_to_obey};
 
 use super::{FileArg, printable, read_body};
 
@@ -19,7 +20,10 @@ pub struct Args {
     /// not normalise them). A path such as `/private` works too.
     #[arg(required = true, value_name = "URL")]
     urls: Vec<String>,
-    /// Add the group that applied, the deciding line and its rule.
+    /// Add the group that applied, the deciding line and its rule, and,
+    /// for a crawler that ignores the `*` group (Google's special-case
+    /// crawlers, such as AdsBot-Google), its own policy's verdict when the
+    /// `*` group decided.
     #[arg(long)]
     explain: bool,
     /// Parse the whole file. By default content past 500 KiB is ignored,
@@ -80,6 +84,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                         }
                     }
                     None => write!(out, "\t-\tno matching rule")?,
+                }
+                // The verdict stays the matcher's; the crawler's own
+                // policy, where it differs, is a note.
+                if decision.group == GroupMatch::Global && ignores_global_group(agent) {
+                    write!(
+                        out,
+                        "\tby its policy: allowed ({agent} ignores the * group, as Google \
+                         documents for its special-case crawlers; no group names it, so \
+                         nothing restricts it: agent_verdicts judges it so)"
+                    )?;
                 }
             }
             writeln!(out)?;

@@ -29,7 +29,7 @@ enum Command {
     /// Every line of a robots.txt with its diagnosis, and a summary.
     Lint(lint::Args),
     /// WARC files to Parquet tables (captures, user_agents, rules, sitemaps,
-    /// directives, agent_verdicts, errors) under --out.
+    /// directives, named_verdicts, errors, agents) under --out.
     Ingest(ingest::Args),
     /// Merges the small part files of a finished ingest output into fewer
     /// large ones, with the same rows, atomically.

@@ -5,7 +5,8 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use robostats::classify::Table;
+use robostats::classify::{Table, View};
+use robostats::table::Column;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,15 +31,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
-    for &table in Table::ALL {
+    let tables = Table::ALL.iter().map(|t| (t.name(), "", t.columns()));
+    let views = View::ALL.iter().map(|v| (v.name(), " (view)", v.columns()));
+    for (name, what, columns) in tables.chain(views) {
         if markdown {
-            writeln!(out, "#### `{}`\n", table.name())?;
+            writeln!(out, "#### `{name}`{what}\n")?;
             writeln!(out, "| column | type | description |")?;
             writeln!(out, "|---|---|---|")?;
         } else {
-            writeln!(out, "{}", table.name())?;
+            writeln!(out, "{name}{what}")?;
         }
-        for c in table.columns() {
+        for c in columns {
             let null = if c.nullable { "" } else { " NOT NULL" };
             if markdown {
                 writeln!(
@@ -65,7 +68,8 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 }
 
 /// One view per table over `OUT/<table>/*.parquet`, `OUT` being the DuckDB
-/// variable `robostats_out` (default `out`).
+/// variable `robostats_out` (default `out`), then the views derived from
+/// them.
 fn views(out: &mut impl Write) -> io::Result<()> {
     for &table in Table::ALL {
         writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
@@ -75,5 +79,23 @@ fn views(out: &mut impl Write) -> io::Result<()> {
             table.name()
         )?;
     }
+    for &view in View::ALL {
+        writeln!(
+            out,
+            "-- Derived ({}): {}",
+            view.name(),
+            names(view.columns())
+        )?;
+        writeln!(out, "CREATE OR REPLACE VIEW {} AS", view.name())?;
+        writeln!(out, "{};\n", view.sql())?;
+    }
     Ok(())
+}
+
+fn names(columns: &[Column]) -> String {
+    columns
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -35,8 +35,9 @@ use sha2::{Digest, Sha256};
 pub use error::{At, Op, OutputError};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 
-use crate::batch::schema_of;
+use crate::batch::{TableBuilder, schema_of};
 use crate::classify::Table;
+use crate::classify::agents::AgentList;
 use crate::shard::Shard;
 use crate::sink::ParquetSink;
 
@@ -165,7 +166,7 @@ impl Dataset {
     /// left (whichever shard wrote them).
     pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
         let prefix = format!("{stem}-");
-        for &table in Table::ALL {
+        for &table in Table::ALL.iter().filter(|t| t.per_input()) {
             self.remove_in(table, |name| {
                 name.strip_prefix('.').unwrap_or(name).starts_with(&prefix)
             })?;
@@ -181,6 +182,30 @@ impl Dataset {
         schema: SchemaRef,
     ) -> Result<PartFile, OutputError> {
         PartFile::create(table, self.table_dir(table).join(name), schema)
+    }
+
+    /// Writes the `agents` table: the crawlers of interest this data set is
+    /// judged for (`agents/list-<version>.parquet`). Every run writes it,
+    /// once (a data set is made with one list: the manifest refuses
+    /// another); shards starting together write the same bytes, and one
+    /// rename wins.
+    pub fn write_agents(&self, agents: &AgentList) -> Result<(), OutputError> {
+        let digest = agents.version.trim_start_matches("sha256:");
+        let name = format!("list-{}.parquet", &digest[..digest.len().min(16)]);
+        let path = self.table_dir(Table::Agents).join(name);
+        if path.exists() {
+            return Ok(());
+        }
+        let mut builder = TableBuilder::new(Table::Agents);
+        for row in agents.rows() {
+            builder.push(&row);
+        }
+        let mut part = PartFile::create(Table::Agents, path.clone(), builder.schema())?;
+        part.write(&builder.finish())?;
+        match part.finish().and_then(FinishedPart::publish) {
+            Err(e) if !path.exists() => Err(e),
+            _ => sync_dir(&self.table_dir(Table::Agents)),
+        }
     }
 
     /// Makes the renames in every table directory durable.

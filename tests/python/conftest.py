@@ -20,7 +20,12 @@ RESILIPARSE = "samples/cc-main-2020-34-resiliparse-warcfile.warc.gz"
 WHIRLWIND = "samples/cc-main-2024-22-whirlwind.warc.gz"
 SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
 
-TABLES = ["captures", "user_agents", "rules", "sitemaps", "directives", "agent_verdicts", "errors"]
+TABLES = [
+    "captures", "user_agents", "rules", "sitemaps", "directives", "named_verdicts", "errors", "agents",
+]
+# The tables whose rows lead back to input records (all but the data set's
+# crawler list, `agents`, written once per data set).
+PER_INPUT = [t for t in TABLES if t != "agents"]
 
 # The real WARC fixtures (some broken): every file warcio reads to the end.
 FIXTURES = sorted(

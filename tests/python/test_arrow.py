@@ -25,17 +25,22 @@ EXPECTED_TYPES = {
         "cc_class": DICT_STRING,
         "redirect_kind": DICT_STRING,
         "global_class": DICT_STRING,
+        "global_group_match": DICT_STRING,
         "warc_protocols": pa.list_(pa.string()),
         "payload_length": pa.int64(),
         "looks_like_html": pa.bool_(),
         "crawl_delay": pa.float64(),
     },
-    "agent_verdicts": {
+    "named_verdicts": {
         "agent": DICT_STRING,
-        "group_match": DICT_STRING,
         "rules_class": DICT_STRING,
-        "effective_class": DICT_STRING,
         "root_allowed": pa.bool_(),
+    },
+    "agents": {
+        "token": pa.string(),
+        "ignores_global_group": pa.bool_(),
+        "position": pa.int32(),
+        "list_version": DICT_STRING,
     },
     "user_agents": {"group": pa.int32(), "line": pa.int32(), "is_global": pa.bool_()},
     "rules": {"kind": DICT_STRING, "priority": pa.int32(), "has_wildcard": pa.bool_()},
@@ -62,6 +67,9 @@ def test_column_types_and_keys(samples_out, fixtures_out, table):
     assert t.num_rows > 0
     for name, typ in EXPECTED_TYPES[table].items():
         assert t.schema.field(name).type == typ, (table, name, t.schema.field(name).type)
+    if table == "agents":  # the data set's crawler list: no capture key
+        assert t.column("token").to_pylist()[-1] == "*"
+        return
     assert t.schema.field("warc_filename").type == DICT_STRING
     assert t.schema.field("warc_record_offset").type == pa.int64()
     assert t.column("warc_filename").null_count == 0
@@ -90,7 +98,7 @@ def test_keys_of_every_table_exist_in_captures(samples_out, fixtures_out):
         keys = set(zip(caps.column("warc_filename").cast(pa.string()).to_pylist(),
                        caps.column("warc_record_offset").to_pylist()))
         assert len(keys) == caps.num_rows  # the key is unique
-        for table in ("user_agents", "rules", "sitemaps", "directives", "agent_verdicts"):
+        for table in ("user_agents", "rules", "sitemaps", "directives", "named_verdicts"):
             t = read(out, table)
             rows = set(zip(t.column("warc_filename").cast(pa.string()).to_pylist(),
                            t.column("warc_record_offset").to_pylist()))

@@ -138,9 +138,15 @@ def test_ai_crawler_blocking(con, responses):
     gpt = by_agent["GPTBot"]
     assert (gpt["named"], gpt["named_disallow_all"], gpt["disallow_all"], gpt["effective_disallow_all"]) == (45, 36, 50, 71)
     # with the fallback: the named files that disallow all, plus the files
-    # not naming the agent whose * group disallows all
+    # not naming the agent whose * group disallows all (but for the crawlers
+    # that ignore the * group: only the named files)
+    ignoring = {r[0] for r in con.execute("SELECT token FROM agents WHERE ignores_global_group").fetchall()}
+    assert ignoring == {"AdsBot-Google", "Mediapartners-Google"}
     for agent, r in by_agent.items():
         if agent == "*":
+            continue
+        if agent in ignoring:
+            assert r["disallow_all"] == r["named_disallow_all"], agent
             continue
         unnamed_star = con.execute(
             """SELECT count(*) FROM agent_verdicts v JOIN agent_verdicts s USING (warc_filename, warc_record_offset)

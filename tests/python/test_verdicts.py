@@ -1,0 +1,148 @@
+"""The agent_verdicts view: derived in DuckDB from captures (the * verdict),
+named_verdicts (the crawlers a group names) and agents, it gives the rows
+the dense table of earlier versions held, and judges the crawlers that
+ignore the * group by their own policy."""
+
+import io
+import subprocess
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from conftest import BIN, ROOT, connect, ingest
+
+DENSE = ROOT / "tests" / "data" / "verdicts" / "samples-dense.parquet"
+COLUMNS = [
+    "warc_filename", "warc_record_offset", "agent", "agent_category", "group_match", "root_allowed",
+    "rules_class", "effective_class", "effective_root_allowed", "agent_operator",
+]
+
+
+def q(con, sql, *params):
+    return con.execute(sql, list(params)).fetchall()
+
+
+def test_the_view_has_the_declared_columns_and_the_dense_tables_types(con):
+    view = q(con, "DESCRIBE agent_verdicts")
+    dense = q(con, f"DESCRIBE SELECT * FROM '{DENSE}'")
+    assert [c[0] for c in view] == COLUMNS
+    assert [(c[0], c[1]) for c in view] == [(c[0], c[1]) for c in dense]
+    schema = subprocess.run([str(BIN), "schema"], capture_output=True, text=True, check=True).stdout
+    declared = schema.split("agent_verdicts (view)\n")[1].split("\n\n")[0]
+    assert [line.split()[0] for line in declared.splitlines()] == COLUMNS
+
+
+def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
+    """EXCEPT ALL both ways against the table commit ec9f90b wrote for the
+    samples. Only the crawlers that ignore the * group differ, and only
+    where no group names them on a parsed body: they were judged by the *
+    group then, and are unrestricted now."""
+    special = [r[0] for r in q(con, "SELECT token FROM agents WHERE ignores_global_group ORDER BY 1")]
+    assert special == ["AdsBot-Google", "Mediapartners-Google"]
+    assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, f"SELECT count(*) FROM '{DENSE}'") == [(32982,)]
+    for a, b in (("agent_verdicts", f"'{DENSE}'"), (f"'{DENSE}'", "agent_verdicts")):
+        only = q(con, f"SELECT count(*) FROM (SELECT * FROM {a} WHERE NOT list_contains(?, agent) "
+                      f"EXCEPT ALL SELECT * FROM {b} WHERE NOT list_contains(?, agent))", special, special)
+        assert only == [(0,)], (a, b)
+    # The special crawlers: the same rows, but for those the * group decided.
+    changed = q(con, f"""
+        SELECT d.agent, d.group_match, v.group_match, v.root_allowed, v.rules_class, v.effective_class, count(*)
+        FROM '{DENSE}' d JOIN agent_verdicts v USING (warc_filename, warc_record_offset, agent)
+        WHERE list_contains(?, agent)
+          AND (d.group_match, d.root_allowed, d.rules_class, d.effective_class, d.effective_root_allowed)
+              IS DISTINCT FROM
+              (v.group_match, v.root_allowed, v.rules_class, v.effective_class, v.effective_root_allowed)
+        GROUP BY ALL ORDER BY ALL""", special)
+    assert {(r[0], r[1], r[2], r[3], r[4], r[5]) for r in changed} == {
+        (agent, "global", "none", True, "allow_all", "allow_all") for agent in special
+    }
+    assert sum(r[6] for r in changed) == 359 + 386
+    unchanged = q(con, f"""
+        SELECT count(*) FROM (
+            SELECT * FROM '{DENSE}' WHERE list_contains(?, agent) AND group_match IS DISTINCT FROM 'global'
+            EXCEPT ALL SELECT * FROM agent_verdicts WHERE list_contains(?, agent))""", special, special)
+    assert unchanged == [(0,)]
+
+
+def test_only_named_crawlers_are_stored(con):
+    """named_verdicts holds a row exactly where the view says specific."""
+    assert q(con, "SELECT count(*) FROM named_verdicts") == q(
+        con, "SELECT count(*) FROM agent_verdicts WHERE group_match = 'specific'")
+    assert q(con, "SELECT count(*) FROM agents") == [(46,)]
+    assert q(con, "SELECT token, category, operator, position FROM agents WHERE token = '*'") == [
+        ("*", "global", "", 46)]
+
+
+def write_warc(path, bodies):
+    """A gzipped WARC file of 200 responses, one per (host, body)."""
+    with open(path, "wb") as f:
+        writer = WARCWriter(f, gzip=True)
+        for host, body in bodies:
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1")
+            record = writer.create_warc_record(
+                f"https://{host}/robots.txt", "response", payload=io.BytesIO(body), http_headers=headers)
+            writer.write_record(record)
+
+
+def test_crawlers_that_ignore_the_star_group_google_guide_examples(tmp_path):
+    """The three examples of Google's crawler overview: block only
+    Googlebot; block Googlebot and AdsBot; block all crawlers except AdsBot
+    (the AdsBot crawlers must be named explicitly)."""
+    warc = tmp_path / "guide.warc.gz"
+    write_warc(warc, [
+        ("only-googlebot.example", b"User-agent: Googlebot\nDisallow: /\n"),
+        ("googlebot-and-adsbot.example", b"User-agent: Googlebot\nUser-agent: AdsBot-Google\nDisallow: /\n"),
+        ("all-but-adsbot.example", b"User-agent: *\nDisallow: /\n"),
+    ])
+    out = tmp_path / "out"
+    ingest([str(warc)], out)
+    con = connect(out)
+    rows = q(con, """
+        SELECT c.url_host_name, v.agent, v.group_match, v.effective_class
+        FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+        WHERE v.agent IN ('Googlebot', 'AdsBot-Google', 'Mediapartners-Google', 'GPTBot', '*')""")
+    got = {(host.split(".")[0], agent): (match, effective) for host, agent, match, effective in rows}
+    assert got == {
+        ("only-googlebot", "Googlebot"): ("specific", "disallow_all"),
+        ("only-googlebot", "AdsBot-Google"): ("none", "allow_all"),
+        ("only-googlebot", "Mediapartners-Google"): ("none", "allow_all"),
+        ("only-googlebot", "GPTBot"): ("none", "allow_all"),
+        ("only-googlebot", "*"): ("none", "allow_all"),
+        ("googlebot-and-adsbot", "Googlebot"): ("specific", "disallow_all"),
+        ("googlebot-and-adsbot", "AdsBot-Google"): ("specific", "disallow_all"),
+        ("googlebot-and-adsbot", "Mediapartners-Google"): ("none", "allow_all"),
+        ("googlebot-and-adsbot", "GPTBot"): ("none", "allow_all"),
+        ("googlebot-and-adsbot", "*"): ("none", "allow_all"),
+        ("all-but-adsbot", "Googlebot"): ("global", "disallow_all"),
+        ("all-but-adsbot", "AdsBot-Google"): ("none", "allow_all"),
+        ("all-but-adsbot", "Mediapartners-Google"): ("none", "allow_all"),
+        ("all-but-adsbot", "GPTBot"): ("global", "disallow_all"),
+        ("all-but-adsbot", "*"): ("global", "disallow_all"),
+    }
+    # `check` keeps the verdict of Google's matcher, which knows no policy,
+    # and says so in --explain.
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: *\nDisallow: /\n")
+    proc = subprocess.run([str(BIN), "check", str(robots), "-a", "AdsBot-Google", "-a", "Googlebot",
+                           "https://a.example/", "--explain"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    adsbot, googlebot = proc.stdout.splitlines()
+    assert adsbot.startswith("disallowed\tAdsBot-Google\t") and "by its policy: allowed" in adsbot
+    assert "ignores the * group" in adsbot
+    assert googlebot.startswith("disallowed\tGooglebot\t") and "policy" not in googlebot
+
+
+def test_the_join_documented_for_readers_without_duckdb(samples_out, monkeypatch):
+    """docs/tables.md makes the view's rows with pyarrow and pandas; run
+    as written next to the samples' output, it gives the view's rows."""
+    text = (ROOT / "docs" / "tables.md").read_text()
+    block = next(b.split("```")[0] for b in text.split("```python\n")[1:] if "def agent_verdicts" in b)
+    monkeypatch.chdir(samples_out.parent)
+    namespace = {}
+    exec(compile(block, "docs/tables.md", "exec"), namespace)
+    dense = namespace["verdicts"]
+    assert len(dense) == 32982
+    con = connect(samples_out)
+    con.register("dense_pd", dense)
+    for a, b in (("agent_verdicts", "dense_pd"), ("dense_pd", "agent_verdicts")):
+        assert q(con, f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b})") == [(0,)]
