@@ -11,6 +11,11 @@
 # 10 files, 160,000 fetches, about 390 MB; Python 3 only, about a minute).
 # RUNS: runs per measurement (default 3); the median is reported.
 #
+# PEER=1 also runs, once, a peer pipeline built only from other people's
+# crates (examples/peer_pipeline.rs: warc + httparse + robotstxt, the
+# verdicts on / of every crawler counted, no tables written); it is about
+# 20 times as slow as ingest, so it is off by default.
+#
 # BASELINE=path/to/another/robostats measures that binary's ingest too,
 # each of its runs right after the working tree's, so that a change is
 # compared with the code before it in one run (the same machine, the same
@@ -26,9 +31,10 @@ if ! ls "$corpus"/*.warc.gz >/dev/null 2>&1; then
 fi
 files=("$corpus"/*.warc.gz)
 cores=$(nproc)
-cargo build --release --quiet --bin robostats --example decompress_floor
+cargo build --release --quiet --bin robostats --example decompress_floor --example peer_pipeline
 bin=target/release/robostats
 floor=target/release/examples/decompress_floor
+peer=target/release/examples/peer_pipeline
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -85,6 +91,11 @@ row() { # name threads seconds
 }
 measure "$floor" "$cores" "${files[@]}"; floor_s=$secs
 row "decompression floor (flate2 MultiGzDecoder, zlib-rs, one file per thread)" "$cores" "$floor_s"
+if [ -n "${PEER:-}" ]; then
+    run_once "$peer" "$cores" "${files[@]}"
+    rss=$m
+    row "peer: warc + httparse + robotstxt crates, verdicts counted, no tables (1 run)" "$cores" "$t"
+fi
 if [ -n "${BASELINE:-}" ]; then
     for threads in "$cores" 1; do
         measure_pair "${files[@]}" --out "$out/o" -q -j "$threads"
