@@ -14,7 +14,7 @@
 # PEER=1 also runs, once, a peer pipeline built only from other people's
 # crates (examples/peer_pipeline.rs: warc + httparse + robotstxt, the
 # verdicts on / of every crawler counted, no tables written); it is about
-# 20 times as slow as ingest, so it is off by default.
+# 16 times as slow as ingest, so it is off by default.
 #
 # BASELINE=path/to/another/robostats measures that binary's ingest too,
 # each of its runs right after the working tree's, so that a change is

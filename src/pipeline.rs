@@ -195,7 +195,6 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     };
     let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
     let dataset = Dataset::create(&config.out, config.allow_other_files)?;
-    dataset.write_agents(&config.agents)?;
     progress.start(plan.todo.len() as u64, plan.bytes);
     let mut manifest = dataset.manifest(&config.run_name())?;
     manifest.append(&Line::Run(RunLine {
@@ -206,6 +205,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         options: config.run_options(),
         started_unix: manifest::unix_now(),
     }))?;
+    dataset.write_agents(&config.agents)?;
     let manifest = Mutex::new(manifest);
     let reports = execute(config, &dataset, &plan.todo, &manifest, progress)?;
     let summary = summarise(&plan, &reports, started);

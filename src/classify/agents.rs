@@ -173,7 +173,8 @@ columns! {
         pub ignores_global_group: bool,
         /// position in the list, from 1 (* is last)
         pub position: u32,
-        /// the list's version: sha256 of the bytes it was read from
+        /// the list's version: sha256 of the bytes it was read from (of the
+        /// previous version and the added bytes, for an extended list)
         pub list_version: &'a str as dict,
     }
 }

@@ -44,6 +44,10 @@ use crate::sink::ParquetSink;
 /// The name of the schema-only part file every table directory holds.
 pub const EMPTY_PART: &str = "_empty.parquet";
 
+/// The start of the name of the `agents` table's file, the data set's
+/// crawler list: `list-<version>.parquet`.
+pub const AGENTS_PREFIX: &str = "list-";
+
 /// An output directory.
 #[derive(Clone, Debug)]
 pub struct Dataset {
@@ -60,6 +64,11 @@ impl Dataset {
     /// (tables written beside foreign files, or foreign files in a table's
     /// directory, would break every query), unless `allow_other_files`.
     pub fn create(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        if dir.join("agent_verdicts").is_dir() && manifest::dir(dir).is_dir() {
+            return Err(OutputError::OlderFormat {
+                dir: dir.to_path_buf(),
+            });
+        }
         if !allow_other_files {
             let others = other_files(dir)?;
             if !others.is_empty() {
@@ -185,27 +194,38 @@ impl Dataset {
     }
 
     /// Writes the `agents` table: the crawlers of interest this data set is
-    /// judged for (`agents/list-<version>.parquet`). Every run writes it,
-    /// once (a data set is made with one list: the manifest refuses
-    /// another); shards starting together write the same bytes, and one
-    /// rename wins.
+    /// judged for (`agents/list-<version>.parquet`), after the run's
+    /// manifest line, unless it is there already (a re-run writes
+    /// nothing). A data set is made with one list: a run with another is
+    /// refused once an input is done, and until then the new list replaces
+    /// the old one, whose file is deleted. Shards starting together write
+    /// the same bytes, and one rename wins.
     pub fn write_agents(&self, agents: &AgentList) -> Result<(), OutputError> {
+        let dir = self.table_dir(Table::Agents);
         let digest = agents.version.trim_start_matches("sha256:");
-        let name = format!("list-{}.parquet", &digest[..digest.len().min(16)]);
-        let path = self.table_dir(Table::Agents).join(name);
-        if path.exists() {
-            return Ok(());
+        let name = format!("{AGENTS_PREFIX}{}.parquet", &digest[..digest.len().min(16)]);
+        let path = dir.join(&name);
+        if !path.exists() {
+            let mut builder = TableBuilder::new(Table::Agents);
+            for row in agents.rows() {
+                builder.push(&row);
+            }
+            let mut part = PartFile::create(Table::Agents, path.clone(), builder.schema())?;
+            part.write(&builder.finish())?;
+            if let Err(e) = part.finish().and_then(FinishedPart::publish)
+                && !path.exists()
+            {
+                return Err(e);
+            }
         }
-        let mut builder = TableBuilder::new(Table::Agents);
-        for row in agents.rows() {
-            builder.push(&row);
-        }
-        let mut part = PartFile::create(Table::Agents, path.clone(), builder.schema())?;
-        part.write(&builder.finish())?;
-        match part.finish().and_then(FinishedPart::publish) {
-            Err(e) if !path.exists() => Err(e),
-            _ => sync_dir(&self.table_dir(Table::Agents)),
-        }
+        // Another list's file (of runs that finished no input), and the
+        // temporary files of runs killed while writing one (or of a shard
+        // writing this one now, which then finds the final file).
+        let temp_prefix = format!(".{AGENTS_PREFIX}");
+        self.remove_in(Table::Agents, |n| {
+            n.starts_with(&temp_prefix) || (n.starts_with(AGENTS_PREFIX) && n != name)
+        })?;
+        sync_dir(&dir)
     }
 
     /// Makes the renames in every table directory durable.
@@ -250,9 +270,11 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
         for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
             let inner = inner.at(Op::ListDir, entry.path())?.file_name();
             let inner = inner.to_string_lossy();
-            let temporary =
-                inner.starts_with(&format!(".{EMPTY_PART}.")) && inner.ends_with(".tmp");
-            if inner != EMPTY_PART && !temporary {
+            let temporary = (inner.starts_with(&format!(".{EMPTY_PART}."))
+                || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
+                && inner.ends_with(".tmp");
+            let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
+            if inner != EMPTY_PART && !list && !temporary {
                 others.push(format!("{name}/{inner}"));
             }
         }

@@ -65,9 +65,14 @@ def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
 
 
 def test_only_named_crawlers_are_stored(con):
-    """named_verdicts holds a row exactly where the view says specific."""
-    assert q(con, "SELECT count(*) FROM named_verdicts") == q(
-        con, "SELECT count(*) FROM agent_verdicts WHERE group_match = 'specific'")
+    """named_verdicts holds a row exactly where the dense table of earlier
+    versions says specific, with the same verdict."""
+    named = "SELECT warc_filename, warc_record_offset, agent, root_allowed, rules_class FROM named_verdicts"
+    dense = (f"SELECT warc_filename, warc_record_offset, agent, root_allowed, rules_class FROM '{DENSE}' "
+             "WHERE group_match = 'specific'")
+    assert q(con, "SELECT count(*) FROM named_verdicts") == [(1100,)]
+    for a, b in ((named, dense), (dense, named)):
+        assert q(con, f"SELECT count(*) FROM ({a} EXCEPT ALL {b})") == [(0,)]
     assert q(con, "SELECT count(*) FROM agents") == [(46,)]
     assert q(con, "SELECT token, category, operator, position FROM agents WHERE token = '*'") == [
         ("*", "global", "", 46)]
@@ -146,3 +151,32 @@ def test_the_join_documented_for_readers_without_duckdb(samples_out, monkeypatch
     con.register("dense_pd", dense)
     for a, b in (("agent_verdicts", "dense_pd"), ("dense_pd", "agent_verdicts")):
         assert q(con, f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b})") == [(0,)]
+
+
+def test_the_crawler_list_is_one_file_replaced_until_an_input_is_done(tmp_path):
+    """A first run whose only input failed leaves no done input: a run with
+    another list replaces the list (one file, one version), and the view
+    has one row per capture and crawler."""
+    out = tmp_path / "out"
+    proc = subprocess.run([str(BIN), "ingest", "-q", "--out", str(out), str(tmp_path / "missing.warc.gz")],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    agents = tmp_path / "agents.txt"
+    agents.write_text("GPTBot\nAdsBot-Google\n")
+    ingest([str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")], out, "--agents", str(agents))
+    files = sorted(p.name for p in (out / "agents").iterdir())
+    assert len(files) == 2 and files[0] == "_empty.parquet" and files[1].startswith("list-"), files
+    con = connect(out)
+    assert q(con, "SELECT count(DISTINCT list_version), count(*) FROM agents") == [(1, 3)]
+    assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, "SELECT 3 * count(*) FROM captures")
+
+
+def test_an_output_of_an_earlier_version_is_refused(tmp_path):
+    out = tmp_path / "out"
+    (out / "_manifest").mkdir(parents=True)
+    (out / "agent_verdicts").mkdir()
+    proc = subprocess.run([str(BIN), "ingest", "-q", "--out", str(out),
+                           str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "earlier version of robostats" in proc.stderr
