@@ -27,7 +27,7 @@ elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null
 fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
-    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "pytest==8.*"
+    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "pytest==8.*" "moto[server]==5.*"
 PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # ---- end of the Python block ---------------------------------------------
 

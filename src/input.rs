@@ -1,33 +1,59 @@
-//! What an input is, and the list of inputs a run is given.
+//! What an input is, the list of inputs a run is given, and how an input
+//! is opened.
 //!
-//! An input has three names:
+//! An input is a local file or a URL (`http://`, `https://`, `s3://`:
+//! read through [`crate::remote`]). It has three names:
 //!
-//! - its **path**: where it is read (with `--prefix`, the prefixed path);
+//! - its **location**: where it is read (with `--prefix`, the prefixed
+//!   path or URL);
 //! - its **name**: the path as listed (on the command line, or the line of
 //!   a paths file), which is its `warc_filename` in every table, so that
 //!   the tables join with Common Crawl's index;
 //! - its **identity**: the file itself, whatever the spelling. For a local
 //!   file this is its resolved absolute path (symbolic links followed,
 //!   `.` and `..` removed; for a file that does not exist, the absolute
-//!   path with `.` and `..` removed). A run reads each identity once, and
-//!   a re-run skips the identities an earlier run finished.
+//!   path with `.` and `..` removed); for a URL, the URL in its normal
+//!   form. A run reads each identity once, and a re-run skips the
+//!   identities an earlier run finished.
 //!
 //! [`list`] expands what a user gives: a directory stands for the
 //! `.warc.gz` and `.warc` files under it (recursively; hidden files and
 //! directories skipped; in the order of their paths, each directory's
 //! entries sorted by name), a quoted glob for the files it matches, and a
-//! paths file for its lines.
+//! paths file (local, or a URL) for its lines.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use url::Url;
+
+use crate::remote;
+
+/// Where an input is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A local file.
+    File(PathBuf),
+    /// An `http://`, `https://` or `s3://` URL.
+    Url(Url),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::File(path) => write!(f, "{}", path.display()),
+            Location::Url(url) => write!(f, "{url}"),
+        }
+    }
+}
+
 /// One input file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {
     /// Where to read it.
-    pub path: PathBuf,
+    pub location: Location,
     /// Its `warc_filename` in every table: the path as listed.
     pub name: String,
     /// What identifies it: see the [module documentation](self).
@@ -40,7 +66,7 @@ impl Input {
         let path = path.into();
         Input {
             id: identity(&path),
-            path,
+            location: Location::File(path),
             name: name.into(),
         }
     }
@@ -49,6 +75,29 @@ impl Input {
     pub fn path(path: impl AsRef<Path>) -> Input {
         let path = path.as_ref();
         Input::file(path, path.to_string_lossy().into_owned())
+    }
+
+    /// A URL read and named `name` in the tables.
+    pub fn url(url: Url, name: impl Into<String>) -> Input {
+        Input {
+            id: url.to_string(),
+            location: Location::Url(url),
+            name: name.into(),
+        }
+    }
+
+    /// The input's size, where it is known before it is opened (a local
+    /// file's; a URL's is known once its transfer starts).
+    pub fn size(&self) -> Option<u64> {
+        match &self.location {
+            Location::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Location::Url(_) => None,
+        }
+    }
+
+    /// Whether it is read over the network.
+    pub fn is_remote(&self) -> bool {
+        matches!(self.location, Location::Url(_))
     }
 }
 
@@ -73,15 +122,58 @@ pub fn identity(path: &Path) -> String {
     resolved.to_string_lossy().into_owned()
 }
 
+/// An opened input: its bytes, and its size when known.
+pub struct Opened {
+    /// The bytes.
+    pub reader: Box<dyn Read + Send>,
+    /// The size, when known at opening (a URL's, from its answer).
+    pub size: Option<u64>,
+}
+
+/// Opens the input `input`: a local file directly, a URL through the
+/// run's transfers (`prefetch`, keyed by the input's position `key`). A
+/// failure is an error of stage `open` that keeps the cause as its source.
+pub fn open(
+    input: &Input,
+    key: usize,
+    prefetch: Option<&remote::Prefetch>,
+) -> Result<Opened, crate::error::Error> {
+    let open_error = |e: std::io::Error| {
+        crate::error::Error::io(crate::error::Stage::Open, &input.name, None, e)
+    };
+    match &input.location {
+        Location::File(path) => Ok(Opened {
+            reader: Box::new(crate::warc::open(path, &input.name)?),
+            size: None,
+        }),
+        Location::Url(_) => {
+            let Some(prefetch) = prefetch else {
+                return Err(open_error(std::io::Error::other(
+                    "a URL is read through the run's network client, and there is none",
+                )));
+            };
+            let stream = prefetch.open(key).map_err(|e| open_error(e.into_io()))?;
+            Ok(Opened {
+                size: stream.size(),
+                reader: Box::new(stream),
+            })
+        }
+    }
+}
+
 /// What to list: the command line's inputs and options.
 #[derive(Clone, Debug, Default)]
 pub struct Sources<'a> {
     /// Files, directories and globs, as given.
     pub args: &'a [String],
-    /// A file listing inputs, one a line (gzip or plain text).
-    pub paths: Option<&'a Path>,
-    /// Prepended to the relative lines of `paths`.
-    pub prefix: Option<&'a Path>,
+    /// A file listing inputs, one a line (gzip or plain text): a path or
+    /// a URL.
+    pub paths: Option<&'a str>,
+    /// Prepended to the relative lines of `paths`: a directory or a URL.
+    pub prefix: Option<&'a str>,
+    /// Reads a URL (a paths file given as one); without it, URLs cannot
+    /// be listed from.
+    pub client: Option<&'a remote::Client>,
 }
 
 /// The inputs of a run.
@@ -119,6 +211,20 @@ pub enum ListError {
         /// Why.
         source: std::io::Error,
     },
+    /// A paths file given as a URL that cannot be read.
+    Fetch {
+        /// The URL.
+        url: String,
+        /// Why.
+        source: remote::FetchError,
+    },
+    /// A URL that is not one robostats reads.
+    BadUrl {
+        /// As given.
+        text: String,
+        /// Why.
+        why: String,
+    },
     /// A paths file that is neither gzip nor UTF-8 text.
     NotText(PathBuf),
     /// Two different files with one name: their rows could not be told
@@ -126,10 +232,10 @@ pub enum ListError {
     SameName {
         /// The name.
         name: String,
-        /// The first file's path.
-        first: PathBuf,
-        /// The second file's path.
-        second: PathBuf,
+        /// The first file's location.
+        first: String,
+        /// The second file's location.
+        second: String,
     },
 }
 
@@ -151,6 +257,8 @@ impl fmt::Display for ListError {
                 dir.display()
             ),
             ListError::Read { path, .. } => write!(f, "cannot read '{}'", path.display()),
+            ListError::Fetch { url, .. } => write!(f, "cannot read '{url}'"),
+            ListError::BadUrl { text, why } => write!(f, "'{text}' is not a URL to read: {why}"),
             ListError::NotText(path) => write!(
                 f,
                 "'{}' is not a paths file (neither gzip nor UTF-8 text)",
@@ -162,11 +270,9 @@ impl fmt::Display for ListError {
                 second,
             } => write!(
                 f,
-                "two files are listed as '{name}' ('{}' and '{}'): their rows could not be \
+                "two files are listed as '{name}' ('{first}' and '{second}'): their rows could not be \
                  told apart (the name is their warc_filename); ingest them into separate \
-                 output directories",
-                first.display(),
-                second.display()
+                 output directories"
             ),
         }
     }
@@ -176,6 +282,7 @@ impl std::error::Error for ListError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ListError::Read { source, .. } => Some(source),
+            ListError::Fetch { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -188,16 +295,12 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
         expand(arg, &mut all)?;
     }
     if let Some(paths) = sources.paths {
-        for line in read_lines(paths)?.lines() {
+        for line in read_lines(paths, sources.client)?.lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let path = match sources.prefix {
-                Some(prefix) if Path::new(line).is_relative() => prefix.join(line),
-                _ => PathBuf::from(line),
-            };
-            all.push(Input::file(path, line));
+            all.push(listed(line, sources.prefix)?);
         }
     }
     if all.is_empty() {
@@ -215,8 +318,8 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
         if let Some(&other) = by_name.get(&input.name) {
             return Err(ListError::SameName {
                 name: input.name,
-                first: listing.inputs[other].path.clone(),
-                second: input.path,
+                first: listing.inputs[other].location.to_string(),
+                second: input.location.to_string(),
             });
         }
         by_id.insert(input.id.clone(), listing.inputs.len());
@@ -226,10 +329,51 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
     Ok(listing)
 }
 
+/// A URL as given, in its normal form.
+fn parse_url(text: &str) -> Result<Url, ListError> {
+    let bad = |why: String| ListError::BadUrl {
+        text: text.to_owned(),
+        why,
+    };
+    let url = Url::parse(text).map_err(|e| bad(e.to_string()))?;
+    if url.scheme() == "s3" && url.host_str().is_none_or(str::is_empty) {
+        return Err(bad(
+            "an s3:// URL names its bucket: s3://BUCKET/KEY".to_owned()
+        ));
+    }
+    Ok(url)
+}
+
+/// The input a line of a paths file stands for: with `prefix` (a
+/// directory or a URL) before it when it is relative, named by the line.
+fn listed(line: &str, prefix: Option<&str>) -> Result<Input, ListError> {
+    if remote::is_url(line) {
+        return Ok(Input::url(parse_url(line)?, line));
+    }
+    match prefix {
+        Some(prefix) if remote::is_url(prefix) => {
+            let joined = format!(
+                "{}/{}",
+                prefix.trim_end_matches('/'),
+                line.trim_start_matches('/')
+            );
+            Ok(Input::url(parse_url(&joined)?, line))
+        }
+        Some(prefix) if Path::new(line).is_relative() => {
+            Ok(Input::file(Path::new(prefix).join(line), line))
+        }
+        _ => Ok(Input::file(line, line)),
+    }
+}
+
 /// The inputs one command-line argument stands for.
 fn expand(arg: &str, out: &mut Vec<Input>) -> Result<(), ListError> {
     if arg == "-" {
         return Err(ListError::Stdin);
+    }
+    if remote::is_url(arg) {
+        out.push(Input::url(parse_url(arg)?, arg));
+        return Ok(());
     }
     let path = Path::new(arg);
     if arg.contains(['*', '?', '[']) && !path.exists() {
@@ -292,13 +436,28 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), ListError> {
     Ok(())
 }
 
-/// A paths file's text (gzip or plain).
-fn read_lines(path: &Path) -> Result<String, ListError> {
+/// A paths file's text (gzip or plain), local or a URL.
+fn read_lines(paths: &str, client: Option<&remote::Client>) -> Result<String, ListError> {
+    let path = Path::new(paths);
     let read = |source| ListError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let bytes = std::fs::read(path).map_err(read)?;
+    let bytes = if remote::is_url(paths) {
+        let url = parse_url(paths)?;
+        let Some(client) = client else {
+            return Err(ListError::Fetch {
+                url: paths.to_owned(),
+                source: remote::FetchError::Setup("no network client was given".to_owned()),
+            });
+        };
+        client.get(&url).map_err(|source| ListError::Fetch {
+            url: paths.to_owned(),
+            source,
+        })?
+    } else {
+        std::fs::read(path).map_err(read)?
+    };
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut text = String::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
@@ -403,14 +562,99 @@ mod tests {
         let d = temp_dir("clash");
         std::fs::create_dir_all(d.0.join("m")).unwrap();
         std::fs::write(d.0.join("paths"), "x.warc.gz\n").unwrap();
+        let paths = d.0.join("paths").to_string_lossy().into_owned();
+        let prefix = d.0.join("m").to_string_lossy().into_owned();
         let err = list(&Sources {
             args: &["x.warc.gz".to_owned()],
-            paths: Some(&d.0.join("paths")),
-            prefix: Some(&d.0.join("m")),
+            paths: Some(&paths),
+            prefix: Some(&prefix),
+            client: None,
         })
         .unwrap_err();
         assert!(matches!(err, ListError::SameName { .. }), "{err}");
         assert!(err.to_string().contains("'x.warc.gz'"), "{err}");
+    }
+
+    #[test]
+    fn urls_are_inputs_named_as_listed() {
+        let d = temp_dir("urls");
+        std::fs::write(
+            d.0.join("paths"),
+            "crawl-data/a.warc.gz\n/crawl-data/b.warc.gz\nhttps://other.example/c.warc.gz\n",
+        )
+        .unwrap();
+        let paths = d.0.join("paths").to_string_lossy().into_owned();
+        for prefix in [
+            "https://data.commoncrawl.org/",
+            "https://data.commoncrawl.org",
+        ] {
+            let listing = list(&Sources {
+                args: &["s3://commoncrawl/crawl-data/d.warc.gz".to_owned()],
+                paths: Some(&paths),
+                prefix: Some(prefix),
+                client: None,
+            })
+            .unwrap();
+            let located: Vec<(String, &str)> = listing
+                .inputs
+                .iter()
+                .map(|i| (i.location.to_string(), i.name.as_str()))
+                .collect();
+            assert_eq!(
+                located,
+                [
+                    (
+                        "s3://commoncrawl/crawl-data/d.warc.gz".to_owned(),
+                        "s3://commoncrawl/crawl-data/d.warc.gz"
+                    ),
+                    (
+                        "https://data.commoncrawl.org/crawl-data/a.warc.gz".to_owned(),
+                        "crawl-data/a.warc.gz"
+                    ),
+                    (
+                        "https://data.commoncrawl.org/crawl-data/b.warc.gz".to_owned(),
+                        "/crawl-data/b.warc.gz"
+                    ),
+                    (
+                        "https://other.example/c.warc.gz".to_owned(),
+                        "https://other.example/c.warc.gz"
+                    ),
+                ]
+            );
+            assert!(
+                listing
+                    .inputs
+                    .iter()
+                    .all(|i| i.is_remote() && i.size().is_none())
+            );
+        }
+        // One object under two spellings is read once.
+        let listing = list(&Sources {
+            args: &[
+                "https://data.commoncrawl.org/x/../a.warc.gz".to_owned(),
+                "HTTPS://DATA.commoncrawl.org/a.warc.gz".to_owned(),
+            ],
+            ..Sources::default()
+        })
+        .unwrap();
+        assert_eq!(listing.inputs.len(), 1);
+        assert_eq!(
+            listing.inputs[0].id,
+            "https://data.commoncrawl.org/a.warc.gz"
+        );
+        let err = list(&Sources {
+            args: &["s3:///key.warc.gz".to_owned()],
+            ..Sources::default()
+        })
+        .unwrap_err();
+        assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
+        // A paths file given as a URL needs a client to read it.
+        let err = list(&Sources {
+            paths: Some("https://data.commoncrawl.org/paths.gz"),
+            ..Sources::default()
+        })
+        .unwrap_err();
+        assert!(matches!(err, ListError::Fetch { .. }), "{err}");
     }
 
     #[test]

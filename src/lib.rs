@@ -64,6 +64,8 @@ pub mod http;
 pub mod input;
 #[cfg(feature = "tables")]
 pub mod pipeline;
+#[cfg(feature = "tables")]
+pub mod remote;
 pub mod robots;
 pub mod shard;
 #[cfg(feature = "tables")]

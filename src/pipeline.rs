@@ -25,8 +25,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -38,8 +38,9 @@ use crate::dataset::{
     Dataset, FinishedPart, InputEntry, InputStatus, PartFile, PartSummary, part_name, part_stem,
 };
 use crate::error::{Error, ErrorKind, Stage};
+use crate::remote;
 use crate::shard::Shard;
-use crate::warc::{self, Record, RecordType, WarcReader};
+use crate::warc::{Record, RecordType, WarcReader};
 
 pub use crate::dataset::{Counts, OutputError};
 
@@ -72,6 +73,9 @@ pub struct Config {
     /// Write into an output directory that holds other files than an
     /// output's (refused by default).
     pub allow_other_files: bool,
+    /// The network client for inputs given as URLs (one with the default
+    /// options is made when there are such inputs and none is given).
+    pub remote: Option<Arc<remote::Client>>,
 }
 
 impl Config {
@@ -88,6 +92,7 @@ impl Config {
             shard: None,
             give_up_after_errors: GIVE_UP_AFTER_ERRORS,
             allow_other_files: false,
+            remote: None,
         }
     }
 
@@ -114,8 +119,8 @@ pub struct FileReport {
     pub input: String,
     /// The input's identity.
     pub id: String,
-    /// Where it was read.
-    pub path: PathBuf,
+    /// Where it was read: a path or a URL.
+    pub location: String,
     /// The input could not be read, or not to the end.
     pub failed: bool,
     /// Why it failed: the first problem it had.
@@ -165,6 +170,8 @@ pub struct Summary {
     pub files_retried: u64,
     /// What was read and written, all inputs of this run together.
     pub counts: Counts,
+    /// What the network did, when inputs were read over it.
+    pub network: Option<remote::NetCounts>,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -175,6 +182,9 @@ pub trait Progress: Sync {
     fn start(&self, _files: u64, _bytes: u64) {}
     /// `records` more records and `bytes` more compressed bytes were read.
     fn advance(&self, _records: u64, _bytes: u64) {}
+    /// An input whose size was not known at the start (a URL) is `bytes`
+    /// long.
+    fn sized(&self, _bytes: u64) {}
     /// An input is finished.
     fn file_done(&self, _report: &FileReport) {}
 }
@@ -194,6 +204,13 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         ..config.clone()
     };
     let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
+    let client = match &config.remote {
+        Some(client) => Some(Arc::clone(client)),
+        None if plan.todo.iter().any(|i| i.is_remote()) => Some(Arc::new(
+            remote::Client::new(remote::Options::default()).map_err(OutputError::Threads)?,
+        )),
+        None => None,
+    };
     let dataset = Dataset::create(&config.out, config.allow_other_files)?;
     progress.start(plan.todo.len() as u64, plan.bytes);
     let mut manifest = dataset.manifest(&config.run_name())?;
@@ -207,8 +224,16 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     }))?;
     dataset.write_agents(&config.agents)?;
     let manifest = Mutex::new(manifest);
-    let reports = execute(config, &dataset, &plan.todo, &manifest, progress)?;
-    let summary = summarise(&plan, &reports, started);
+    let reports = execute(
+        config,
+        &dataset,
+        &plan.todo,
+        client.as_deref(),
+        &manifest,
+        progress,
+    )?;
+    let mut summary = summarise(&plan, &reports, started);
+    summary.network = client.map(|c| c.counts());
     manifest
         .into_inner()
         .expect("no thread panicked holding the manifest")
@@ -301,21 +326,22 @@ pub fn plan<'c>(
             }
         }
     }
-    plan.bytes = plan
-        .todo
-        .iter()
-        .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
-        .sum();
+    plan.bytes = plan.todo.iter().filter_map(|i| i.size()).sum();
     Ok(plan)
 }
 
 /// Reads every input of the plan, in parallel, recording each in the
 /// manifest as it ends. Stops at the first output failure (inputs already
 /// being read finish or clean up; no new one starts).
+///
+/// Inputs are taken in the plan's order (each thread takes the next one
+/// not taken), so that the transfers of remote inputs, started in that
+/// order ahead of the threads, arrive as they are needed.
 fn execute(
     config: &Config,
     dataset: &Dataset,
     todo: &[&Input],
+    client: Option<&remote::Client>,
     manifest: &Mutex<manifest::Manifest>,
     progress: &dyn Progress,
 ) -> Result<Vec<FileReport>, OutputError> {
@@ -324,10 +350,22 @@ fn execute(
         .thread_name(|i| format!("robostats-worker-{i}"))
         .build()
         .map_err(|e| OutputError::Threads(e.to_string()))?;
+    let prefetch = client.map(|client| {
+        let urls = todo
+            .iter()
+            .enumerate()
+            .filter_map(|(key, input)| match &input.location {
+                crate::input::Location::Url(url) => Some((key, url.clone())),
+                crate::input::Location::File(_) => None,
+            })
+            .collect();
+        client.prefetch(urls, config.threads)
+    });
     let shared = Shared {
         config,
         dataset,
         progress,
+        prefetch: prefetch.as_ref(),
         output_failed: AtomicBool::new(false),
         budget: Budget {
             in_flight: AtomicUsize::new(0),
@@ -335,42 +373,62 @@ fn execute(
         },
         unstarted: AtomicUsize::new(todo.len()),
     };
-    // Every thread of the pool reads files (one file per task) and
-    // processes chunks; `threads` is the whole CPU budget. After the first
-    // output failure no input starts, and the inputs being read stop
-    // (collecting into a `Result` keeps that failure).
-    let reports: Vec<Option<FileReport>> = pool.install(|| {
-        todo.par_iter()
+    let next = AtomicUsize::new(0);
+    // Every thread of the pool reads files (one at a time, the next not
+    // taken) and processes chunks; `threads` is the whole CPU budget. After
+    // the first output failure no input starts, and the inputs being read
+    // stop (collecting into a `Result` keeps that failure).
+    let one = |key: usize, input: &Input| -> Result<Option<FileReport>, OutputError> {
+        shared.unstarted.fetch_sub(1, Ordering::Relaxed);
+        let done = ingest_input(&shared, key, input).and_then(|report| {
+            if let Some(report) = &report {
+                manifest
+                    .lock()
+                    .expect("no thread panicked holding the manifest")
+                    .append(&report.line(dataset))?;
+            }
+            Ok(report)
+        });
+        if let Err(e) = done {
+            shared.fail();
+            // The input is not done: whatever of it was published goes
+            // now (or, should that fail too, with the next run).
+            let _ = dataset.remove_leftovers(&part_stem(&input.name));
+            return Err(e);
+        }
+        if let Ok(Some(report)) = &done {
+            progress.file_done(report);
+        }
+        done
+    };
+    let reports: Vec<Vec<FileReport>> = pool.install(|| {
+        (0..config.threads.min(todo.len()))
+            .into_par_iter()
             .with_max_len(1)
-            .map(|input| {
-                shared.unstarted.fetch_sub(1, Ordering::Relaxed);
-                if shared.output_failed.load(Ordering::Relaxed) {
-                    return Ok(None);
-                }
-                let done = ingest_input(&shared, input).and_then(|report| {
-                    if let Some(report) = &report {
-                        manifest
-                            .lock()
-                            .expect("no thread panicked holding the manifest")
-                            .append(&report.line(dataset))?;
+            .map(|_| {
+                let mut reports = Vec::new();
+                loop {
+                    if shared.output_failed.load(Ordering::Relaxed) {
+                        break;
                     }
-                    Ok(report)
-                });
-                if let Err(e) = done {
-                    shared.fail();
-                    // The input is not done: whatever of it was published
-                    // goes now (or, should that fail too, with the next run).
-                    let _ = dataset.remove_leftovers(&part_stem(&input.name));
-                    return Err(e);
+                    let key = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = todo.get(key) else {
+                        break;
+                    };
+                    reports.extend(one(key, input)?);
                 }
-                if let Ok(Some(report)) = &done {
-                    progress.file_done(report);
-                }
-                done
+                Ok(reports)
             })
             .collect::<Result<_, OutputError>>()
     })?;
-    Ok(reports.into_iter().flatten().collect())
+    let mut reports: Vec<FileReport> = reports.into_iter().flatten().collect();
+    let position: HashMap<&str, usize> = todo
+        .iter()
+        .enumerate()
+        .map(|(i, input)| (input.id.as_str(), i))
+        .collect();
+    reports.sort_by_key(|r| position.get(r.id.as_str()).copied());
+    Ok(reports)
 }
 
 /// The run's summary.
@@ -397,6 +455,8 @@ struct Shared<'a> {
     config: &'a Config,
     dataset: &'a Dataset,
     progress: &'a dyn Progress,
+    /// The transfers of the remote inputs.
+    prefetch: Option<&'a remote::Prefetch>,
     /// The output could not be written: readers stop.
     output_failed: AtomicBool,
     budget: Budget,
@@ -444,11 +504,15 @@ pub const GIVE_UP_AFTER_ERRORS: u64 = 1_000_000;
 /// One input, start to end: its leftovers deleted, read to the end into the
 /// lanes, its part files published. `None` when the run stopped while it
 /// was read (another input's output failed): nothing of it is left.
-fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>, OutputError> {
+fn ingest_input(
+    shared: &Shared<'_>,
+    key: usize,
+    input: &Input,
+) -> Result<Option<FileReport>, OutputError> {
     let stem = part_stem(&input.name);
     shared.dataset.remove_leftovers(&stem)?;
     let lanes = Lanes::new(shared.config.threads, &stem, shared.config.shard);
-    let read = read_input(shared, input, &lanes);
+    let read = read_input(shared, key, input, &lanes);
     if read.stopped {
         return lanes.give_up().map_or(Ok(None), Err);
     }
@@ -459,7 +523,7 @@ fn ingest_input(shared: &Shared<'_>, input: &Input) -> Result<Option<FileReport>
     Ok(Some(FileReport {
         input: input.name.clone(),
         id: input.id.clone(),
-        path: input.path.clone(),
+        location: input.location.to_string(),
         failed: read.failure.is_some(),
         reason: read.failure,
         counts,
@@ -481,15 +545,20 @@ struct ReadEnd {
 /// Reads an input to the end, dispatching its records chunk by chunk to
 /// the lanes. Every record becomes a row somewhere: a capture, or an
 /// `errors` row.
-fn read_input(shared: &Shared<'_>, input: &Input, lanes: &Lanes) -> ReadEnd {
+fn read_input(shared: &Shared<'_>, key: usize, input: &Input, lanes: &Lanes) -> ReadEnd {
     let bytes_read = AtomicU64::new(0);
     let mut end = ReadEnd {
         counts: Counts::default(),
         failure: None,
         stopped: false,
     };
-    let file = match warc::open(&input.path, &input.name) {
-        Ok(file) => file,
+    let file = match crate::input::open(input, key, shared.prefetch) {
+        Ok(opened) => {
+            if let Some(size) = opened.size {
+                shared.progress.sized(size);
+            }
+            opened.reader
+        }
         Err(e) => {
             lanes.push_error(0, &e);
             end.failure = Some(describe(&e));

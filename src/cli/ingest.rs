@@ -3,14 +3,16 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use robostats::classify::{self, agents::AgentList};
 use robostats::input::Sources;
 use robostats::pipeline::{self, Config, FileReport, Input, Progress};
+use robostats::remote;
 use robostats::shard::Shard;
 
 use super::plural;
@@ -23,14 +25,15 @@ pub struct Args {
     /// spelling, is read once.
     inputs: Vec<String>,
     /// A file listing inputs, one a line (gzip or plain), like Common
-    /// Crawl's `robotstxt.paths.gz`.
-    #[arg(long, value_name = "FILE")]
-    paths: Option<PathBuf>,
-    /// Prepended to the relative paths of `--paths` (a local directory).
-    /// The paths as listed stay the `warc_filename` in the tables, as in
+    /// Crawl's `robotstxt.paths.gz`: a local file or a URL.
+    #[arg(long, value_name = "FILE|URL")]
+    paths: Option<String>,
+    /// Prepended to the relative paths of `--paths`: a local directory, or
+    /// a URL (`https://data.commoncrawl.org/`, `s3://commoncrawl/`). The
+    /// paths as listed stay the `warc_filename` in the tables, as in
     /// Common Crawl's index.
-    #[arg(long, value_name = "DIR", requires = "paths")]
-    prefix: Option<PathBuf>,
+    #[arg(long, value_name = "DIR|URL", requires = "paths")]
+    prefix: Option<String>,
     /// The output directory: one directory of Parquet files per table. It
     /// must be new, empty, or an earlier ingest's output (a re-run adds
     /// the inputs not done yet).
@@ -66,13 +69,105 @@ pub struct Args {
     /// No progress bar, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
+    #[command(flatten)]
+    network: Network,
 }
 
-fn inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
+/// Inputs given as URLs (`https://`, `http://`, `s3://`): the defaults
+/// follow Common Crawl's guidance (see docs/remote.md).
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Reading URLs")]
+struct Network {
+    /// Requests per second, all downloads and retries together (0: no
+    /// cap). A server that says to slow down halves it for a while.
+    #[arg(long, value_name = "R", default_value_t = 2.0)]
+    max_requests_per_second: f64,
+    /// Transfers at a time.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_downloads: usize,
+    /// Retries of one request (503, 429, 5xx, a CDN's 403, timeouts,
+    /// resets, a body cut short); an input still failing is retried by
+    /// the next run.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    retries: u32,
+    /// Seconds before the first retry, doubled at each next one (with
+    /// jitter); a Retry-After that asks for more is honoured.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    retry_wait: f64,
+    /// The longest wait between two retries, seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    retry_wait_max: f64,
+    /// Seconds to wait for a connection, an answer, or the next bytes of
+    /// a body.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    timeout: f64,
+    /// The S3 endpoint, for S3-compatible stores [default:
+    /// AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's, else AWS].
+    #[arg(long, value_name = "URL")]
+    s3_endpoint: Option<String>,
+    /// The S3 region [default: the AWS chain's, else us-east-1].
+    #[arg(long, value_name = "REGION")]
+    s3_region: Option<String>,
+    /// Unsigned S3 requests, for public buckets that allow them (Common
+    /// Crawl's does not: it needs any AWS credentials, or HTTPS).
+    #[arg(long)]
+    s3_anonymous: bool,
+}
+
+impl Network {
+    fn options(&self) -> anyhow::Result<remote::Options> {
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value >= 0.0 {
+                Ok(Duration::from_secs_f64(value))
+            } else {
+                bail!("--{name} takes a number of seconds, 0 or more")
+            }
+        };
+        if !(self.max_requests_per_second.is_finite() && self.max_requests_per_second >= 0.0) {
+            bail!("--max-requests-per-second takes a number, 0 (no cap) or more");
+        }
+        if self.max_downloads == 0 {
+            bail!("--max-downloads must be at least 1");
+        }
+        let timeout = seconds("timeout", self.timeout)?;
+        if timeout.is_zero() {
+            bail!("--timeout must be more than 0 seconds");
+        }
+        Ok(remote::Options {
+            max_requests_per_second: self.max_requests_per_second,
+            max_downloads: self.max_downloads,
+            retries: self.retries,
+            retry_wait: seconds("retry-wait", self.retry_wait)?,
+            retry_wait_max: seconds("retry-wait-max", self.retry_wait_max)?,
+            timeout,
+            s3: remote::S3Options {
+                endpoint: self.s3_endpoint.clone(),
+                region: self.s3_region.clone(),
+                anonymous: self.s3_anonymous,
+            },
+        })
+    }
+}
+
+/// The network client, when anything is to be read over the network.
+fn client(args: &Args) -> anyhow::Result<Option<Arc<remote::Client>>> {
+    let options = args.network.options()?;
+    let remote = args.inputs.iter().any(|i| remote::is_url(i))
+        || args.paths.as_deref().is_some_and(remote::is_url)
+        || args.prefix.as_deref().is_some_and(remote::is_url);
+    if !remote {
+        return Ok(None);
+    }
+    let client = remote::Client::new(options).map_err(anyhow::Error::msg)?;
+    Ok(Some(Arc::new(client)))
+}
+
+fn inputs(args: &Args, client: Option<&remote::Client>) -> anyhow::Result<Vec<Input>> {
     let listing = robostats::input::list(&Sources {
         args: &args.inputs,
         paths: args.paths.as_deref(),
         prefix: args.prefix.as_deref(),
+        client,
     })?;
     if !args.quiet {
         for (input, kept) in &listing.repeated {
@@ -107,23 +202,35 @@ fn agent_list(args: &Args) -> anyhow::Result<AgentList> {
     Ok(list)
 }
 
-/// A progress bar on a terminal: bytes read, files, records, speed, ETA.
+/// A progress bar on a terminal: bytes read, files, records, speed, ETA,
+/// and for URLs the bytes downloaded, their rate, requests and retries.
 struct Bar {
     bar: ProgressBar,
     files: AtomicU64,
     total_files: AtomicU64,
     records: AtomicU64,
     failed: Mutex<Vec<FileReport>>,
+    client: Option<Arc<remote::Client>>,
 }
 
 impl Bar {
     fn message(&self) {
-        self.bar.set_message(format!(
+        let mut text = format!(
             "files {}/{}  records {}",
             self.files.load(Ordering::Relaxed),
             self.total_files.load(Ordering::Relaxed),
             self.records.load(Ordering::Relaxed)
-        ));
+        );
+        if let Some(client) = &self.client {
+            let net = client.counts();
+            let mib = net.bytes as f64 / (1024.0 * 1024.0);
+            let rate = mib / self.bar.elapsed().as_secs_f64().max(1e-3);
+            text.push_str(&format!(
+                "  net {mib:.1} MiB {rate:.1} MiB/s, {} req, {} retries",
+                net.requests, net.retries
+            ));
+        }
+        self.bar.set_message(text);
     }
 }
 
@@ -138,6 +245,10 @@ impl Progress for Bar {
         self.records.fetch_add(records, Ordering::Relaxed);
         self.bar.inc(bytes);
         self.message();
+    }
+
+    fn sized(&self, bytes: u64) {
+        self.bar.inc_length(bytes);
     }
 
     fn file_done(&self, report: &FileReport) {
@@ -178,7 +289,8 @@ fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let shard = shard(args)?;
-    let mut inputs = inputs(args)?;
+    let client = client(args)?;
+    let mut inputs = inputs(args, client.as_deref())?;
     if let Some(shard) = shard {
         let all = inputs.len();
         inputs = shard.select(inputs);
@@ -189,6 +301,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut config = Config::new(inputs, args.out.clone());
     config.allow_other_files = args.allow_other_files;
     config.shard = shard;
+    config.remote = client.clone();
     if let Some(n) = args.threads {
         if n == 0 {
             bail!("--threads must be at least 1");
@@ -218,6 +331,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             total_files: AtomicU64::new(0),
             records: AtomicU64::new(0),
             failed: Mutex::new(Vec::new()),
+            client: client.clone(),
         };
         let summary = pipeline::run(&config, &progress)?;
         progress.bar.finish_and_clear();
@@ -238,8 +352,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .collect();
     failed.sort_by_key(|r| position.get(r.id.as_str()).copied());
     for report in &failed {
-        let opened = report.path.to_string_lossy();
-        let place = if opened == report.input {
+        let opened = &report.location;
+        let place = if *opened == report.input {
             format!("'{}'", report.input)
         } else {
             format!("'{}' (opened as '{opened}')", report.input)
@@ -278,6 +392,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         c.records as f64 / s.seconds.max(1e-9),
         args.out.display()
     );
+    if let Some(net) = &s.network {
+        println!(
+            "network: {}, {}, {}, {:.1} MiB",
+            plural(net.requests, "request", "requests"),
+            plural(net.retries, "retry", "retries"),
+            plural(net.resumes, "resumed transfer", "resumed transfers"),
+            net.bytes as f64 / (1024.0 * 1024.0)
+        );
+    }
     Ok(if s.files_failed > 0 {
         ExitCode::from(1)
     } else {

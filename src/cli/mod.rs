@@ -28,9 +28,10 @@ enum Command {
     Check(check::Args),
     /// Every line of a robots.txt with its diagnosis, and a summary.
     Lint(lint::Args),
-    /// WARC files to Parquet tables (captures, user_agents, rules, sitemaps,
-    /// directives, named_verdicts, errors, agents) under --out.
-    Ingest(ingest::Args),
+    /// WARC files (local, or https://, http:// and s3:// URLs) to Parquet
+    /// tables (captures, user_agents, rules, sitemaps, directives,
+    /// named_verdicts, errors, agents) under --out.
+    Ingest(Box<ingest::Args>),
     /// Merges the small part files of a finished ingest output into fewer
     /// large ones, with the same rows, atomically.
     Compact(compact::Args),

@@ -1,0 +1,277 @@
+//! `s3://bucket/key`: where the object is, and how a request for it is
+//! signed.
+//!
+//! Credentials and region come from the standard AWS chains, through
+//! `aws-config`, the SDK's own loader: environment variables, the shared
+//! profile files (`AWS_PROFILE`, SSO, `credential_process`), web
+//! identity, and container or instance roles, exactly as the AWS command
+//! line finds them. Requests are signed with `aws-sigv4` (SigV4 in an
+//! `Authorization` header, so that no credential is ever part of a URL
+//! that could be printed). The full `aws-sdk-s3` client is not used: one
+//! signed GET with a range is all robostats asks of S3, and the retries,
+//! resumption and request budget must be the same for S3 and HTTPS.
+//!
+//! Credentials never leave this module except as signature headers: no
+//! error, message or table holds them.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use aws_config::BehaviorVersion;
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use url::Url;
+
+use super::S3Options;
+
+/// The region Common Crawl's bucket is in, used when no chain says one.
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// How S3 objects are reached and requests signed.
+pub struct S3 {
+    /// A custom endpoint (S3-compatible stores): path-style URLs.
+    endpoint: Option<Url>,
+    region: String,
+    /// `None`: anonymous (unsigned) requests.
+    credentials: Option<SharedCredentialsProvider>,
+    /// The credentials last resolved, reused until close to expiry.
+    cached: Mutex<Option<Credentials>>,
+}
+
+impl std::fmt::Debug for S3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3")
+            .field("endpoint", &self.endpoint.as_ref().map(Url::as_str))
+            .field("region", &self.region)
+            .field("signed", &self.credentials.is_some())
+            .finish()
+    }
+}
+
+impl S3 {
+    /// Resolves region, endpoint and the credential chain.
+    pub async fn new(options: &S3Options) -> Result<S3, String> {
+        let mut loader = aws_config::defaults(BehaviorVersion::latest());
+        if let Some(region) = &options.region {
+            loader = loader.region(aws_config::Region::new(region.clone()));
+        }
+        if options.anonymous {
+            loader = loader.no_credentials();
+        }
+        let config = loader.load().await;
+        let endpoint = options
+            .endpoint
+            .clone()
+            .or_else(|| std::env::var("AWS_ENDPOINT_URL_S3").ok())
+            .or_else(|| config.endpoint_url().map(str::to_owned))
+            .filter(|e| !e.is_empty());
+        let endpoint = match endpoint {
+            Some(e) => Some(
+                Url::parse(&e)
+                    .map_err(|why| format!("the S3 endpoint '{e}' is not a URL: {why}"))?,
+            ),
+            None => None,
+        };
+        Ok(S3 {
+            endpoint,
+            region: config
+                .region()
+                .map_or_else(|| DEFAULT_REGION.to_owned(), |r| r.to_string()),
+            credentials: if options.anonymous {
+                None
+            } else {
+                config.credentials_provider()
+            },
+            cached: Mutex::new(None),
+        })
+    }
+
+    /// The HTTP URL of `s3://bucket/key`: virtual-hosted on AWS,
+    /// path-style on a custom endpoint (and for bucket names with dots,
+    /// which TLS certificates of virtual hosts do not cover).
+    pub fn object_url(&self, s3: &Url) -> Result<Url, String> {
+        let bucket = s3.host_str().unwrap_or_default();
+        if bucket.is_empty() {
+            return Err("an s3:// URL names its bucket: s3://BUCKET/KEY".to_owned());
+        }
+        let key: Vec<String> = s3
+            .path()
+            .trim_start_matches('/')
+            .split('/')
+            .map(|segment| encode_segment(&percent_decode(segment)))
+            .collect();
+        let key = key.join("/");
+        let text = match &self.endpoint {
+            Some(endpoint) => format!("{}/{bucket}/{key}", endpoint.as_str().trim_end_matches('/')),
+            None if bucket.contains('.') => {
+                format!("https://s3.{}.amazonaws.com/{bucket}/{key}", self.region)
+            }
+            None => format!("https://{bucket}.s3.{}.amazonaws.com/{key}", self.region),
+        };
+        Url::parse(&text).map_err(|e| format!("no URL for the object: {e}"))
+    }
+
+    /// The headers that sign a GET of `url` (none when anonymous).
+    pub async fn sign(&self, url: &Url) -> Result<Vec<(String, String)>, String> {
+        let Some(provider) = &self.credentials else {
+            return Ok(Vec::new());
+        };
+        let credentials = self.credentials(provider).await?;
+        let identity = credentials.into();
+        let mut settings = aws_sigv4::http_request::SigningSettings::default();
+        settings.payload_checksum_kind = aws_sigv4::http_request::PayloadChecksumKind::XAmzSha256;
+        // S3 signs the path as sent: encoded once, not normalised.
+        settings.percent_encoding_mode = aws_sigv4::http_request::PercentEncodingMode::Single;
+        settings.uri_path_normalization_mode =
+            aws_sigv4::http_request::UriPathNormalizationMode::Disabled;
+        let params = aws_sigv4::sign::v4::SigningParams::builder()
+            .identity(&identity)
+            .region(&self.region)
+            .name("s3")
+            .time(SystemTime::now())
+            .settings(settings)
+            .build()
+            .map_err(|e| format!("cannot sign the request: {e}"))?
+            .into();
+        let request = aws_sigv4::http_request::SignableRequest::new(
+            "GET",
+            url.as_str(),
+            std::iter::empty(),
+            aws_sigv4::http_request::SignableBody::UnsignedPayload,
+        )
+        .map_err(|e| format!("cannot sign the request: {e}"))?;
+        let (instructions, _) = aws_sigv4::http_request::sign(request, &params)
+            .map_err(|e| format!("cannot sign the request: {e}"))?
+            .into_parts();
+        Ok(instructions
+            .headers()
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect())
+    }
+
+    /// Credentials valid for at least five more minutes.
+    async fn credentials(
+        &self,
+        provider: &SharedCredentialsProvider,
+    ) -> Result<Credentials, String> {
+        let fresh = |c: &Credentials| {
+            c.expiry().is_none_or(|at| {
+                at.duration_since(SystemTime::now())
+                    .is_ok_and(|left| left > Duration::from_secs(300))
+            })
+        };
+        if let Some(c) = self.cached.lock().expect("credentials lock").as_ref()
+            && fresh(c)
+        {
+            return Ok(c.clone());
+        }
+        let credentials = provider.provide_credentials().await.map_err(|e| {
+            // The chain's error names where it looked, never a secret.
+            format!(
+                "no AWS credentials ({}): give credentials the AWS way (environment, \
+                 profile, or a role), --s3-anonymous for a public bucket that allows \
+                 unsigned requests, or read over HTTPS (Common Crawl: --prefix \
+                 https://data.commoncrawl.org/)",
+                error_chain(&e)
+            )
+        })?;
+        *self.cached.lock().expect("credentials lock") = Some(credentials.clone());
+        Ok(credentials)
+    }
+}
+
+/// An error and its sources, in words.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// `%XX` escapes decoded (an `s3://` URL's path as the url crate keeps it).
+fn percent_decode(segment: &str) -> Vec<u8> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h << 4 | l);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// A key's path segment as S3 signs it: every byte but the unreserved
+/// ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
+fn encode_segment(segment: &[u8]) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for &b in segment {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s3(endpoint: Option<&str>) -> S3 {
+        S3 {
+            endpoint: endpoint.map(|e| Url::parse(e).unwrap()),
+            region: "us-east-1".to_owned(),
+            credentials: None,
+            cached: Mutex::new(None),
+        }
+    }
+
+    #[test]
+    fn objects_are_virtual_hosted_on_aws_and_path_style_elsewhere() {
+        let url = Url::parse("s3://commoncrawl/crawl-data/CC-MAIN-2025-05/a b+c.warc.gz").unwrap();
+        assert_eq!(
+            s3(None).object_url(&url).unwrap().as_str(),
+            "https://commoncrawl.s3.us-east-1.amazonaws.com/crawl-data/CC-MAIN-2025-05/a%20b%2Bc.warc.gz"
+        );
+        assert_eq!(
+            s3(Some("http://127.0.0.1:9000/"))
+                .object_url(&url)
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9000/commoncrawl/crawl-data/CC-MAIN-2025-05/a%20b%2Bc.warc.gz"
+        );
+        let dotted = Url::parse("s3://my.bucket/k").unwrap();
+        assert_eq!(
+            s3(None).object_url(&dotted).unwrap().as_str(),
+            "https://s3.us-east-1.amazonaws.com/my.bucket/k"
+        );
+        assert!(
+            s3(None)
+                .object_url(&Url::parse("s3:///k").unwrap())
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn percent_escapes_round_trip() {
+        assert_eq!(percent_decode("a%20b%2"), b"a b%2");
+        assert_eq!(encode_segment("é~x".as_bytes()), "%C3%A9~x");
+    }
+}

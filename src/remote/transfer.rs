@@ -1,0 +1,577 @@
+//! One object, start to end: GET, stream, retry, resume.
+//!
+//! Every request waits for its slot in the run's [`Limiter`]. A request
+//! that fails in a way worth retrying (503 or S3's SlowDown, 429, other
+//! 5xx, 408, a CDN's 403, a timeout, a reset, a body cut short) is sent
+//! again after an exponential backoff with jitter, at least as long as a
+//! `Retry-After` asks. A body broken after some bytes resumes with
+//! `Range: bytes=N-` from the first byte not received, conditional on
+//! the object being the one first read (`If-Match` with its ETag, else
+//! `If-Unmodified-Since` with its Last-Modified), and the answer is
+//! checked again (its ETag, and a `Content-Range` starting at N): no byte
+//! reaches the reader twice, and none is skipped.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+
+use super::{Shared, Target};
+
+/// Why an object could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FetchError {
+    /// The server's last answer, after the retries (or at once, for an
+    /// answer not worth retrying).
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// S3's error code (`AccessDenied`, `SlowDown`...), if any.
+        code: Option<String>,
+        /// Retries made.
+        retries: u32,
+    },
+    /// No answer (connection refused or reset, timeout, body cut short),
+    /// after the retries.
+    Transport {
+        /// What happened last.
+        what: String,
+        /// Retries made.
+        retries: u32,
+    },
+    /// The object changed between two requests of one transfer.
+    Changed {
+        /// What told.
+        how: String,
+    },
+    /// A broken transfer that cannot be resumed safely.
+    Unresumable(String),
+    /// The URL cannot be read by this client (or S3 is not set up).
+    Setup(String),
+    /// The reader went away (the run is stopping).
+    Cancelled,
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tries = |retries: &u32| match retries {
+            0 => String::new(),
+            1 => ", after 1 retry".to_owned(),
+            n => format!(", after {n} retries"),
+        };
+        match self {
+            FetchError::Status {
+                status,
+                code,
+                retries,
+            } => {
+                let reason = StatusCode::from_u16(*status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .unwrap_or("");
+                write!(f, "HTTP {status} {reason}")?;
+                if let Some(code) = code {
+                    write!(f, " ({code})")?;
+                }
+                write!(f, "{}", tries(retries))
+            }
+            FetchError::Transport { what, retries } => write!(f, "{what}{}", tries(retries)),
+            FetchError::Changed { how } => write!(
+                f,
+                "the object changed while it was read ({how}): the next run reads it again \
+                 from the start"
+            ),
+            FetchError::Unresumable(why) => write!(f, "{why}"),
+            FetchError::Setup(why) => write!(f, "{why}"),
+            FetchError::Cancelled => f.write_str("the run stopped"),
+        }
+    }
+}
+
+impl std::error::Error for FetchError {}
+
+impl FetchError {
+    /// As an I/O error, for the reader.
+    pub fn into_io(self) -> std::io::Error {
+        let kind = match &self {
+            FetchError::Status { status: 404, .. } | FetchError::Status { status: 410, .. } => {
+                std::io::ErrorKind::NotFound
+            }
+            FetchError::Status {
+                status: 401 | 403, ..
+            } => std::io::ErrorKind::PermissionDenied,
+            FetchError::Transport { .. } => std::io::ErrorKind::TimedOut,
+            _ => std::io::ErrorKind::Other,
+        };
+        std::io::Error::new(kind, self)
+    }
+}
+
+/// Where a transfer's bytes go.
+pub trait Sink {
+    /// The object's size, once known.
+    fn size(&mut self, _bytes: u64) {}
+    /// The next bytes. `false`: nobody reads any more.
+    fn put(&mut self, bytes: Bytes) -> impl Future<Output = bool> + Send;
+}
+
+/// What the object was when first read: how a resumed request asks for
+/// the same object.
+#[derive(Clone, Debug)]
+enum Validator {
+    ETag(String),
+    LastModified(String),
+}
+
+/// How one attempt ended.
+enum Attempt {
+    /// All bytes delivered.
+    Done,
+    /// Worth another try after `wait` (at least), and whether the server
+    /// asked the run to slow down.
+    Retry {
+        error: FetchError,
+        wait: Option<Duration>,
+        throttled: bool,
+    },
+    /// Not worth another try.
+    Fail(FetchError),
+}
+
+/// Reads `target` into `sink`, start to end.
+pub(super) async fn run(
+    shared: &Shared,
+    target: &Target,
+    sink: &mut impl Sink,
+) -> Result<(), FetchError> {
+    let options = &shared.options;
+    let mut state = State::default();
+    let mut retries = 0u32;
+    loop {
+        let wait = shared.limiter.reserve();
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        let before = state.received;
+        let outcome = attempt(shared, target, &mut state, sink).await;
+        match outcome {
+            Attempt::Done => {
+                shared.limiter.succeeded();
+                return Ok(());
+            }
+            Attempt::Fail(e) => return Err(with_retries(e, retries)),
+            Attempt::Retry {
+                error,
+                wait,
+                throttled,
+            } => {
+                // A request that moved the transfer on starts a new count.
+                if state.received > before {
+                    retries = 0;
+                }
+                if retries >= options.retries {
+                    return Err(with_retries(error, retries));
+                }
+                let backoff = backoff(options.retry_wait, options.retry_wait_max, retries);
+                let pause = wait.map_or(backoff, |w| w.max(backoff));
+                if throttled {
+                    shared.limiter.throttled(pause, options.max_downloads);
+                }
+                retries += 1;
+                shared.stats.retries.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(pause).await;
+            }
+        }
+    }
+}
+
+fn with_retries(e: FetchError, n: u32) -> FetchError {
+    match e {
+        FetchError::Status { status, code, .. } => FetchError::Status {
+            status,
+            code,
+            retries: n,
+        },
+        FetchError::Transport { what, .. } => FetchError::Transport { what, retries: n },
+        other => other,
+    }
+}
+
+/// The wait before retry `n` (from 0): `first` doubled `n` times, at most
+/// `max`, then a random point of its upper half ("equal jitter": spread,
+/// yet never much shorter than planned).
+pub fn backoff(first: Duration, max: Duration, n: u32) -> Duration {
+    let planned = first.checked_mul(1u32 << n.min(30)).unwrap_or(max).min(max);
+    planned.mul_f64(0.5 + fastrand::f64() * 0.5)
+}
+
+/// What a transfer knows between its requests.
+#[derive(Default)]
+struct State {
+    received: u64,
+    total: Option<u64>,
+    validator: Option<Validator>,
+    sized: bool,
+}
+
+async fn attempt(
+    shared: &Shared,
+    target: &Target,
+    state: &mut State,
+    sink: &mut impl Sink,
+) -> Attempt {
+    let timeout = shared.options.timeout;
+    let transport = |what: String| Attempt::Retry {
+        error: FetchError::Transport { what, retries: 0 },
+        wait: None,
+        throttled: false,
+    };
+    let (url, signature) = match target.request(shared).await {
+        Ok(request) => request,
+        Err(e) => return Attempt::Fail(FetchError::Setup(e)),
+    };
+    let mut request = shared.http.get(url);
+    for (name, value) in signature {
+        request = request.header(name, value);
+    }
+    let resuming = state.received > 0;
+    if resuming {
+        request = request.header(header::RANGE, format!("bytes={}-", state.received));
+        request = match &state.validator {
+            Some(Validator::ETag(tag)) => request.header(header::IF_MATCH, tag),
+            Some(Validator::LastModified(at)) => request.header(header::IF_UNMODIFIED_SINCE, at),
+            None => {
+                return Attempt::Fail(FetchError::Unresumable(
+                    "the transfer broke, and the server gives no ETag or Last-Modified to \
+                     resume it safely: the next run reads it again from the start"
+                        .to_owned(),
+                ));
+            }
+        };
+        shared.stats.resumes.fetch_add(1, Ordering::Relaxed);
+    }
+    shared.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let mut response = match tokio::time::timeout(timeout, request.send()).await {
+        Err(_) => {
+            return transport(format!("no answer within {} s", timeout.as_secs_f64()));
+        }
+        Ok(Err(e)) => return transport(describe(e)),
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status();
+    let headers = response.headers().clone();
+    let mut skip = 0u64;
+    match status.as_u16() {
+        200 => {
+            if resuming {
+                // The server ignored the range: the same object, read
+                // past what was received.
+                if let Some(changed) = changed(state, &headers) {
+                    return Attempt::Fail(changed);
+                }
+                skip = state.received;
+            } else {
+                state.validator = validator(&headers);
+                state.total = response.content_length();
+            }
+        }
+        206 if resuming => {
+            if let Some(changed) = changed(state, &headers) {
+                return Attempt::Fail(changed);
+            }
+            match content_range(&headers) {
+                Some((start, total)) if start == state.received => match (state.total, total) {
+                    (Some(then), Some(now)) if then != now => {
+                        return Attempt::Fail(FetchError::Changed {
+                            how: format!("its size went from {then} to {now} bytes"),
+                        });
+                    }
+                    (None, now) => state.total = now,
+                    _ => {}
+                },
+                _ => {
+                    return Attempt::Fail(FetchError::Unresumable(format!(
+                        "the server answered a request for the bytes from {} with other bytes \
+                         (Content-Range: {})",
+                        state.received,
+                        header_text(&headers, header::CONTENT_RANGE).unwrap_or("none")
+                    )));
+                }
+            }
+        }
+        416 if resuming => {
+            // Nothing left: the transfer was complete (a Content-Length
+            // that promised more than the object has).
+            return match content_range_total(&headers) {
+                Some(total) if total == state.received => Attempt::Done,
+                _ => Attempt::Fail(FetchError::Changed {
+                    how: format!(
+                        "it no longer has the bytes from {} (Content-Range: {})",
+                        state.received,
+                        header_text(&headers, header::CONTENT_RANGE).unwrap_or("none")
+                    ),
+                }),
+            };
+        }
+        412 if resuming => {
+            return Attempt::Fail(FetchError::Changed {
+                how: "the server says it is not the object first read (412)".to_owned(),
+            });
+        }
+        _ => return refused(target, status, &headers, response).await,
+    }
+    if !state.sized
+        && let Some(total) = state.total
+    {
+        sink.size(total);
+        state.sized = true;
+    }
+    loop {
+        match tokio::time::timeout(timeout, response.chunk()).await {
+            Err(_) => {
+                return transport(format!(
+                    "the transfer stalled: no data for {} s",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Ok(Err(e)) => return transport(describe(e)),
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(mut bytes))) => {
+                if skip > 0 {
+                    let n = skip.min(bytes.len() as u64);
+                    skip -= n;
+                    bytes = bytes.slice(n as usize..);
+                    if bytes.is_empty() {
+                        continue;
+                    }
+                }
+                state.received += bytes.len() as u64;
+                shared
+                    .stats
+                    .bytes
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                if !sink.put(bytes).await {
+                    return Attempt::Fail(FetchError::Cancelled);
+                }
+            }
+        }
+    }
+    match state.total {
+        Some(total) if state.received < total => transport(format!(
+            "the body ended after {} of {total} bytes",
+            state.received
+        )),
+        _ if skip > 0 => transport(format!(
+            "the body ended before the bytes from {}",
+            state.received
+        )),
+        _ => Attempt::Done,
+    }
+}
+
+/// An answer other than the object's bytes: retried, or failed.
+async fn refused(
+    target: &Target,
+    status: StatusCode,
+    headers: &HeaderMap,
+    response: reqwest::Response,
+) -> Attempt {
+    // S3 says why in an XML body (`<Code>SlowDown</Code>`); a short read
+    // of it is enough.
+    let code = match tokio::time::timeout(Duration::from_secs(5), response.bytes()).await {
+        Ok(Ok(body)) => s3_code(&body),
+        _ => None,
+    };
+    let error = FetchError::Status {
+        status: status.as_u16(),
+        code: code.clone(),
+        retries: 0,
+    };
+    let retry_after = retry_after(headers);
+    let slow_down = code.as_deref() == Some("SlowDown");
+    match status.as_u16() {
+        429 | 503 => Attempt::Retry {
+            error,
+            wait: retry_after,
+            throttled: true,
+        },
+        // CloudFront's rate limit is a 403; S3's 403 is an answer about
+        // credentials, and asking again will not change it.
+        403 if !target.is_s3() => Attempt::Retry {
+            error,
+            wait: retry_after,
+            throttled: true,
+        },
+        408 | 500..=599 => Attempt::Retry {
+            error,
+            wait: retry_after,
+            throttled: slow_down,
+        },
+        _ => Attempt::Fail(error),
+    }
+}
+
+/// A reqwest error in words, without its URL.
+fn describe(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "cannot connect".to_owned()
+    } else if e.is_body() || e.is_decode() {
+        "the body broke off".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// How a resumed request can ask for the same object: a strong ETag
+/// (a weak one never matches `If-Match`), else Last-Modified.
+fn validator(headers: &HeaderMap) -> Option<Validator> {
+    match header_text(headers, header::ETAG) {
+        Some(tag) if !tag.starts_with("W/") => Some(Validator::ETag(tag.to_owned())),
+        _ => header_text(headers, header::LAST_MODIFIED)
+            .map(|at| Validator::LastModified(at.to_owned())),
+    }
+}
+
+/// Whether a resumed answer is of another object than the first one.
+fn changed(state: &State, headers: &HeaderMap) -> Option<FetchError> {
+    match (&state.validator, validator(headers)) {
+        (Some(Validator::ETag(then)), Some(Validator::ETag(now))) if *then != now => {
+            Some(FetchError::Changed {
+                how: format!("ETag {then} became {now}"),
+            })
+        }
+        (Some(Validator::LastModified(then)), Some(Validator::LastModified(now)))
+            if *then != now =>
+        {
+            Some(FetchError::Changed {
+                how: format!("Last-Modified {then} became {now}"),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL`: START, and TOTAL if known.
+fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
+    let text = header_text(headers, header::CONTENT_RANGE)?.trim();
+    let rest = text.strip_prefix("bytes ")?;
+    let (range, total) = rest.split_once('/')?;
+    let (start, _end) = range.split_once('-')?;
+    Some((start.trim().parse().ok()?, total.trim().parse().ok()))
+}
+
+/// `Content-Range: bytes */TOTAL` (a 416's): TOTAL.
+fn content_range_total(headers: &HeaderMap) -> Option<u64> {
+    let text = header_text(headers, header::CONTENT_RANGE)?.trim();
+    text.strip_prefix("bytes */")?.trim().parse().ok()
+}
+
+/// `Retry-After`: seconds, or an HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = header_text(headers, header::RETRY_AFTER)?.trim();
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Some(Duration::from_secs(seconds.min(3600)));
+    }
+    let at = httpdate::parse_http_date(text).ok()?;
+    let wait = at
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or(Duration::ZERO);
+    Some(wait.min(Duration::from_secs(3600)))
+}
+
+/// S3's error code, from its XML error body.
+fn s3_code(body: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(body.get(..body.len().min(4096))?).ok()?;
+    let start = text.find("<Code>")? + "<Code>".len();
+    let end = start + text[start..].find("</Code>")?;
+    let code = text[start..end].trim();
+    (!code.is_empty() && code.len() <= 64 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .then(|| code.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn backoff_doubles_to_its_cap_with_jitter_in_the_upper_half() {
+        let first = Duration::from_secs(1);
+        let max = Duration::from_secs(60);
+        for n in 0..40 {
+            let planned = (1u64 << n.min(30)).min(60) as f64;
+            let wait = backoff(first, max, n).as_secs_f64();
+            assert!(wait >= planned / 2.0 && wait <= planned, "{n}: {wait}");
+        }
+    }
+
+    #[test]
+    fn answers_headers_are_read() {
+        let h = headers(&[
+            ("content-range", "bytes 100-199/200"),
+            ("etag", "\"abc\""),
+            ("retry-after", "7"),
+        ]);
+        assert_eq!(content_range(&h), Some((100, Some(200))));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+        assert!(matches!(validator(&h), Some(Validator::ETag(t)) if t == "\"abc\""));
+        let weak = headers(&[
+            ("etag", "W/\"x\""),
+            ("last-modified", "Tue, 01 Jan 2030 00:00:00 GMT"),
+        ]);
+        assert!(matches!(validator(&weak), Some(Validator::LastModified(_))));
+        assert_eq!(
+            content_range_total(&headers(&[("content-range", "bytes */512")])),
+            Some(512)
+        );
+        let later = headers(&[("retry-after", "Tue, 01 Jan 2199 00:00:00 GMT")]);
+        assert_eq!(retry_after(&later), Some(Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn s3_error_codes_are_read_from_their_xml() {
+        let body = b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>";
+        assert_eq!(s3_code(body).as_deref(), Some("SlowDown"));
+        assert_eq!(s3_code(b"<html>403</html>"), None);
+    }
+
+    #[test]
+    fn errors_say_what_and_how_often() {
+        let e = FetchError::Status {
+            status: 503,
+            code: Some("SlowDown".to_owned()),
+            retries: 10,
+        };
+        assert_eq!(
+            e.to_string(),
+            "HTTP 503 Service Unavailable (SlowDown), after 10 retries"
+        );
+        let e = FetchError::Changed {
+            how: "ETag \"a\" became \"b\"".to_owned(),
+        };
+        assert!(e.to_string().contains("changed"));
+    }
+}

@@ -1,0 +1,687 @@
+"""ingest over the network: WARC inputs read from http:// and s3:// URLs give
+exactly the rows of the same files read from disk, through the faults of
+real servers (error statuses, resets, bodies cut short or stalled, a wrong
+Content-Length, an object changing under a resumed transfer), within the
+request rate asked for, across a kill, and without a credential in any
+output. Everything runs against servers on 127.0.0.1: remote_server.py for
+HTTP, moto's S3 server for s3://."""
+
+import gzip
+import itertools
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from email.utils import formatdate
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import BIN, PER_INPUT, RESILIPARSE, ROOT, SAMPLES, SYNTHETIC, TABLES, WHIRLWIND
+from remote_server import RemoteServer
+
+# Fault tests: no rate cap and short retry waits, so that they run fast.
+FAST = ["--max-requests-per-second", "0", "--retry-wait", "0.2"]
+
+# Copies of the samples under the names of a crawl's segments, for the tests
+# of many inputs (copies, not links: a file listed twice under any spelling
+# is read once). The small samples come first in the cycle.
+COPIES = [f"crawl/segment-{i:02d}.warc.gz" for i in range(10)]
+COPY_OF = {name: (WHIRLWIND, RESILIPARSE, SYNTHETIC)[i % 3] for i, name in enumerate(COPIES)}
+
+# A port nothing listens on: an endpoint that must not be used.
+DEAD_ENDPOINT = "http://127.0.0.1:9"
+
+
+# ---- running ingest ------------------------------------------------------
+
+
+def clean_env(**extra):
+    """The environment of a run: this one without AWS settings, an AWS
+    profile or proxies (a run reaches 127.0.0.1 only, with the credentials a
+    test gives it), plus `extra`."""
+    proxies = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k.lower() not in proxies}
+    env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
+    env["AWS_EC2_METADATA_DISABLED"] = "true"
+    env.update(extra)
+    return env
+
+
+def ingest_args(out, *args):
+    return [str(BIN), "ingest", "-q", "--out", str(out), *map(str, args)]
+
+
+def run(out, *args, env=None, check=True):
+    """`robostats ingest -q --out OUT ARGS` from the repository root."""
+    assert BIN.exists(), f"{BIN} missing: build it with cargo build --release"
+    proc = subprocess.run(
+        ingest_args(out, *args),
+        cwd=ROOT,
+        env=env or clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if check:
+        assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}"
+    return proc
+
+
+def paths_file(directory, lines, name="robotstxt.paths"):
+    """A paths file listing `lines` (gzip when `name` ends in .gz)."""
+    text = "".join(f"{line}\n" for line in lines).encode()
+    path = Path(directory) / name
+    path.write_bytes(gzip.compress(text) if name.endswith(".gz") else text)
+    return path
+
+
+@dataclass
+class Network:
+    """The `network:` line of a run's summary."""
+
+    requests: int
+    retries: int
+    resumed: int
+    mib: float
+    decimals: int
+
+
+def network(stdout):
+    """The `network:` line, parsed; it follows the `ingest:` line and says
+    `1 request`, `1 retry`, `1 resumed transfer` in the singular."""
+    lines = stdout.splitlines()
+    found = [i for i, line in enumerate(lines) if line.startswith("network: ")]
+    assert len(found) == 1, stdout
+    line = lines[found[0]]
+    assert found[0] > 0 and lines[found[0] - 1].startswith("ingest: "), stdout
+    m = re.fullmatch(r"network: (\d+) requests?, (\d+) retr(?:y|ies), (\d+) resumed transfers?, (\d+(?:\.(\d+))?) MiB", line)
+    assert m, line
+    n = Network(int(m[1]), int(m[2]), int(m[3]), float(m[4]), len(m[5] or ""))
+    words = (
+        f"network: {n.requests} request{'' if n.requests == 1 else 's'}, "
+        f"{n.retries} {'retry' if n.retries == 1 else 'retries'}, "
+        f"{n.resumed} resumed transfer{'' if n.resumed == 1 else 's'}, "
+    )
+    assert line.startswith(words), line
+    return n
+
+
+def assert_network(proc, server, nbytes, retries=0, resumed=0):
+    """The `network:` line against the server's log: every request counted,
+    the retries and resumed transfers expected, `nbytes` of bodies (to the
+    precision shown)."""
+    n = network(proc.stdout)
+    assert n.requests == len(server.log()), (proc.stdout, server.log())
+    assert (n.retries, n.resumed) == (retries, resumed), proc.stdout
+    mib = nbytes / 2**20
+    assert abs(n.mib - mib) <= 0.5 * 10**-n.decimals + 0.01 * mib, (proc.stdout, nbytes)
+
+
+def manifest(out):
+    """The manifest's lines, in order (a torn last line is skipped, as
+    robostats does)."""
+    lines = []
+    for f in sorted((Path(out) / "_manifest").glob("*.jsonl")):
+        for text in f.read_text().splitlines():
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError:
+                pass
+    return lines
+
+
+def input_status(out):
+    """{input as listed: its last status}."""
+    return {line["input"]: line["status"] for line in manifest(out) if line["type"] == "input"}
+
+
+def could_not_read(stderr, name):
+    """The reason of `robostats: could not read 'NAME' (opened as 'WHERE'):
+    REASON` (the part in brackets only where NAME is not where it was read)."""
+    pattern = re.compile(
+        r"^robostats: could not read '" + re.escape(name) + r"'(?: \(opened as '[^']*'\))?: (.*)$"
+    )
+    reasons = [m.group(1) for m in map(pattern.match, stderr.splitlines()) if m]
+    assert len(reasons) == 1, stderr
+    return reasons[0]
+
+
+# ---- comparing tables ----------------------------------------------------
+
+
+def assert_same_rows(expected, actual, tables=PER_INPUT, strip=None):
+    """Every row of `tables` in `actual` is in `expected` and the other way
+    round, duplicates included (EXCEPT ALL both ways, equal counts). `strip`:
+    a prefix taken off `actual`'s warc_filename first (a URL given on the
+    command line against the path a local run was given)."""
+    con = duckdb.connect()
+    for t in tables:
+        a = f"SELECT * FROM read_parquet('{expected}/{t}/*.parquet')"
+        b = f"SELECT * FROM read_parquet('{actual}/{t}/*.parquet')"
+        if strip and t != "agents":
+            b = f"SELECT * REPLACE (replace(warc_filename, '{strip}', '') AS warc_filename) FROM ({b})"
+        [(na,)] = con.sql(f"SELECT count(*) FROM ({a})").fetchall()
+        [(nb,)] = con.sql(f"SELECT count(*) FROM ({b})").fetchall()
+        assert na == nb, f"{t}: {na} rows from local files, {nb} over the network"
+        for x, y, what in ((a, b, "missing over the network"), (b, a, "only over the network")):
+            [(diff,)] = con.sql(f"SELECT count(*) FROM ({x} EXCEPT ALL {y})").fetchall()
+            assert diff == 0, f"{t}: {diff} rows {what}"
+    [(captures,)] = con.sql(f"SELECT count(*) FROM read_parquet('{expected}/captures/*.parquet')").fetchall()
+    assert captures > 0
+
+
+def assert_no_hidden_files(out):
+    """No temporary file is left in the table directories."""
+    left = [p for t in TABLES for p in (Path(out) / t).glob(".*")]
+    assert left == [], left
+
+
+# ---- fixtures --------------------------------------------------------------
+
+
+@dataclass
+class Corpus:
+    root: Path  # a directory holding every input under its line
+    files: dict  # line -> bytes
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """The inputs, by the line a paths file lists them with: the samples
+    under their own paths and the copies of COPIES."""
+    root = tmp_path_factory.mktemp("inputs")
+    files = {name: (ROOT / name).read_bytes() for name in SAMPLES}
+    files.update({name: files[COPY_OF[name]] for name in COPIES})
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return Corpus(root, files)
+
+
+@pytest.fixture(scope="module")
+def local(corpus, tmp_path_factory):
+    """local(lines): the output of ingest of those inputs read from disk
+    (--paths and a local --prefix: warc_filename is the line), made once."""
+    made = {}
+
+    def reference(lines):
+        key = tuple(lines)
+        if key not in made:
+            d = tmp_path_factory.mktemp("local")
+            proc = run(d / "out", "--paths", paths_file(d, lines), "--prefix", corpus.root)
+            assert "network:" not in proc.stdout, proc.stdout  # nothing remote
+            made[key] = d / "out"
+        return made[key]
+
+    return reference
+
+
+@pytest.fixture
+def server(corpus):
+    """A fresh server of every input at /LINE, recording its requests."""
+    with RemoteServer({f"/{name}": data for name, data in corpus.files.items()}) as s:
+        yield s
+
+
+# ---- HTTP: the rows ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("slash", ["", "/"], ids=["prefix", "prefix-with-slash"])
+def test_http_inputs_give_the_rows_of_the_local_files(server, local, corpus, tmp_path, slash):
+    proc = run(
+        tmp_path / "out", *FAST, "--paths", paths_file(tmp_path, SAMPLES), "--prefix", server.url + slash
+    )
+    assert_same_rows(local(SAMPLES), tmp_path / "out")
+    # the prefix and the line joined with one slash; each input read once
+    assert sorted(r.path for r in server.log()) == sorted(f"/{name}" for name in SAMPLES)
+    assert all(r.status == 200 for r in server.log())
+    assert_network(proc, server, sum(len(corpus.files[name]) for name in SAMPLES))
+    assert input_status(tmp_path / "out") == {name: "done" for name in SAMPLES}
+
+
+def test_a_paths_file_given_as_a_url(server, local, corpus, tmp_path):
+    listing = paths_file(tmp_path, SAMPLES, "robotstxt.paths.gz")
+    server.put("/lists/robotstxt.paths.gz", listing.read_bytes())
+    proc = run(
+        tmp_path / "out", *FAST, "--paths", f"{server.url}/lists/robotstxt.paths.gz", "--prefix", server.url
+    )
+    assert_same_rows(local(SAMPLES), tmp_path / "out")
+    assert server.log()[0].path == "/lists/robotstxt.paths.gz"
+    nbytes = listing.stat().st_size + sum(len(corpus.files[name]) for name in SAMPLES)
+    assert_network(proc, server, nbytes)
+
+
+def test_urls_on_the_command_line_are_the_warc_filename(server, local, tmp_path):
+    urls = [f"{server.url}/{name}" for name in SAMPLES]
+    run(tmp_path / "out", *FAST, *urls)
+    assert_same_rows(local(SAMPLES), tmp_path / "out", strip=f"{server.url}/")
+    assert input_status(tmp_path / "out") == {url: "done" for url in urls}
+
+
+# ---- HTTP: faults ------------------------------------------------------------
+
+# The input of the fault tests: the largest sample (2 MB), so that a body cut
+# in half leaves a real transfer to resume.
+NAME = SYNTHETIC
+
+
+def run_one(server, tmp_path, actions, *args, out="out", check=True):
+    """ingest of NAME over HTTP, its GET requests scripted by `actions`."""
+    if actions is not None:
+        server.script(f"/{NAME}", actions)
+    return run(
+        tmp_path / out,
+        *FAST,
+        *args,
+        "--paths",
+        paths_file(tmp_path, [NAME]),
+        "--prefix",
+        server.url,
+        check=check,
+    )
+
+
+def gets(server):
+    return server.log(f"/{NAME}", "GET")
+
+
+def test_503_with_retry_after_is_waited_out(server, local, corpus, tmp_path):
+    proc = run_one(server, tmp_path, [("status", 503, {"Retry-After": "1"})])
+    first, second = gets(server)
+    assert (first.status, second.status) == (503, 200)
+    # --retry-wait is 0.2 s: the wait is Retry-After's second
+    assert second.time - first.time >= 1.0, second.time - first.time
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    assert_network(proc, server, len(corpus.files[NAME]), retries=1)
+
+
+@pytest.mark.parametrize("status", [403, 429, 500, 408])
+def test_a_burst_of_retried_statuses(server, local, corpus, tmp_path, status):
+    # 403 included: a CDN's rate limit (over http(s), not s3://)
+    proc = run_one(server, tmp_path, [("status", status)] * 3)
+    assert [r.status for r in gets(server)] == [status] * 3 + [200]
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    assert_network(proc, server, len(corpus.files[NAME]), retries=3)
+
+
+def test_a_reset_connection_is_retried(server, local, corpus, tmp_path):
+    proc = run_one(server, tmp_path, [("reset",)])
+    assert [r.status for r in gets(server)] == [None, 200]
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    assert_network(proc, server, len(corpus.files[NAME]), retries=1)
+
+
+def resumed_from(request):
+    """N of a request's `Range: bytes=N-`."""
+    m = re.fullmatch(r"bytes=(\d+)-", request.range or "")
+    assert m, request
+    return int(m[1])
+
+
+def test_a_body_cut_short_resumes_with_a_range_request(server, local, corpus, tmp_path):
+    size = len(corpus.files[NAME])
+    proc = run_one(server, tmp_path, [("cut", 0.5)])
+    first, second = gets(server)
+    assert first.status == 200 and first.range is None
+    # the resumption asks for the rest of this very version of the object
+    assert 0 < resumed_from(second) <= size // 2
+    assert second.headers.get("if-match") == server.objects[f"/{NAME}"].tag
+    assert second.status == 206
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    n = network(proc.stdout)
+    assert (n.requests, n.resumed) == (2, 1), proc.stdout
+
+
+def test_a_stalled_transfer_times_out_and_resumes(server, local, corpus, tmp_path):
+    size = len(corpus.files[NAME])
+    # half the body, then 8 s of silence; the client gives up after 2 s
+    proc = run_one(server, tmp_path, [("stall", 0.5, 8)], "--timeout", "2")
+    first, second = gets(server)
+    assert 2.0 <= second.time - first.time < 7.0, second.time - first.time
+    assert 0 < resumed_from(second) <= size // 2
+    assert second.status == 206
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    n = network(proc.stdout)
+    assert (n.requests, n.resumed) == (2, 1), proc.stdout
+
+
+def test_a_content_length_too_large_ends_with_416(server, local, corpus, tmp_path):
+    # the whole body, 1000 bytes short of the Content-Length, then the end:
+    # the range past the end is answered 416 with the total, which the
+    # client has, so the transfer was whole
+    size = len(corpus.files[NAME])
+    run_one(server, tmp_path, [("wrong_length", 1000)])
+    first, second = gets(server)
+    assert first.status == 200
+    assert second.range == f"bytes={size}-" and second.status == 416
+    assert_same_rows(local([NAME]), tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    "validator, options",
+    [
+        # If-Match answered 412
+        ("etag", {}),
+        # no ETag: If-Unmodified-Since answered 412
+        ("last_modified", {"etag": False}),
+        # a server ignoring If-Match: 206 with another ETag
+        ("etag_ignored", {"conditions": False}),
+    ],
+)
+def test_an_object_changed_under_a_resumed_transfer_fails_the_input(
+    server, local, corpus, tmp_path, validator, options
+):
+    path, data = f"/{NAME}", corpus.files[NAME]
+    server.put(path, data, **options)
+    old = server.objects[path]
+    # cut in half, then changed before the resumption arrives
+    proc = run_one(server, tmp_path, [("cut", 0.5), ("change",)], check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "changed" in could_not_read(proc.stderr, NAME), proc.stderr
+    assert input_status(tmp_path / "out") == {NAME: "failed"}
+    first, second = gets(server)  # no more requests after the change is seen
+    assert resumed_from(second) > 0
+    if validator == "last_modified":
+        assert "if-match" not in second.headers
+        assert second.headers["if-unmodified-since"] == formatdate(old.modified, usegmt=True)
+    else:
+        assert second.headers["if-match"] == old.tag
+    assert second.status == (206 if validator == "etag_ignored" else 412)
+
+    # The object stays as it is now (the local file's bytes again): the next
+    # run retries the input and finishes it.
+    server.put(path, data, **options)
+    server.clear_log()
+    proc = run_one(server, tmp_path, None)
+    assert "1 retried" in proc.stdout, proc.stdout
+    assert input_status(tmp_path / "out") == {NAME: "done"}
+    assert_same_rows(local([NAME]), tmp_path / "out")
+
+
+def test_an_input_failing_every_request_is_retried_by_the_next_run(server, local, corpus, tmp_path):
+    lines = [NAME, WHIRLWIND]
+    server.script(f"/{WHIRLWIND}", itertools.repeat(("status", 503)))
+    args = [*FAST, "--retries", "2", "--paths", paths_file(tmp_path, lines), "--prefix", server.url]
+    proc = run(tmp_path / "out", *args, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    could_not_read(proc.stderr, WHIRLWIND)
+    # the request and its 2 retries
+    assert [r.status for r in server.log(f"/{WHIRLWIND}", "GET")] == [503] * 3
+    assert network(proc.stdout).retries == 2
+    assert input_status(tmp_path / "out") == {NAME: "done", WHIRLWIND: "failed"}
+
+    server.clear_scripts()
+    server.clear_log()
+    proc = run(tmp_path / "out", *args)
+    assert "1 file done, 0 failed, 1 skipped (done earlier), 1 retried" in proc.stdout, proc.stdout
+    assert {r.path for r in server.log()} == {f"/{WHIRLWIND}"}  # the done input is not read again
+    assert input_status(tmp_path / "out") == {NAME: "done", WHIRLWIND: "done"}
+    assert_same_rows(local(lines), tmp_path / "out")
+
+
+@pytest.mark.parametrize("status", [404, 400])
+def test_other_client_errors_fail_the_input_at_once(server, tmp_path, status):
+    proc = run_one(server, tmp_path, [("status", status)], check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    could_not_read(proc.stderr, NAME)
+    assert [r.status for r in gets(server)] == [status]
+    assert input_status(tmp_path / "out") == {NAME: "failed"}
+
+
+# ---- HTTP: politeness and resumption -----------------------------------------
+
+
+def test_the_request_rate_stays_under_the_cap(server, local, corpus, tmp_path):
+    rate, tolerance = 4, 0.05
+    # one input answered 503 once, one cut in half: retries and resumptions
+    # are requests like the others
+    server.script(f"/{COPIES[0]}", [("status", 503)])
+    server.script(f"/{COPIES[2]}", [("cut", 0.5)])
+    started = time.monotonic()
+    run(
+        tmp_path / "out",
+        "--max-requests-per-second", rate, "--max-downloads", "4", "--retry-wait", "0.2",
+        "--paths", paths_file(tmp_path, COPIES), "--prefix", server.url,
+    )
+    took = time.monotonic() - started
+    times = sorted(r.time for r in server.log())
+    assert len(times) >= len(COPIES) + 2
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert min(gaps) >= 1 / rate - tolerance, gaps
+    assert took >= (len(times) - 1) / rate, (took, len(times))
+    assert_same_rows(local(COPIES), tmp_path / "out")
+
+
+def test_a_killed_http_ingest_resumes_to_the_rows_of_an_uninterrupted_run(server, local, tmp_path):
+    lines = COPIES[:8]
+    out = tmp_path / "out"
+    args = ingest_args(
+        out, "--max-requests-per-second", "1", "--paths", paths_file(tmp_path, lines), "--prefix", server.url
+    )
+    child = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while "done" not in input_status(out).values():
+            assert child.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no input was done in 60 s"
+            time.sleep(0.05)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    done = {name for name, status in input_status(out).items() if status == "done"}
+    assert 1 <= len(done) < len(lines), done
+
+    server.clear_log()
+    proc = subprocess.run(args, cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"0 failed, {len(done)} skipped (done earlier)" in proc.stdout, proc.stdout
+    # the inputs done before the kill are not downloaded again
+    assert not {r.path for r in server.log()} & {f"/{name}" for name in done}
+    assert set(input_status(out).values()) == {"done"}
+    assert_same_rows(local(lines), out, tables=TABLES)
+    assert_no_hidden_files(out)
+
+
+# ---- S3 (moto's server) ------------------------------------------------------
+
+PRIVATE, PUBLIC = "robostats-private", "robostats-public"
+
+
+@dataclass
+class S3:
+    endpoint: str
+    requests: list  # every request moto answered: dicts of method, path, headers
+    user: tuple  # (access key id, secret) of an IAM user allowed to read
+    role: tuple  # (access key id, secret, session token) of an assumed role
+
+    def _auth(self, count):
+        req = urllib.request.Request(
+            f"{self.endpoint}/moto-api/reset-auth",
+            data=count.encode(),
+            method="POST",
+            headers={"Content-Type": "text/plain"},
+        )
+        urllib.request.urlopen(req, timeout=10).read()
+
+    def enforce_auth(self):
+        """From now on moto checks every request's signature and the
+        caller's IAM policies."""
+        self._auth("0")
+
+    def no_auth(self):
+        self._auth("inf")
+
+
+@pytest.fixture(scope="module")
+def s3(corpus):
+    """moto's S3 server on 127.0.0.1: a private bucket and a public one (an
+    ACL public-read on each object) holding the samples under their lines,
+    an IAM user and a role allowed to read them. moto checks nothing until a
+    test asks it to (S3.enforce_auth)."""
+    moto_server = pytest.importorskip("moto.server", reason="moto[server] is installed by scripts/test.sh")
+    boto3 = pytest.importorskip("boto3")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+
+    # Every request is recorded by wrapping moto's WSGI application.
+    requests = []
+    app = server._server.app
+
+    def recording(environ, start_response):
+        headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
+        requests.append({"method": environ["REQUEST_METHOD"], "path": environ["PATH_INFO"], "headers": headers})
+        return app(environ, start_response)
+
+    server._server.app = recording
+
+    setup = dict(
+        endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup"
+    )
+    s3c, iam, sts = (boto3.client(service, **setup) for service in ("s3", "iam", "sts"))
+    for bucket, acl in ((PRIVATE, "private"), (PUBLIC, "public-read")):
+        s3c.create_bucket(Bucket=bucket)
+        for name in SAMPLES:
+            s3c.put_object(Bucket=bucket, Key=name, Body=corpus.files[name], ACL=acl)
+    read = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    )
+    iam.create_user(UserName="reader")
+    iam.put_user_policy(UserName="reader", PolicyName="read", PolicyDocument=read)
+    key = iam.create_access_key(UserName="reader")["AccessKey"]
+    trust = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+        }
+    )
+    role = iam.create_role(RoleName="reader", AssumeRolePolicyDocument=trust)["Role"]
+    iam.put_role_policy(RoleName="reader", PolicyName="read", PolicyDocument=read)
+    creds = sts.assume_role(RoleArn=role["Arn"], RoleSessionName="robostats-test")["Credentials"]
+    yield S3(
+        endpoint,
+        requests,
+        (key["AccessKeyId"], key["SecretAccessKey"]),
+        (creds["AccessKeyId"], creds["SecretAccessKey"], creds["SessionToken"]),
+    )
+    server.stop()
+
+
+@pytest.fixture
+def signed(s3):
+    """moto enforcing signatures and IAM policies during the test. (moto
+    cannot serve unsigned requests while it does: the anonymous tests run
+    without it, and moto's ACL check is what refuses them a private object.)"""
+    s3.enforce_auth()
+    yield s3
+    s3.no_auth()
+
+
+def credential_env(creds):
+    names = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+    return dict(zip(names, creds))
+
+
+def assert_no_secrets(proc, out, secrets):
+    """None of `secrets` in the run's stdout and stderr, in the bytes of any
+    file under `out`, nor in any value of the tables (a Parquet file's
+    compressed pages would hide a string from the byte search)."""
+    con = duckdb.connect()
+    values = "\n".join(
+        repr(con.sql(f"SELECT * FROM read_parquet('{out}/{t}/*.parquet')").fetchall()) for t in TABLES
+    )
+    files = [p for p in Path(out).rglob("*") if p.is_file()]
+    assert any(p.parent.name == "_manifest" for p in files)
+    for secret in secrets:
+        assert secret not in proc.stdout and secret not in proc.stderr
+        assert secret not in values
+        for p in files:
+            assert secret.encode() not in p.read_bytes(), p
+
+
+def s3_requests_since(s3, start, bucket):
+    return [r for r in s3.requests[start:] if r["path"].startswith(f"/{bucket}/")]
+
+
+@pytest.mark.parametrize("who", ["user", "role"])
+def test_s3_with_credentials_from_the_environment(signed, local, tmp_path, who):
+    creds = signed.user if who == "user" else signed.role
+    start = len(signed.requests)
+    env = clean_env(**credential_env(creds), AWS_REGION="us-east-1", AWS_ENDPOINT_URL=signed.endpoint)
+    out = tmp_path / "out"
+    proc = run(out, *FAST, "--paths", paths_file(tmp_path, SAMPLES), "--prefix", f"s3://{PRIVATE}/", env=env)
+    assert_same_rows(local(SAMPLES), out)
+
+    # path-style requests, each signed with these credentials
+    requests = s3_requests_since(signed, start, PRIVATE)
+    assert network(proc.stdout).requests == len(requests)
+    assert {r["path"] for r in requests} == {f"/{PRIVATE}/{name}" for name in SAMPLES}
+    for r in requests:
+        assert r["headers"]["authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={creds[0]}/"), r
+        if who == "role":
+            assert r["headers"]["x-amz-security-token"] == creds[2], r
+    assert_no_secrets(proc, out, creds)
+
+
+def test_s3_a_wrong_secret_fails_at_once_and_is_not_shown(signed, tmp_path):
+    key_id, secret = signed.user
+    wrong = "w" * len(secret)
+    env = clean_env(**credential_env((key_id, wrong)), AWS_REGION="us-east-1", AWS_ENDPOINT_URL=signed.endpoint)
+    start = len(signed.requests)
+    out = tmp_path / "out"
+    proc = run(out, *FAST, f"s3://{PRIVATE}/{WHIRLWIND}", env=env, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    could_not_read(proc.stderr, f"s3://{PRIVATE}/{WHIRLWIND}")
+    assert input_status(out) == {f"s3://{PRIVATE}/{WHIRLWIND}": "failed"}
+    # moto's 403 (SignatureDoesNotMatch) is an auth failure: not retried
+    assert len(s3_requests_since(signed, start, PRIVATE)) == 1
+    assert_no_secrets(proc, out, (key_id, wrong, secret))
+
+
+def test_s3_endpoint_flag_wins_over_the_environment(signed, local, tmp_path):
+    creds = signed.user
+    env = clean_env(
+        **credential_env(creds), AWS_ENDPOINT_URL=DEAD_ENDPOINT, AWS_ENDPOINT_URL_S3=DEAD_ENDPOINT
+    )
+    out = tmp_path / "out"
+    proc = run(
+        out, *FAST, "--retries", "1", "--s3-endpoint", signed.endpoint, "--s3-region", "us-east-1",
+        "--paths", paths_file(tmp_path, SAMPLES), "--prefix", f"s3://{PRIVATE}",
+        env=env,
+    )
+    assert_same_rows(local(SAMPLES), out)
+    assert_no_secrets(proc, out, creds)
+
+
+def test_s3_anonymous(s3, local, tmp_path):
+    # AWS_ENDPOINT_URL_S3 before AWS_ENDPOINT_URL; no credentials at all
+    env = clean_env(AWS_ENDPOINT_URL_S3=s3.endpoint, AWS_ENDPOINT_URL=DEAD_ENDPOINT)
+    start = len(s3.requests)
+    urls = [f"s3://{PUBLIC}/{name}" for name in SAMPLES]
+    out = tmp_path / "out"
+    proc = run(out, *FAST, "--retries", "1", "--s3-anonymous", *urls, env=env)
+    assert_same_rows(local(SAMPLES), out, strip=f"s3://{PUBLIC}/")
+    assert input_status(out) == {url: "done" for url in urls}
+    requests = s3_requests_since(s3, start, PUBLIC)
+    assert {r["path"] for r in requests} == {f"/{PUBLIC}/{name}" for name in SAMPLES}
+    assert not any("authorization" in r["headers"] for r in requests)
+    assert network(proc.stdout).requests == len(requests)
+
+
+def test_s3_anonymous_request_for_a_private_object_fails(s3, tmp_path):
+    env = clean_env(AWS_ENDPOINT_URL=s3.endpoint)
+    url = f"s3://{PRIVATE}/{WHIRLWIND}"
+    start = len(s3.requests)
+    proc = run(tmp_path / "out", *FAST, "--s3-anonymous", url, env=env, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    could_not_read(proc.stderr, url)
+    assert len(s3_requests_since(s3, start, PRIVATE)) == 1  # a 403 from S3 is not retried
