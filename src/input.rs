@@ -336,10 +336,54 @@ fn parse_url(text: &str) -> Result<Url, ListError> {
         why,
     };
     let url = Url::parse(text).map_err(|e| bad(e.to_string()))?;
-    if url.scheme() == "s3" && url.host_str().is_none_or(str::is_empty) {
+    // A URL is an input's identity and may be its name, which go into the
+    // manifest and the tables: no credentials in it (nor in the message).
+    let bad = |why: String| {
+        let mut shown = url.clone();
+        let _ = shown.set_username("");
+        let _ = shown.set_password(None);
+        shown.set_query(None);
+        ListError::BadUrl {
+            text: shown.to_string(),
+            why,
+        }
+    };
+    if !url.username().is_empty() || url.password().is_some() {
         return Err(bad(
-            "an s3:// URL names its bucket: s3://BUCKET/KEY".to_owned()
+            "it holds a user name or password, which would be written into the tables \
+             and the manifest: give credentials the AWS way (for s3://), not in URLs"
+                .to_owned(),
         ));
+    }
+    const SIGNATURES: [&str; 5] = [
+        "x-amz-credential",
+        "x-amz-signature",
+        "x-amz-security-token",
+        "awsaccesskeyid",
+        "signature",
+    ];
+    if url
+        .query_pairs()
+        .any(|(key, _)| SIGNATURES.contains(&key.to_ascii_lowercase().as_str()))
+    {
+        return Err(bad(
+            "it is a presigned URL, whose signature would be written into the tables and \
+             the manifest: read the object as s3://BUCKET/KEY with credentials instead"
+                .to_owned(),
+        ));
+    }
+    if url.scheme() == "s3" {
+        if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty()
+        {
+            return Err(bad(
+                "an s3:// URL names a bucket and a key: s3://BUCKET/KEY".to_owned(),
+            ));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(bad(
+                "an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part".to_owned(),
+            ));
+        }
     }
     Ok(url)
 }
@@ -642,12 +686,21 @@ mod tests {
             listing.inputs[0].id,
             "https://data.commoncrawl.org/a.warc.gz"
         );
-        let err = list(&Sources {
-            args: &["s3:///key.warc.gz".to_owned()],
-            ..Sources::default()
-        })
-        .unwrap_err();
-        assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
+        for bad in [
+            "s3:///key.warc.gz",
+            "s3://bucket/",
+            "s3://bucket/key?versionId=3",
+            "https://user:secret@example.com/a.warc.gz",
+            "https://b.s3.amazonaws.com/a.warc.gz?X-Amz-Credential=AKIA&X-Amz-Signature=f00",
+        ] {
+            let err = list(&Sources {
+                args: &[bad.to_owned()],
+                ..Sources::default()
+            })
+            .unwrap_err();
+            assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
+            assert!(!err.to_string().contains("secret"), "{err}");
+        }
         // A paths file given as a URL needs a client to read it.
         let err = list(&Sources {
             paths: Some("https://data.commoncrawl.org/paths.gz"),

@@ -16,7 +16,9 @@
 //!   an [`Error`] that says where it happened; reading goes on after it.
 //! * [`classify`] turns a response into the rows of every table; each
 //!   table is declared once, as the struct of its row ([`table`]).
-//! * With the `tables` feature (default): `batch` (rows -> Arrow), `sink`
+//! * With the `tables` feature (default): `input` (local files and URLs:
+//!   listing and opening), `remote` (URLs streamed over HTTP(S) and S3,
+//!   politely and resumably), `batch` (rows -> Arrow), `sink`
 //!   (Arrow -> Parquet), `dataset` (the output directory: part files,
 //!   atomic renames, the manifest that makes re-runs resume), `pipeline`
 //!   (files x threads -> all of the above, with accounting) and `compact`

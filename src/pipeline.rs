@@ -197,6 +197,10 @@ impl Progress for NoProgress {}
 /// Runs `ingest`: every input not finished by an earlier run into the
 /// tables under `config.out`. Fails only when the output cannot be written;
 /// inputs that cannot be read are counted and reported, not fatal.
+///
+/// Inputs given as URLs are read by `config.remote` (or a client with the
+/// default options), whose network thread is a tokio runtime of its own:
+/// call this from a plain thread, not from async code.
 pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputError> {
     let started = Instant::now();
     let config = &Config {
@@ -468,9 +472,13 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    /// Tells every reader that the run stops.
+    /// Tells every reader that the run stops (a reader waiting for a
+    /// transfer's bytes is told at once).
     fn fail(&self) {
         self.output_failed.store(true, Ordering::Relaxed);
+        if let Some(prefetch) = self.prefetch {
+            prefetch.cancel();
+        }
     }
 }
 

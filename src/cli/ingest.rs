@@ -116,15 +116,17 @@ struct Network {
 
 impl Network {
     fn options(&self) -> anyhow::Result<remote::Options> {
+        // A day, at most: longer is a mistake, and would overflow clocks.
         let seconds = |name: &str, value: f64| {
-            if value.is_finite() && value >= 0.0 {
+            if value.is_finite() && (0.0..=86_400.0).contains(&value) {
                 Ok(Duration::from_secs_f64(value))
             } else {
-                bail!("--{name} takes a number of seconds, 0 or more")
+                bail!("--{name} takes a number of seconds, from 0 to 86400")
             }
         };
-        if !(self.max_requests_per_second.is_finite() && self.max_requests_per_second >= 0.0) {
-            bail!("--max-requests-per-second takes a number, 0 (no cap) or more");
+        let rate = self.max_requests_per_second;
+        if !(rate.is_finite() && (rate == 0.0 || rate >= 0.001)) {
+            bail!("--max-requests-per-second takes 0 (no cap), or a number from 0.001 up");
         }
         if self.max_downloads == 0 {
             bail!("--max-downloads must be at least 1");
@@ -149,16 +151,16 @@ impl Network {
     }
 }
 
-/// The network client, when anything is to be read over the network.
-fn client(args: &Args) -> anyhow::Result<Option<Arc<remote::Client>>> {
-    let options = args.network.options()?;
-    let remote = args.inputs.iter().any(|i| remote::is_url(i))
-        || args.paths.as_deref().is_some_and(remote::is_url)
-        || args.prefix.as_deref().is_some_and(remote::is_url);
-    if !remote {
+/// The network client, made when `needed` (something is read over the
+/// network).
+fn make_client(
+    options: &remote::Options,
+    needed: bool,
+) -> anyhow::Result<Option<Arc<remote::Client>>> {
+    if !needed {
         return Ok(None);
     }
-    let client = remote::Client::new(options).map_err(anyhow::Error::msg)?;
+    let client = remote::Client::new(options.clone()).map_err(anyhow::Error::msg)?;
     Ok(Some(Arc::new(client)))
 }
 
@@ -289,8 +291,14 @@ fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let shard = shard(args)?;
-    let client = client(args)?;
+    let options = args.network.options()?;
+    // A paths file given as a URL is read with the run's client; a local
+    // one may list URLs, found once it is read.
+    let mut client = make_client(&options, args.paths.as_deref().is_some_and(remote::is_url))?;
     let mut inputs = inputs(args, client.as_deref())?;
+    if client.is_none() {
+        client = make_client(&options, inputs.iter().any(Input::is_remote))?;
+    }
     if let Some(shard) = shard {
         let all = inputs.len();
         inputs = shard.select(inputs);

@@ -36,9 +36,9 @@ struct State {
 
 impl Limiter {
     /// A limiter allowing `per_second` requests a second (`0`, or not
-    /// finite: no cap).
+    /// finite: no cap; at least one request every 1,000 seconds).
     pub fn new(per_second: f64) -> Limiter {
-        let cap = (per_second.is_finite() && per_second > 0.0).then_some(per_second);
+        let cap = (per_second.is_finite() && per_second > 0.0).then_some(per_second.max(0.001));
         let now = Instant::now();
         Limiter {
             cap,
@@ -53,12 +53,17 @@ impl Limiter {
     /// Takes the next request's slot: how long to wait before sending it.
     pub fn reserve(&self) -> Duration {
         let now = Instant::now();
+        self.slot(now) - now
+    }
+
+    /// Takes the next slot at `now` or later: when it starts.
+    fn slot(&self, now: Instant) -> Instant {
         let mut s = self.state.lock().expect("limiter lock");
         let start = now.max(s.next).max(s.paused_until);
         if let Some(rate) = s.rate {
             s.next = start + Duration::from_secs_f64(1.0 / rate);
         }
-        start - now
+        start
     }
 
     /// A request succeeded: the rate climbs back towards the cap.
@@ -97,24 +102,24 @@ mod tests {
     #[test]
     fn requests_are_spaced_by_the_inverse_of_the_rate() {
         let limiter = Limiter::new(4.0);
-        let waits: Vec<Duration> = (0..5).map(|_| limiter.reserve()).collect();
-        assert!(waits[0] < Duration::from_millis(5));
-        for (i, wait) in waits.iter().enumerate().skip(1) {
-            let expected = 0.25 * i as f64;
-            assert!(
-                (wait.as_secs_f64() - expected).abs() < 0.02,
-                "wait {i}: {wait:?}"
-            );
+        let now = Instant::now();
+        for i in 0..5 {
+            assert_eq!(limiter.slot(now), now + Duration::from_millis(250 * i));
         }
+        // A pause in the requests is not made up for by a burst.
+        let later = now + Duration::from_secs(10);
+        assert_eq!(limiter.slot(later), later);
+        assert_eq!(limiter.slot(later), later + Duration::from_millis(250));
     }
 
     #[test]
     fn no_cap_means_no_wait_until_a_slow_down() {
         let limiter = Limiter::new(0.0);
-        assert!((0..100).all(|_| limiter.reserve() < Duration::from_millis(5)));
-        limiter.throttled(Duration::from_millis(200), 2);
+        let now = Instant::now();
+        assert!((0..100).all(|_| limiter.slot(now) == now));
+        limiter.throttled(Duration::from_secs(60), 2);
         assert_eq!(limiter.rate(), Some(1.0));
-        assert!(limiter.reserve() >= Duration::from_millis(150));
+        assert!(limiter.reserve() > Duration::from_secs(50));
     }
 
     #[test]

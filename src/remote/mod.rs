@@ -60,6 +60,12 @@ pub use transfer::FetchError;
 /// so a whole file usually fits and its connection is released at once.
 pub const BUFFER_BYTES: usize = 8 << 20;
 
+/// The most bytes one message of a transfer's channel holds: the
+/// channel's capacity is counted in messages, and the HTTP client's
+/// chunks grow to hundreds of KiB on a fast link, so they are sliced
+/// (without copying) to keep the buffer within [`BUFFER_BYTES`].
+const PIECE_BYTES: usize = 64 << 10;
+
 /// How the network is used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -165,7 +171,10 @@ impl std::fmt::Debug for Client {
 /// Whether `text` names a remote input (a URL this client reads).
 pub fn is_url(text: &str) -> bool {
     ["http://", "https://", "s3://"].iter().any(|scheme| {
-        text.len() > scheme.len() && text[..scheme.len()].eq_ignore_ascii_case(scheme)
+        text.len() > scheme.len()
+            && text
+                .get(..scheme.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(scheme))
     })
 }
 
@@ -234,7 +243,13 @@ impl Client {
 
     /// Starts reading `urls` (each with its key), in order, ahead of
     /// [`Prefetch::open`]: at most `max_downloads` transfers at a time,
-    /// and at most `ahead` inputs started and not yet read to their end.
+    /// and at most `ahead + max_downloads` inputs started and not yet
+    /// read to their end (`ahead`: the readers, one input each).
+    ///
+    /// Transfers take their download slots in list order, in the
+    /// scheduler: a later input's transfer never holds a slot (waiting
+    /// for its reader, with a full buffer) that an earlier input, whose
+    /// reader is waiting, needs.
     pub fn prefetch(&self, urls: Vec<(usize, Url)>, ahead: usize) -> Prefetch {
         let slots = Arc::new(Slots::default());
         let window = Arc::new(Semaphore::new(
@@ -242,13 +257,17 @@ impl Client {
         ));
         let shared = Arc::clone(&self.shared);
         let task_slots = Arc::clone(&slots);
+        let tasks: Arc<Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
+        let task_list = Arc::clone(&tasks);
         let scheduler = self.runtime.spawn(async move {
             for (key, url) in urls {
                 let Ok(permit) = Arc::clone(&window).acquire_owned().await else {
                     return;
                 };
-                let capacity = (BUFFER_BYTES / (64 << 10)).max(2);
-                let (tx, rx) = mpsc::channel(capacity);
+                let Ok(active) = Arc::clone(&shared.active).acquire_owned().await else {
+                    return;
+                };
+                let (tx, rx) = mpsc::channel(BUFFER_BYTES / PIECE_BYTES);
                 task_slots.put(
                     key,
                     Stream {
@@ -261,13 +280,11 @@ impl Client {
                     },
                 );
                 let shared = Arc::clone(&shared);
-                tokio::spawn(async move {
+                let task = tokio::spawn(async move {
+                    let _active = active;
                     let mut sink = Channel(tx);
                     let outcome = match Target::parse(&url) {
-                        Ok(target) => {
-                            let _active = shared.active.acquire().await.expect("never closed");
-                            transfer::run(&shared, &target, &mut sink).await
-                        }
+                        Ok(target) => transfer::run(&shared, &target, &mut sink).await,
                         Err(e) => Err(e),
                     };
                     let last = match outcome {
@@ -277,9 +294,16 @@ impl Client {
                     };
                     let _ = sink.0.send(last).await;
                 });
+                let mut list = task_list.lock().expect("tasks lock");
+                list.retain(|t| !t.is_finished());
+                list.push(task.abort_handle());
             }
         });
-        Prefetch { slots, scheduler }
+        Prefetch {
+            slots,
+            scheduler,
+            tasks,
+        }
     }
 }
 
@@ -303,8 +327,14 @@ impl transfer::Sink for Channel {
         let _ = self.0.try_send(Piece::Size(bytes));
     }
 
-    async fn put(&mut self, bytes: Bytes) -> bool {
-        self.0.send(Piece::Data(bytes)).await.is_ok()
+    async fn put(&mut self, mut bytes: Bytes) -> bool {
+        while !bytes.is_empty() {
+            let piece = bytes.split_to(bytes.len().min(PIECE_BYTES));
+            if self.0.send(Piece::Data(piece)).await.is_err() {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -354,6 +384,8 @@ impl Target {
 pub struct Prefetch {
     slots: Arc<Slots>,
     scheduler: tokio::task::JoinHandle<()>,
+    /// The transfers started, to stop them with the run.
+    tasks: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
 }
 
 impl Prefetch {
@@ -366,12 +398,22 @@ impl Prefetch {
     }
 }
 
+impl Prefetch {
+    /// Stops every transfer, at once: no transfer starts, the ones
+    /// started (sending, waiting for a slot, or in a backoff) end, and a
+    /// reader waiting for bytes gets an error ("the run stopped").
+    pub fn cancel(&self) {
+        self.scheduler.abort();
+        for task in self.tasks.lock().expect("tasks lock").drain(..) {
+            task.abort();
+        }
+        self.slots.map.lock().expect("slots lock").clear();
+    }
+}
+
 impl Drop for Prefetch {
     fn drop(&mut self) {
-        // Transfers not yet read end when their readers go: the channels
-        // close, and each transfer stops at its next send.
-        self.scheduler.abort();
-        self.slots.map.lock().expect("slots lock").clear();
+        self.cancel();
     }
 }
 
@@ -451,7 +493,8 @@ impl Read for Stream {
                 Some(Piece::Size(n)) => self.size = Some(n),
                 Some(Piece::End) => self.ended = true,
                 Some(Piece::Failed(e)) => self.failed = Some(e),
-                // The transfer went without a word: the run is stopping.
+                // The transfer went without a word: it was stopped (the
+                // run is stopping), or it failed unexpectedly.
                 None => self.failed = Some(FetchError::Cancelled),
             }
         }
@@ -470,5 +513,7 @@ mod tests {
         assert!(!is_url("s3://"));
         assert!(!is_url("data/https://x"));
         assert!(!is_url("samples/a.warc.gz"));
+        assert!(!is_url("résumés.warc.gz"));
+        assert!(!is_url("é"));
     }
 }

@@ -165,31 +165,18 @@ impl S3 {
         {
             return Ok(c.clone());
         }
-        let credentials = provider.provide_credentials().await.map_err(|e| {
-            // The chain's error names where it looked, never a secret.
-            format!(
-                "no AWS credentials ({}): give credentials the AWS way (environment, \
-                 profile, or a role), --s3-anonymous for a public bucket that allows \
-                 unsigned requests, or read over HTTPS (Common Crawl: --prefix \
-                 https://data.commoncrawl.org/)",
-                error_chain(&e)
-            )
+        // The chain's own error is not repeated: a `credential_process`
+        // failure carries the process's output, which may hold a secret.
+        let credentials = provider.provide_credentials().await.map_err(|_| {
+            "no AWS credentials found (environment, profile, SSO, web identity, container or \
+             instance role): give credentials the AWS way, --s3-anonymous for a public bucket \
+             that allows unsigned requests, or read over HTTPS (Common Crawl: --prefix \
+             https://data.commoncrawl.org/)"
+                .to_owned()
         })?;
         *self.cached.lock().expect("credentials lock") = Some(credentials.clone());
         Ok(credentials)
     }
-}
-
-/// An error and its sources, in words.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// `%XX` escapes decoded (an `s3://` URL's path as the url crate keeps it).

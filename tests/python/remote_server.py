@@ -11,6 +11,7 @@ script (HEAD requests are always served normally), and once the script is
 used up the path is served normally. The actions:
 
     ("status", 503, {"Retry-After": "1"})  that status, with those headers
+    ("status", 403, {}, b"<Error>...")      ... and that body
     ("reset",)                  no response: the connection is reset
     ("cut", 0.5)                the headers with the full Content-Length, that
                                 fraction of the body, then the connection is
@@ -247,7 +248,8 @@ class _Handler(BaseHTTPRequestHandler):
 
         if action and action[0] == "status":
             code, headers = action[1], (action[2] if len(action) > 2 else {})
-            self._send_status(req, code, headers, body)
+            text = action[3] if len(action) > 3 else None
+            self._send_status(req, code, headers, body, text)
             return
         if action and action[0] == "reset":
             self._reset(req)
@@ -315,9 +317,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return True  # an invalid date is ignored (RFC 9110)
         return True
 
-    def _send_status(self, req, code, headers, body):
+    def _send_status(self, req, code, headers, body, text=None):
         """A response without an object: a fault, 404, 412 or 416."""
-        text = f"{code}\n".encode()
+        text = text if text is not None else f"{code}\n".encode()
         req.status = code
         self.send_response(code)
         self.send_header("Content-Type", "text/plain")

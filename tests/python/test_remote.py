@@ -438,6 +438,47 @@ def test_other_client_errors_fail_the_input_at_once(server, tmp_path, status):
 # ---- HTTP: politeness and resumption -----------------------------------------
 
 
+def test_a_403_with_s3s_reason_is_not_retried(server, tmp_path):
+    # a bucket behind an https:// address refusing access: not a CDN's rate
+    # limit, so asking again will not help
+    body = b"<?xml version='1.0'?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>"
+    proc = run_one(server, tmp_path, [("status", 403, {"Content-Type": "application/xml"}, body)], check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert len(gets(server)) == 1
+    assert "AccessDenied" in could_not_read(proc.stderr, NAME)
+
+
+def test_a_local_paths_file_of_urls_is_read_with_the_network_flags(server, tmp_path):
+    # the URLs are only known once the paths file is read: the run's flags
+    # (here no retry) still apply to them
+    server.script(f"/{NAME}", [("status", 503)])
+    listing = paths_file(tmp_path, [f"{server.url}/{NAME}"])
+    proc = run(tmp_path / "out", *FAST, "--retries", "0", "--paths", listing, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert len(gets(server)) == 1
+    assert network(proc.stdout).requests == 1
+
+
+def test_transfers_larger_than_their_buffer_with_one_download_slot(server, tmp_path):
+    # Each input (five samples end to end: 10 MB) is larger than a
+    # transfer's buffer (8 MiB), there is one download slot and two
+    # workers, and more inputs than workers: the transfers must take the
+    # slot in list order, or a later one fills its buffer, holds the slot,
+    # and waits for a reader that waits for an earlier one.
+    big = (ROOT / SYNTHETIC).read_bytes() * 5
+    names = [f"big/{i}.warc.gz" for i in range(4)]
+    for name in names:
+        server.put(f"/{name}", big)
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(big)
+    listing = paths_file(tmp_path, names)
+    run(tmp_path / "out", *FAST, "--max-downloads", "1", "--threads", "2", "--paths", listing,
+        "--prefix", server.url)
+    run(tmp_path / "local", "--paths", listing, "--prefix", tmp_path)
+    assert_same_rows(tmp_path / "local", tmp_path / "out")
+    assert input_status(tmp_path / "out") == {name: "done" for name in names}
+
+
 def test_the_request_rate_stays_under_the_cap(server, local, corpus, tmp_path):
     rate, tolerance = 4, 0.05
     # one input answered 503 once, one cut in half: retries and resumptions
