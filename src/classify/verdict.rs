@@ -62,8 +62,8 @@ pub const UNRESTRICTED: RulesVerdict = (GroupMatch::None, true, RulesClass::Allo
 /// is `unnamed`: its own groups' when a group names it; else, for a
 /// crawler that ignores the `*` group, nothing restricts it; else `*`'s.
 pub fn agent_rules(robots: &RobotsTxt<'_>, agent: &Agent, unnamed: RulesVerdict) -> RulesVerdict {
-    if robots.names_agent(&agent.token) {
-        rules_verdict(&robots.agent(&agent.token))
+    if let Some(rules) = robots.named_agent(&agent.token) {
+        rules_verdict(&rules)
     } else if agent.ignores_global_group {
         UNRESTRICTED
     } else {
@@ -243,8 +243,7 @@ pub fn push_named_verdicts(
         return;
     }
     for agent in &agents.agents {
-        if robots.names_agent(&agent.token) {
-            let rules = robots.agent(&agent.token);
+        if let Some(rules) = robots.named_agent(&agent.token) {
             out.push(&NamedVerdictRow {
                 at,
                 agent: &agent.token,

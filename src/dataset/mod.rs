@@ -133,22 +133,37 @@ impl Dataset {
     }
 
     fn write_empty_table(&self, table: Table) -> Result<(), OutputError> {
-        let path = self.table_dir(table).join(EMPTY_PART);
+        self.write_once(table, EMPTY_PART, schema_of(table.columns()), None)
+    }
+
+    /// Writes the file `name` of `table`, with `batch`'s rows (or none),
+    /// unless it is there already. Shards starting together all write it,
+    /// with the same bytes, and one rename wins; the temporary files of
+    /// runs killed while writing it (or of a shard writing it now, which
+    /// then finds the final file) are removed.
+    fn write_once(
+        &self,
+        table: Table,
+        name: &str,
+        schema: SchemaRef,
+        batch: Option<&RecordBatch>,
+    ) -> Result<(), OutputError> {
+        let path = self.table_dir(table).join(name);
         if !path.exists() {
-            let written = PartFile::create(table, path.clone(), schema_of(table.columns()))
-                .and_then(PartFile::finish)
-                .and_then(FinishedPart::publish);
-            // Shards starting together all write it; one rename wins.
+            let written = PartFile::create(table, path.clone(), schema).and_then(|mut part| {
+                if let Some(batch) = batch {
+                    part.write(batch)?;
+                }
+                part.finish().and_then(FinishedPart::publish)
+            });
             if let Err(e) = written
                 && !path.exists()
             {
                 return Err(e);
             }
         }
-        // The temporary files of runs killed while writing it (or of a
-        // shard writing it now, which then finds the final file).
-        let temp_prefix = format!(".{EMPTY_PART}.");
-        self.remove_in(table, |name| name.starts_with(&temp_prefix))
+        let temp_prefix = format!(".{name}.");
+        self.remove_in(table, |n| n.starts_with(&temp_prefix))
     }
 
     /// Deletes the files of a table's directory whose name `doomed` picks.
@@ -204,23 +219,16 @@ impl Dataset {
         let dir = self.table_dir(Table::Agents);
         let digest = agents.version.trim_start_matches("sha256:");
         let name = format!("{AGENTS_PREFIX}{}.parquet", &digest[..digest.len().min(16)]);
-        let path = dir.join(&name);
-        if !path.exists() {
+        if !dir.join(&name).exists() {
             let mut builder = TableBuilder::new(Table::Agents);
             for row in agents.rows() {
                 builder.push(&row);
             }
-            let mut part = PartFile::create(Table::Agents, path.clone(), builder.schema())?;
-            part.write(&builder.finish())?;
-            if let Err(e) = part.finish().and_then(FinishedPart::publish)
-                && !path.exists()
-            {
-                return Err(e);
-            }
+            let schema = builder.schema();
+            self.write_once(Table::Agents, &name, schema, Some(&builder.finish()))?;
         }
         // Another list's file (of runs that finished no input), and the
-        // temporary files of runs killed while writing one (or of a shard
-        // writing this one now, which then finds the final file).
+        // temporary files of runs killed while writing one.
         let temp_prefix = format!(".{AGENTS_PREFIX}");
         self.remove_in(Table::Agents, |n| {
             n.starts_with(&temp_prefix) || (n.starts_with(AGENTS_PREFIX) && n != name)

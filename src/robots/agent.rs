@@ -105,22 +105,27 @@ impl<'a> RobotsTxt<'a> {
     /// caller's agent not cut (`FooBot/1.0` never matches; use a product
     /// token such as `FooBot`).
     pub fn agent<'r>(&'r self, agent: &str) -> AgentRules<'r, 'a> {
-        if !self.names_agent(agent) {
-            return self.unnamed_agent();
-        }
+        self.named_agent(agent)
+            .unwrap_or_else(|| self.unnamed_agent())
+    }
+
+    /// The rules of the groups that name `agent` (Google's comparison, as
+    /// in [`RobotsTxt::agent`]), or `None` when no group names it: the
+    /// name is looked for once.
+    pub fn named_agent<'r>(&'r self, agent: &str) -> Option<AgentRules<'r, 'a>> {
         let agent = agent.as_bytes();
-        let groups = (0..self.groups.len())
+        let groups: Vec<usize> = (0..self.groups.len())
             .filter(|&g| {
                 self.user_agents[self.groups[g].user_agents.clone()]
                     .iter()
                     .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent))
             })
             .collect();
-        AgentRules {
+        (!groups.is_empty()).then_some(AgentRules {
             robots: self,
             groups,
             group: GroupMatch::Specific,
-        }
+        })
     }
 
     /// The rules of a crawler that no group names: the `*` groups (or
