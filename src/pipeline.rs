@@ -336,7 +336,8 @@ pub fn plan<'c>(
 
 /// Reads every input of the plan, in parallel, recording each in the
 /// manifest as it ends. Stops at the first output failure (inputs already
-/// being read finish or clean up; no new one starts).
+/// being read finish or clean up; no new one starts). The reports come in
+/// no particular order.
 ///
 /// Inputs are taken in the plan's order (each thread takes the next one
 /// not taken), so that the transfers of remote inputs, started in that
@@ -425,14 +426,7 @@ fn execute(
             })
             .collect::<Result<_, OutputError>>()
     })?;
-    let mut reports: Vec<FileReport> = reports.into_iter().flatten().collect();
-    let position: HashMap<&str, usize> = todo
-        .iter()
-        .enumerate()
-        .map(|(i, input)| (input.id.as_str(), i))
-        .collect();
-    reports.sort_by_key(|r| position.get(r.id.as_str()).copied());
-    Ok(reports)
+    Ok(reports.into_iter().flatten().collect())
 }
 
 /// The run's summary.
