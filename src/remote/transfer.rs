@@ -212,8 +212,7 @@ pub fn backoff(first: Duration, max: Duration, n: u32) -> Duration {
 struct State {
     received: u64,
     total: Option<u64>,
-    validator: Option<Validator>,
-    /// The first answer's headers.
+    /// The first answer's headers: what the object was (its validators).
     first: HeaderMap,
     sized: bool,
 }
@@ -241,7 +240,7 @@ async fn attempt(
     let resuming = state.received > 0;
     if resuming {
         request = request.header(header::RANGE, format!("bytes={}-", state.received));
-        request = match &state.validator {
+        request = match validator(&state.first) {
             Some(Validator::ETag(tag)) => request.header(header::IF_MATCH, tag),
             Some(Validator::LastModified(at)) => request.header(header::IF_UNMODIFIED_SINCE, at),
             None => {
@@ -282,7 +281,6 @@ async fn attempt(
                 }
                 skip = state.received;
             } else {
-                state.validator = validator(&headers);
                 state.total = response.content_length();
                 state.first = headers.clone();
             }
