@@ -469,14 +469,21 @@ impl Stream {
     /// Waits for the transfer's first news: its size, its first bytes,
     /// its end, or its failure.
     fn start(&mut self) -> Result<(), FetchError> {
+        self.receive();
+        self.failed.take().map_or(Ok(()), Err)
+    }
+
+    /// Waits for the transfer's next piece and takes it in.
+    fn receive(&mut self) {
         match self.rx.blocking_recv() {
-            Some(Piece::Size(n)) => self.size = Some(n),
             Some(Piece::Data(bytes)) => self.current = bytes,
+            Some(Piece::Size(n)) => self.size = Some(n),
             Some(Piece::End) => self.ended = true,
-            Some(Piece::Failed(e)) => return Err(e),
-            None => return Err(FetchError::Cancelled),
+            Some(Piece::Failed(e)) => self.failed = Some(e),
+            // The transfer went without a word: it was stopped (the run is
+            // stopping), or it failed unexpectedly.
+            None => self.failed = Some(FetchError::Cancelled),
         }
-        Ok(())
     }
 
     /// The object's size, when the server said it.
@@ -500,15 +507,7 @@ impl Read for Stream {
             if self.ended {
                 return Ok(0);
             }
-            match self.rx.blocking_recv() {
-                Some(Piece::Data(bytes)) => self.current = bytes,
-                Some(Piece::Size(n)) => self.size = Some(n),
-                Some(Piece::End) => self.ended = true,
-                Some(Piece::Failed(e)) => self.failed = Some(e),
-                // The transfer went without a word: it was stopped (the
-                // run is stopping), or it failed unexpectedly.
-                None => self.failed = Some(FetchError::Cancelled),
-            }
+            self.receive();
         }
     }
 }
