@@ -4,6 +4,7 @@ mod cli;
 mod conformance;
 mod ingest;
 mod new_user;
+mod preferences;
 mod resume;
 mod robots_props;
 mod warc_broken;

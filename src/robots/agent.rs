@@ -4,6 +4,7 @@
 use super::lex::is_space;
 use super::parse::{RobotsTxt, Rule, RuleKind};
 use super::pattern::{PathRef, matches, matches_parts, path_params_query};
+use super::preference::{PreferenceDirective, Preferences, SignalScope, Statement, longest_match};
 
 /// Google's `ExtractUserAgent`: the longest prefix of `value` made of
 /// ASCII letters, `-` and `_`. `Googlebot/2.1` gives `Googlebot`,
@@ -71,6 +72,9 @@ pub struct AgentRules<'r, 'a> {
     /// Indices of the groups that apply.
     groups: Vec<usize>,
     group: GroupMatch,
+    /// The groups that apply in AIPREF's grouping (only filled when the
+    /// file has preference lines).
+    aipref_groups: Vec<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -121,11 +125,47 @@ impl<'a> RobotsTxt<'a> {
                     .any(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent))
             })
             .collect();
-        (!groups.is_empty()).then_some(AgentRules {
+        if groups.is_empty() {
+            return None;
+        }
+        let aipref_groups =
+            self.aipref_groups_of(|ua| !ua.global && ua.product.eq_ignore_ascii_case(agent));
+        Some(AgentRules {
             robots: self,
             groups,
             group: GroupMatch::Specific,
+            aipref_groups,
         })
+    }
+
+    /// The groups of AIPREF's grouping with a user-agent line for which
+    /// `names` holds, in file order (none when the file has no preference
+    /// lines).
+    fn aipref_groups_of(&self, names: impl Fn(&super::parse::UserAgent<'_>) -> bool) -> Vec<usize> {
+        if self.preferences().is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<usize> = self
+            .user_agents
+            .iter()
+            .zip(&self.aipref_groups.of_user_agent)
+            .filter(|(ua, _)| names(ua))
+            .map(|(_, &g)| g)
+            .collect();
+        out.dedup();
+        out
+    }
+
+    /// The rules of a crawler that obeys no group: it ignores the `*`
+    /// group and no group names it (everything is allowed; only
+    /// preferences written for the whole file apply).
+    pub fn ungrouped_agent<'r>(&'r self) -> AgentRules<'r, 'a> {
+        AgentRules {
+            robots: self,
+            groups: Vec::new(),
+            group: GroupMatch::None,
+            aipref_groups: Vec::new(),
+        }
     }
 
     /// The rules of a crawler that no group names: the `*` groups (or
@@ -144,6 +184,7 @@ impl<'a> RobotsTxt<'a> {
             robots: self,
             groups,
             group,
+            aipref_groups: self.aipref_groups_of(|ua| ua.global),
         }
     }
 
@@ -199,6 +240,67 @@ impl<'r, 'a> AgentRules<'r, 'a> {
             self.decide_path(&buf[..=path.rest.len()])
         } else {
             self.decide_path(&PathRef::to_bytes(path))
+        }
+    }
+
+    /// The AI-use preferences that apply to the agent at `url` (an absolute
+    /// URL, or a path), or `None` where it may not fetch it: AIPREF
+    /// implies no preference for a path that cannot be crawled. See
+    /// [`super::preference`] for how the lines are chosen.
+    ///
+    /// ```
+    /// use robostats::robots::{PreferenceValue, RobotsTxt};
+    /// let robots = RobotsTxt::parse(
+    ///     b"User-Agent: *\nAllow: /\nDisallow: /never/\n\
+    ///       Content-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n",
+    /// );
+    /// let bot = robots.agent("GPTBot");
+    /// let at = |path| bot.preferences(path).map(|p| p.usage("train-ai"));
+    /// assert_eq!(at("/test"), Some(PreferenceValue::No));
+    /// assert_eq!(at("/never/test"), None);
+    /// assert_eq!(at("/ai-ok/test"), Some(PreferenceValue::Yes));
+    /// ```
+    pub fn preferences(&self, url: &str) -> Option<Preferences<'r, 'a>> {
+        let path = path_params_query(url.as_bytes()).to_bytes();
+        self.preferences_path(&path)
+    }
+
+    /// [`AgentRules::preferences`] for a path as Google's
+    /// `GetPathParamsQuery` returns it (starting with `/`).
+    pub fn preferences_path(&self, path: &[u8]) -> Option<Preferences<'r, 'a>> {
+        self.decide_path(path)
+            .allowed
+            .then(|| self.stated_preferences(path))
+    }
+
+    /// The preference lines the file writes for the agent at `path`,
+    /// whether or not the agent may fetch it.
+    pub fn stated_preferences(&self, path: &[u8]) -> Preferences<'r, 'a> {
+        let all: &'r [Statement<'a>] = self.robots.preferences();
+        let of = |d: PreferenceDirective| all.iter().filter(move |s| s.directive == d);
+        let usage = longest_match(
+            of(PreferenceDirective::ContentUsage).filter(|s| {
+                s.aipref_group
+                    .is_some_and(|g| self.aipref_groups.contains(&g))
+            }),
+            path,
+        );
+        let signal: Vec<&'r Statement<'a>> = of(PreferenceDirective::ContentSignal)
+            .filter(|s| s.google_group.is_some_and(|g| self.groups.contains(&g)))
+            .collect();
+        let (signal, signal_scope) = if !signal.is_empty() {
+            (signal, Some(SignalScope::Group))
+        } else {
+            let file: Vec<_> = of(PreferenceDirective::ContentSignal)
+                .filter(|s| s.google_group.is_none())
+                .collect();
+            let scope = (!file.is_empty()).then_some(SignalScope::File);
+            (file, scope)
+        };
+        Preferences {
+            usage,
+            signal,
+            signal_scope,
         }
     }
 

@@ -36,6 +36,7 @@ mod class;
 mod lex;
 mod parse;
 mod pattern;
+pub mod preference;
 pub mod reference;
 
 pub use agent::{
@@ -48,3 +49,7 @@ pub use parse::{
     UserAgent, known_elsewhere,
 };
 pub use pattern::{PathRef, escape_pattern, matches, path_params_query};
+pub use preference::{
+    ParseStatus, PreferenceDirective, PreferenceValue, Preferences, SignalScope, Statement,
+    UseLevel,
+};

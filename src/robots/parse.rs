@@ -18,6 +18,7 @@ use std::ops::Range;
 use super::agent::{is_global_agent, product_token};
 use super::lex::{Key, Line, Lines};
 use super::pattern::escape_pattern;
+use super::preference::{PreferenceDirective, Statement};
 
 /// Google's crawler reads at most 500 KiB of a robots.txt; content after it
 /// is ignored. This is crawler policy, not library behaviour:
@@ -213,6 +214,10 @@ pub struct Stats {
     pub missing_colon: u32,
     /// Lines cut at [`super::MAX_LINE_BYTES`].
     pub too_long: u32,
+    /// `Content-Signal` and `Content-Usage` lines.
+    pub preference_lines: u32,
+    /// `# BEGIN Cloudflare Managed content` lines.
+    pub cloudflare_blocks: u32,
 }
 
 /// A parsed robots.txt: parse once, then ask for any number of agents and
@@ -233,7 +238,21 @@ pub struct RobotsTxt<'a> {
     pub(crate) rules: Vec<Rule<'a>>,
     sitemaps: Vec<Sitemap<'a>>,
     directives: Vec<Directive<'a>>,
+    preferences: Vec<Statement<'a>>,
+    /// AIPREF's grouping, only when there are preference lines: the group
+    /// of each user-agent line, and which groups name `*`.
+    pub(crate) aipref_groups: AiprefGroups,
     stats: Stats,
+}
+
+/// The groups of AIPREF's grouping, where a `Content-Usage` line ends a
+/// run of user-agent lines as an allow or disallow line does.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AiprefGroups {
+    /// The group of each user-agent line (by index).
+    pub(crate) of_user_agent: Vec<usize>,
+    /// Per group: some user-agent line of it is `*`.
+    pub(crate) global: Vec<bool>,
 }
 
 impl<'a> RobotsTxt<'a> {
@@ -255,6 +274,8 @@ impl<'a> RobotsTxt<'a> {
             rules: Vec::new(),
             sitemaps: Vec::new(),
             directives: Vec::new(),
+            preferences: Vec::new(),
+            aipref_groups: AiprefGroups::default(),
             stats: Stats {
                 bytes: parsed.len(),
                 bytes_ignored: body.len() - parsed.len(),
@@ -265,8 +286,19 @@ impl<'a> RobotsTxt<'a> {
         // An allow or disallow line came after the last user-agent line:
         // the next user-agent line starts a new group.
         let mut rule_seen = true;
+        let mut in_cloudflare_block = false;
         for line in Lines::new(parsed) {
             robots.count(&line);
+            if line.metadata.is_comment {
+                match cloudflare_marker(line.raw) {
+                    Some(true) => {
+                        robots.stats.cloudflare_blocks += 1;
+                        in_cloudflare_block = true;
+                    }
+                    Some(false) => in_cloudflare_block = false,
+                    None => {}
+                }
+            }
             let Some(key) = line.key else { continue };
             let typo = line.metadata.is_acceptable_typo;
             let group = robots.groups.len().checked_sub(1);
@@ -331,16 +363,85 @@ impl<'a> RobotsTxt<'a> {
                     url: line.value,
                     typo,
                 }),
-                Key::Unknown => robots.directives.push(Directive {
-                    line: line.number,
-                    group,
-                    key: line.key_text,
-                    value: line.value,
-                    known: known_elsewhere(line.key_text),
-                }),
+                Key::Unknown => {
+                    let known = known_elsewhere(line.key_text);
+                    if let Some(directive) =
+                        known.and_then(|k| PreferenceDirective::of_key(k.as_bytes()))
+                    {
+                        let mut s =
+                            Statement::new(line.number, directive, line.key_text, line.value);
+                        s.google_group = group;
+                        s.in_cloudflare_block = in_cloudflare_block;
+                        robots.preferences.push(s);
+                    }
+                    robots.directives.push(Directive {
+                        line: line.number,
+                        group,
+                        key: line.key_text,
+                        value: line.value,
+                        known,
+                    });
+                }
             }
         }
+        robots.stats.preference_lines = robots.preferences.len() as u32;
+        if !robots.preferences.is_empty() {
+            robots.group_as_aipref();
+        }
         robots
+    }
+
+    /// AIPREF's grouping: Google's, except that a `Content-Usage` line
+    /// (a rule in AIPREF's grammar) also makes the next user-agent line
+    /// start a new group. Walks the user-agent, rule and preference lines
+    /// in line order; only for files with preference lines.
+    fn group_as_aipref(&mut self) {
+        enum Event {
+            UserAgent(usize),
+            Rule,
+            Preference(usize),
+        }
+        let mut events: Vec<(u32, Event)> =
+            Vec::with_capacity(self.user_agents.len() + self.rules.len() + self.preferences.len());
+        events.extend(
+            self.user_agents
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (u.line, Event::UserAgent(i))),
+        );
+        events.extend(self.rules.iter().map(|r| (r.line, Event::Rule)));
+        events.extend(
+            self.preferences
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.line, Event::Preference(i))),
+        );
+        events.sort_by_key(|(line, _)| *line);
+        let groups = &mut self.aipref_groups;
+        groups.of_user_agent = vec![0; self.user_agents.len()];
+        let mut rule_seen = true;
+        for (_, event) in events {
+            let current = groups.global.len().checked_sub(1);
+            match event {
+                Event::UserAgent(i) => {
+                    if rule_seen {
+                        groups.global.push(false);
+                        rule_seen = false;
+                    }
+                    let g = groups.global.len() - 1;
+                    groups.of_user_agent[i] = g;
+                    groups.global[g] |= self.user_agents[i].global;
+                }
+                Event::Rule => rule_seen |= current.is_some(),
+                Event::Preference(i) => {
+                    let p = &mut self.preferences[i];
+                    p.aipref_group = current;
+                    if p.directive == PreferenceDirective::ContentUsage {
+                        rule_seen |= current.is_some();
+                    }
+                }
+            }
+        }
     }
 
     fn count(&mut self, line: &Line<'_>) {
@@ -413,9 +514,31 @@ impl<'a> RobotsTxt<'a> {
         &self.directives
     }
 
+    /// Every `Content-Signal` and `Content-Usage` line, in file order
+    /// (each is also in [`RobotsTxt::directives`]).
+    pub fn preferences(&self) -> &[Statement<'a>] {
+        &self.preferences
+    }
+
     /// Per-file counts.
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+}
+
+/// Whether a comment line marks the start (`Some(true)`) or the end
+/// (`Some(false)`) of a Cloudflare-managed block: `# BEGIN Cloudflare
+/// Managed content` and `# END Cloudflare Managed Content`, in any case.
+fn cloudflare_marker(raw: &[u8]) -> Option<bool> {
+    const BEGIN: &[u8] = b"begin cloudflare managed content";
+    const END: &[u8] = b"end cloudflare managed content";
+    let text = raw.trim_ascii_start().strip_prefix(b"#")?.trim_ascii();
+    if text.len() == BEGIN.len() && text.eq_ignore_ascii_case(BEGIN) {
+        Some(true)
+    } else if text.len() == END.len() && text.eq_ignore_ascii_case(END) {
+        Some(false)
+    } else {
+        None
     }
 }
 
