@@ -31,8 +31,14 @@ CREATE OR REPLACE VIEW sitemaps AS
 CREATE OR REPLACE VIEW directives AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/directives/*.parquet');
 
+CREATE OR REPLACE VIEW preference_statements AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/preference_statements/*.parquet');
+
 CREATE OR REPLACE VIEW named_verdicts AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/named_verdicts/*.parquet');
+
+CREATE OR REPLACE VIEW resolved_preferences AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/resolved_preferences/*.parquet');
 
 CREATE OR REPLACE VIEW errors AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/errors/*.parquet');
@@ -40,7 +46,7 @@ CREATE OR REPLACE VIEW errors AS
 CREATE OR REPLACE VIEW agents AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/agents/*.parquet');
 
--- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator
+-- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope
 CREATE OR REPLACE VIEW agent_verdicts AS
     SELECT warc_filename, warc_record_offset, agent, agent_category,
            group_match, root_allowed, rules_class,
@@ -56,9 +62,24 @@ CREATE OR REPLACE VIEW agent_verdicts AS
                WHEN 'full_allow' THEN true
                ELSE false
            END AS effective_root_allowed,
-           agent_operator
+           agent_operator,
+           CASE WHEN stated THEN p_usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
+           CASE WHEN stated THEN p_usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
+           p_usage_line AS usage_line,
+           CASE WHEN stated THEN p_signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
+           CASE WHEN stated THEN p_signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
+           CASE WHEN stated THEN p_signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
+           CASE WHEN stated THEN p_signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
+           p_signal_line AS signal_line,
+           p_signal_scope AS signal_scope
     FROM (
         SELECT c.warc_filename, c.warc_record_offset, c.google_class,
+               p.agent IS NOT NULL AS stated,
+               p.usage_train_ai AS p_usage_train_ai, p.usage_search AS p_usage_search,
+               p.usage_line AS p_usage_line, p.signal_search AS p_signal_search,
+               p.signal_ai_train AS p_signal_ai_train, p.signal_ai_input AS p_signal_ai_input,
+               p.signal_use AS p_signal_use, p.signal_line AS p_signal_line,
+               p.signal_scope AS p_signal_scope,
                a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
                CASE WHEN NOT c.robots_parsed THEN NULL
                     WHEN n.agent IS NOT NULL THEN 'specific'
@@ -78,6 +99,11 @@ CREATE OR REPLACE VIEW agent_verdicts AS
             ON n.warc_filename = c.warc_filename
            AND n.warc_record_offset = c.warc_record_offset
            AND n.agent = a.token
+        LEFT JOIN resolved_preferences p
+            ON p.warc_filename = c.warc_filename
+           AND p.warc_record_offset = c.warc_record_offset
+           AND p.agent = CASE WHEN n.agent IS NOT NULL OR a.ignores_global_group
+                              THEN a.token ELSE '*' END
     );
 
 -- END robostats schema --views

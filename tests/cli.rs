@@ -316,3 +316,90 @@ fn docs_name_every_error_kind() {
         );
     }
 }
+
+/// Every finding `lint` has for Content-Signal and Content-Usage lines.
+#[test]
+fn lint_diagnoses_preference_lines() {
+    let body = "\
+Content-Usage: train-ai=n
+User-Agent: *
+Content-Signal: Search=yes
+Content-Usage: tdm=n, train-ai=no, train-ai=y
+Content-Usage: *.pdf train-ai=n
+Content-Usage: /restricted/ ai=n train-ai=n
+Content-Usage: /private/ train-ai=y
+Content-Signal: search=y, use=maybe, foo=bar
+Content-Usage: /ok/ search=y
+Allow: /
+Disallow: /private/
+";
+    let o = robostats(&["lint", "--strict", "-"], Some(body.as_bytes()));
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let line = |n: usize| out.lines().nth(n - 1).unwrap().to_owned();
+    assert!(line(1).contains("outside every group, so no crawler reads this rule"));
+    assert!(line(3).contains("upper-case label (labels are lower case)"));
+    assert!(line(4).contains("label 'tdm' is from an earlier AIPREF draft (vocab-01)"));
+    assert!(line(4).contains("train-ai=no: Content-Usage takes y or n, so this is unknown"));
+    assert!(line(4).contains("'train-ai' given again later: the last one wins"));
+    assert!(line(5).contains("'*.pdf' is not a path (a path starts with /), so it never matches"));
+    assert!(line(6).contains("members separated by spaces (separate them with commas)"));
+    assert!(line(7).contains("preferences for /private/ that the line's crawlers may not fetch"));
+    assert!(line(8).contains("search=y: Content-Signal takes yes or no"));
+    assert!(line(8).contains("use=maybe: use takes immediate, reference or full"));
+    assert!(line(8).contains("unknown label 'foo' for Content-Signal"));
+    assert!(line(9).ends_with("['content-usage': not used by Google, used by others]"));
+    let o = robostats(&["lint", "--json", "-"], Some(body.as_bytes()));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["summary"]["preference_lines"], 8);
+}
+
+/// `check --explain` puts the preferences that apply next to the verdict.
+#[test]
+fn check_explain_shows_preferences() {
+    let body = "\
+# BEGIN Cloudflare Managed content
+User-Agent: *
+Content-Signal: search=yes,ai-train=no,use=reference
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+User-agent: GPTBot
+Disallow: /
+# END Cloudflare Managed Content
+";
+    let o = robostats(
+        &[
+            "check",
+            "--explain",
+            "-a",
+            "Bingbot",
+            "-a",
+            "GPTBot",
+            "-",
+            "/test",
+            "/never/test",
+            "/ai-ok/test",
+        ],
+        Some(body.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    let prefs: Vec<&str> = out
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap())
+        .collect();
+    assert_eq!(
+        prefs[0],
+        "preferences: Content-Usage train-ai=n search=unknown (line 6); Content-Signal \
+         search=y ai-train=n ai-input=unknown use=reference (line 3, its groups)"
+    );
+    assert!(prefs[1].starts_with("preferences: none apply (it may not fetch the URL"));
+    assert!(prefs[2].starts_with("preferences: Content-Usage train-ai=y search=unknown (line 7)"));
+    assert!(
+        prefs[3..]
+            .iter()
+            .all(|p| p.starts_with("preferences: none apply"))
+    );
+}

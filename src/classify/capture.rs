@@ -287,6 +287,12 @@ columns! {
         pub unknown_directives: Option<u32>,
         /// ... of which keys other crawlers use (crawl-delay, host, ...)
         pub known_elsewhere_directives: Option<u32>,
+        /// ... of which Content-Signal and Content-Usage lines (see
+        /// preference_statements)
+        pub preference_lines: Option<u32>,
+        /// # BEGIN Cloudflare Managed content lines (a block Cloudflare puts in front
+        /// of the site's own rules)
+        pub cloudflare_blocks: Option<u32>,
         /// keys that are one of Google's accepted typos
         pub typos: Option<u32>,
         /// directives separated by whitespace instead of :
@@ -333,6 +339,8 @@ impl RobotsColumns {
             sitemaps: Some(s.sitemaps),
             unknown_directives: Some(s.unknown),
             known_elsewhere_directives: Some(s.known_elsewhere),
+            preference_lines: Some(s.preference_lines),
+            cloudflare_blocks: Some(s.cloudflare_blocks),
             typos: Some(s.typos),
             missing_colon: Some(s.missing_colon),
             lines_too_long: Some(s.too_long),

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::http::{UrlFacts, registered_domain};
-use crate::robots::{RobotsTxt, RuleKind};
+use crate::robots::{ParseStatus, PreferenceDirective, PreferenceValue, RobotsTxt, RuleKind};
 use crate::table::columns;
 
 use super::Rows;
@@ -147,6 +147,58 @@ columns! {
     }
 }
 
+columns! {
+    /// `preference_statements`: one row per member of the dictionary of a
+    /// Content-Signal or Content-Usage line (one row with a null label when
+    /// the dictionary is empty or does not parse).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PreferenceStatementRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        /// content-signal (Cloudflare) or content-usage (IETF AIPREF)
+        pub directive: PreferenceDirective,
+        /// the key as written
+        pub key: Cow<'a, str> as dict,
+        /// the line's group under Google's grouping (where an unknown line never
+        /// ends a run of user-agent lines), from 0 as user_agents.group; null
+        /// before the first user-agent line
+        pub google_group: Option<usize>,
+        /// the line's group under AIPREF's grouping (a Content-Usage line is a
+        /// rule: a user-agent line after it starts a new group), from 0; null
+        /// before the first user-agent line
+        pub aipref_group: Option<usize>,
+        /// the line is between # BEGIN Cloudflare Managed content and # END
+        /// Cloudflare Managed Content
+        pub in_cloudflare_block: bool,
+        /// Content-Usage only: the path as written (the value's first word when
+        /// it starts with /); null when the rule has none (it applies to every
+        /// path)
+        pub path: Option<Cow<'a, str>>,
+        /// the dictionary as written (the value without its path)
+        pub dictionary: Cow<'a, str>,
+        /// the member's label (dictionary key) as written: current, older-draft
+        /// and unknown labels alike; null when the dictionary is empty or does
+        /// not parse
+        pub label: Option<&'a str> as dict,
+        /// the member's value as written after =, parameters included; null for
+        /// a bare label (the boolean true) or no member
+        pub value: Option<&'a str> as dict,
+        /// y or n (Content-Usage: the tokens y, n; Content-Signal: yes, no), else
+        /// unknown (another token, a string, a boolean, a dictionary that does
+        /// not parse)
+        pub preference: PreferenceValue,
+        /// a later member of the line has the same label: the last one wins
+        pub is_overridden: bool,
+        /// ok, empty (no member) or unparseable (not an RFC 9651 dictionary:
+        /// every preference of the line is unknown)
+        pub status: ParseStatus,
+        /// why the dictionary does not parse (the sfv parser's message)
+        pub parse_error: Option<&'a str>,
+    }
+}
+
 fn lossy(b: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
@@ -209,6 +261,35 @@ pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl 
             known_elsewhere: d.known,
             typo_of: d.known.is_none().then(|| typo_of(d.key)).flatten(),
         });
+    }
+    for p in robots.preferences() {
+        let mut row = PreferenceStatementRow {
+            at,
+            line: p.line,
+            directive: p.directive,
+            key: lossy(p.key),
+            google_group: p.google_group,
+            aipref_group: p.aipref_group,
+            in_cloudflare_block: p.in_cloudflare_block,
+            path: p.path.map(lossy),
+            dictionary: lossy(p.dictionary),
+            label: None,
+            value: None,
+            preference: PreferenceValue::Unknown,
+            is_overridden: false,
+            status: p.status,
+            parse_error: p.error.as_deref(),
+        };
+        if p.members.is_empty() {
+            out.push(&row);
+        }
+        for m in &p.members {
+            row.label = Some(m.label);
+            row.value = m.value;
+            row.preference = p.normalise(m);
+            row.is_overridden = m.overridden;
+            out.push(&row);
+        }
     }
 }
 

@@ -5,9 +5,12 @@
 //! ```text
 //! Record + Response --capture--> Capture (the captures row)
 //!                   --parse----> RobotsTxt (2xx only)
-//!                                  --lines---> user_agents, rules, sitemaps, directives rows
+//!                                  --lines---> user_agents, rules, sitemaps, directives,
+//!                                              preference_statements rows
 //!                                  --verdict-> the * verdict (on the capture),
-//!                                              named_verdicts rows (crawlers a group names)
+//!                                              named_verdicts rows (crawlers a group names),
+//!                                              resolved_preferences rows (files with
+//!                                              Content-Signal or Content-Usage lines)
 //! Error -----------------------> errors row
 //! ```
 //!
@@ -27,9 +30,10 @@ use std::sync::OnceLock;
 
 pub use agents::AgentRow;
 pub use capture::{Capture, CaptureKey, RobotsColumns};
-pub use lines::{DirectiveRow, RuleRow, SitemapRow, UserAgentRow};
+pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserAgentRow};
 pub use verdict::{
-    EffectiveClass, NamedVerdictRow, Verdict, VerdictRow, crawl_delay, global_verdict, verdicts,
+    EffectiveClass, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict, VerdictRow,
+    crawl_delay, global_verdict, verdicts,
 };
 
 use crate::error::{Error, ErrorKind, Stage};
@@ -160,7 +164,9 @@ tables! {
     Rules = "rules" => RuleRow,
     Sitemaps = "sitemaps" => SitemapRow,
     Directives = "directives" => DirectiveRow,
+    PreferenceStatements = "preference_statements" => PreferenceStatementRow,
     NamedVerdicts = "named_verdicts" => NamedVerdictRow,
+    ResolvedPreferences = "resolved_preferences" => ResolvedPreferenceRow,
     Errors = "errors" => ErrorRow,
     Agents = "agents" => AgentRow,
 }
@@ -252,6 +258,7 @@ pub fn response(
     if let Some(robots) = &robots {
         lines::push_lines(&capture, robots, out);
         verdict::push_named_verdicts(capture.at, robots, agents, out);
+        verdict::push_resolved_preferences(capture.at, robots, agents, out);
     }
     fate
 }

@@ -3,7 +3,9 @@
 //! `agent_verdicts` view's rows ([`verdicts`]).
 
 use crate::http::GoogleClass;
-use crate::robots::{AgentRules, GroupMatch, RobotsTxt, RulesClass};
+use crate::robots::{
+    AgentRules, GroupMatch, PreferenceValue, RobotsTxt, RulesClass, SignalScope, UseLevel,
+};
 use crate::table::{columns, labels};
 
 use super::Rows;
@@ -165,7 +167,111 @@ columns! {
         pub verdict: Verdict,
         /// who runs the crawler (from the list)
         pub agent_operator: &'a str as dict,
+        /// What the file prefers it do with what it fetches.
+        pub preferences: PreferenceColumns,
     }
+}
+
+columns! {
+    /// One crawler's AI-use preferences at `/` (docs/robots-txt.md, "AI-use
+    /// preferences"): null where the body was not parsed or the crawler may
+    /// not fetch `/` (preferences apply only where crawling is allowed);
+    /// otherwise y, n or unknown (nothing said).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PreferenceColumns {
+        /// Content-Usage train-ai at /: the crawler's groups in AIPREF's grouping,
+        /// the rules with the longest matching path, n winning over y among them
+        pub usage_train_ai: Option<PreferenceValue>,
+        /// Content-Usage search at /, chosen the same way
+        pub usage_search: Option<PreferenceValue>,
+        /// line of the Content-Usage rule that applies at / (the first, when
+        /// several paths are equally long); null when none does
+        pub usage_line: Option<u32>,
+        /// Content-Signal search: the lines of the crawler's groups (Google's
+        /// grouping), else those before the first user-agent line; n wins
+        pub signal_search: Option<PreferenceValue>,
+        /// Content-Signal ai-train, chosen the same way
+        pub signal_ai_train: Option<PreferenceValue>,
+        /// Content-Signal ai-input, chosen the same way
+        pub signal_ai_input: Option<PreferenceValue>,
+        /// Content-Signal use (Cloudflare, 2026): immediate, reference or full (the
+        /// most restrictive given), else unknown
+        pub signal_use: Option<UseLevel>,
+        /// first line of the Content-Signal lines that apply; null when none does
+        pub signal_line: Option<u32>,
+        /// where the Content-Signal lines that apply stand: group (the crawler's
+        /// groups) or file (before the first user-agent line); null when none
+        /// does
+        pub signal_scope: Option<SignalScope>,
+    }
+}
+
+impl PreferenceColumns {
+    /// The preferences of the crawler obeying `rules` at `/`.
+    pub fn at_root(rules: &AgentRules<'_, '_>) -> PreferenceColumns {
+        let Some(p) = rules.preferences_path(b"/") else {
+            return PreferenceColumns::default();
+        };
+        PreferenceColumns {
+            usage_train_ai: Some(p.usage("train-ai")),
+            usage_search: Some(p.usage("search")),
+            usage_line: p.usage_line(),
+            signal_search: Some(p.signal("search")),
+            signal_ai_train: Some(p.signal("ai-train")),
+            signal_ai_input: Some(p.signal("ai-input")),
+            signal_use: Some(p.signal_use()),
+            signal_line: p.signal_line(),
+            signal_scope: p.signal_scope,
+        }
+    }
+}
+
+columns! {
+    /// `resolved_preferences`: the AI-use preferences at / of each 2xx
+    /// capture that has a Content-Signal or Content-Usage line, for `*` and
+    /// for each crawler of interest whose preferences may differ from
+    /// `*`'s (a group names it, or it ignores the `*` group). The
+    /// `agent_verdicts` view gives every crawler's, for every capture.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ResolvedPreferenceRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        /// the crawler (agents.token), or * for a crawler no group names
+        pub agent: &'a str as dict,
+        /// Its preferences.
+        pub preferences: PreferenceColumns,
+    }
+}
+
+/// The `resolved_preferences` rows of a parsed capture (none without a
+/// preference line): the crawlers of the list whose preferences may differ
+/// from `*`'s, in the list's order, then `*`.
+pub fn push_resolved_preferences(
+    at: CaptureKey<'_>,
+    robots: &RobotsTxt<'_>,
+    agents: &AgentList,
+    out: &mut impl Rows,
+) {
+    if robots.preferences().is_empty() {
+        return;
+    }
+    for agent in &agents.agents {
+        let rules = match robots.named_agent(&agent.token) {
+            Some(rules) => rules,
+            None if agent.ignores_global_group => robots.ungrouped_agent(),
+            None => continue,
+        };
+        out.push(&ResolvedPreferenceRow {
+            at,
+            agent: &agent.token,
+            preferences: PreferenceColumns::at_root(&rules),
+        });
+    }
+    out.push(&ResolvedPreferenceRow {
+        at,
+        agent: "*",
+        preferences: PreferenceColumns::at_root(&robots.unnamed_agent()),
+    });
 }
 
 /// The query of the `agent_verdicts` view (`queries/views.sql`): every
@@ -173,6 +279,8 @@ columns! {
 /// `named_verdicts` row; any other gets nothing (when it ignores the `*`
 /// group) or the `*` verdict of the capture (`captures.global_*`); the
 /// HTTP outcome then gives the effective class, as [`Verdict::of`] does.
+/// The preferences are the crawler's `resolved_preferences` row (its own,
+/// or `*`'s), else unknown where it may fetch `/`.
 pub const AGENT_VERDICTS_SQL: &str =
     "    SELECT warc_filename, warc_record_offset, agent, agent_category,
            group_match, root_allowed, rules_class,
@@ -188,9 +296,24 @@ pub const AGENT_VERDICTS_SQL: &str =
                WHEN 'full_allow' THEN true
                ELSE false
            END AS effective_root_allowed,
-           agent_operator
+           agent_operator,
+           CASE WHEN stated THEN p_usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
+           CASE WHEN stated THEN p_usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
+           p_usage_line AS usage_line,
+           CASE WHEN stated THEN p_signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
+           CASE WHEN stated THEN p_signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
+           CASE WHEN stated THEN p_signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
+           CASE WHEN stated THEN p_signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
+           p_signal_line AS signal_line,
+           p_signal_scope AS signal_scope
     FROM (
         SELECT c.warc_filename, c.warc_record_offset, c.google_class,
+               p.agent IS NOT NULL AS stated,
+               p.usage_train_ai AS p_usage_train_ai, p.usage_search AS p_usage_search,
+               p.usage_line AS p_usage_line, p.signal_search AS p_signal_search,
+               p.signal_ai_train AS p_signal_ai_train, p.signal_ai_input AS p_signal_ai_input,
+               p.signal_use AS p_signal_use, p.signal_line AS p_signal_line,
+               p.signal_scope AS p_signal_scope,
                a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
                CASE WHEN NOT c.robots_parsed THEN NULL
                     WHEN n.agent IS NOT NULL THEN 'specific'
@@ -210,6 +333,11 @@ pub const AGENT_VERDICTS_SQL: &str =
             ON n.warc_filename = c.warc_filename
            AND n.warc_record_offset = c.warc_record_offset
            AND n.agent = a.token
+        LEFT JOIN resolved_preferences p
+            ON p.warc_filename = c.warc_filename
+           AND p.warc_record_offset = c.warc_record_offset
+           AND p.agent = CASE WHEN n.agent IS NOT NULL OR a.ignores_global_group
+                              THEN a.token ELSE '*' END
     )";
 
 columns! {

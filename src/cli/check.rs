@@ -4,7 +4,9 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use robostats::classify::agents::ignores_global_group;
-use robostats::robots::{GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, is_valid_user_agent_to_obey};
+use robostats::robots::{
+    AgentRules, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope, is_valid_user_agent_to_obey,
+};
 
 use super::{FileArg, printable, read_body};
 
@@ -20,10 +22,11 @@ pub struct Args {
     /// not normalise them). A path such as `/private` works too.
     #[arg(required = true, value_name = "URL")]
     urls: Vec<String>,
-    /// Add the group that applied, the deciding line and its rule, and,
-    /// for a crawler that ignores the `*` group (Google's special-case
-    /// crawlers, such as AdsBot-Google), its own policy's verdict when the
-    /// `*` group decided.
+    /// Add the group that applied, the deciding line and its rule, the
+    /// AI-use preferences (Content-Usage, Content-Signal) that apply to the
+    /// agent at the URL (for a file that has such lines), and, for a crawler that ignores the `*` group
+    /// (Google's special-case crawlers, such as AdsBot-Google), its own
+    /// policy's verdict when the `*` group decided.
     #[arg(long)]
     explain: bool,
     /// Parse the whole file. By default content past 500 KiB is ignored,
@@ -85,6 +88,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     }
                     None => write!(out, "\t-\tno matching rule")?,
                 }
+                if !robots.preferences().is_empty() {
+                    write!(out, "\t{}", preferences(&rules, url))?;
+                }
                 // The verdict stays the matcher's; the crawler's own
                 // policy, where it differs, is a note.
                 if decision.group == GroupMatch::Global && ignores_global_group(agent) {
@@ -101,6 +107,39 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The preferences that apply to the agent at `url`, for `--explain`:
+/// `preferences: Content-Usage train-ai=n search=unknown (line 4);
+/// Content-Signal search=y ai-train=n ai-input=unknown use=reference (line
+/// 3, its groups)`.
+fn preferences(rules: &AgentRules<'_, '_>, url: &str) -> String {
+    let Some(p) = rules.preferences(url) else {
+        return "preferences: none apply (it may not fetch the URL, and AIPREF implies no \
+                preference for what cannot be crawled)"
+            .to_owned();
+    };
+    let line = |l: Option<u32>, scope: &str| match l {
+        Some(l) => format!("(line {l}{scope})"),
+        None => "(no line applies)".to_owned(),
+    };
+    let scope = match p.signal_scope {
+        Some(SignalScope::Group) => ", its groups",
+        Some(SignalScope::File) => ", before any user-agent: the whole file",
+        None => "",
+    };
+    format!(
+        "preferences: Content-Usage train-ai={} search={} {}; Content-Signal search={} \
+         ai-train={} ai-input={} use={} {}",
+        p.usage("train-ai").as_str(),
+        p.usage("search").as_str(),
+        line(p.usage_line(), ""),
+        p.signal("search").as_str(),
+        p.signal("ai-train").as_str(),
+        p.signal("ai-input").as_str(),
+        p.signal_use().as_str(),
+        line(p.signal_line(), scope),
+    )
 }
 
 /// The URL with its non-ASCII bytes, spaces and control characters

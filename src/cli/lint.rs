@@ -48,7 +48,8 @@ fn kind(line: &Line<'_>) -> &'static str {
 }
 
 /// Everything worth saying about one line; empty means fine.
-fn diagnose(line: &Line<'_>, first_user_agent: Option<u32>) -> Vec<String> {
+fn diagnose(line: &Line<'_>, robots: &RobotsTxt<'_>) -> Vec<String> {
+    let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
     let mut d = Vec::new();
     let m = &line.metadata;
     let end = line.offset + line.raw.len();
@@ -98,10 +99,16 @@ fn diagnose(line: &Line<'_>, first_user_agent: Option<u32>) -> Vec<String> {
                 d.push("not an absolute http(s) URL".to_owned());
             }
         }
-        Some(Key::Unknown) => match known_elsewhere(line.key_text) {
-            Some(name) => d.push(format!("'{name}': not used by Google, used by others")),
-            None => d.push("unknown key: ignored".to_owned()),
-        },
+        Some(Key::Unknown) => {
+            match known_elsewhere(line.key_text) {
+                Some(name) => d.push(format!("'{name}': not used by Google, used by others")),
+                None => d.push("unknown key: ignored".to_owned()),
+            }
+            let statements = robots.preferences();
+            if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
+                d.extend(robots.preference_findings(&statements[i]));
+            }
+        }
     }
     d
 }
@@ -129,6 +136,8 @@ fn summary_json(robots: &RobotsTxt<'_>, past_limit: usize) -> serde_json::Value 
         "empty_lines": s.empty_lines,
         "comment_lines": s.comment_lines,
         "too_long": s.too_long,
+        "preference_lines": s.preference_lines,
+        "cloudflare_blocks": s.cloudflare_blocks,
     })
 }
 
@@ -138,7 +147,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // lines Google's crawler would not read.
     let robots = RobotsTxt::parse(&body);
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
-    let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = false;
 
@@ -151,7 +159,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
         for (i, line) in robots.lines().enumerate() {
             let m = &line.metadata;
-            let diagnosis = diagnose(&line, first_user_agent);
+            let diagnosis = diagnose(&line, &robots);
             findings |= has_finding(&diagnosis);
             let value = match line.key {
                 Some(k) if k.value_is_escaped() => {
@@ -187,7 +195,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
-        let diagnosis = diagnose(&line, first_user_agent);
+        let diagnosis = diagnose(&line, &robots);
         findings |= has_finding(&diagnosis);
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()

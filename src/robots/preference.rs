@@ -35,6 +35,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::parse::{RobotsTxt, UserAgent};
 use super::pattern::{escape_pattern, matches};
 use crate::table::labels;
 
@@ -487,6 +488,173 @@ pub const OLD_AIPREF_LABELS: [(&str, &str); 9] = [
     ("bots", "vocab-03 and vocab-04"),
     ("ai-output", "vocab-04"),
 ];
+
+impl<'a> RobotsTxt<'a> {
+    /// The user-agent lines of the group a preference line stands in:
+    /// its AIPREF group for `Content-Usage`, its Google group for
+    /// `Content-Signal` (none before the first user-agent line).
+    pub fn statement_agents(&self, s: &Statement<'_>) -> Vec<&UserAgent<'a>> {
+        match s.directive {
+            PreferenceDirective::ContentUsage => {
+                let Some(g) = s.aipref_group else {
+                    return Vec::new();
+                };
+                self.user_agents()
+                    .iter()
+                    .zip(&self.aipref_groups.of_user_agent)
+                    .filter(|(_, of)| **of == g)
+                    .map(|(ua, _)| ua)
+                    .collect()
+            }
+            PreferenceDirective::ContentSignal => s.google_group.map_or(Vec::new(), |g| {
+                self.user_agents()[self.groups()[g].user_agents.clone()]
+                    .iter()
+                    .collect()
+            }),
+        }
+    }
+
+    /// What is wrong with a preference line, for people (`robostats
+    /// lint`): a dictionary that does not parse (an upper-case label, pairs
+    /// without commas), unknown labels (older AIPREF drafts named), values
+    /// other than the directive's yes and no, a label given twice, a
+    /// first word that looks like a path but is not one, a line outside
+    /// every group, and preferences for a path that the line's crawlers
+    /// may not fetch anyway.
+    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<String> {
+        let mut d = Vec::new();
+        let name = match s.directive {
+            PreferenceDirective::ContentSignal => "Content-Signal",
+            PreferenceDirective::ContentUsage => "Content-Usage",
+        };
+        if s.google_group.is_none() {
+            d.push(match s.directive {
+                PreferenceDirective::ContentUsage => {
+                    "before any user-agent: outside every group, so no crawler reads this rule"
+                        .to_owned()
+                }
+                PreferenceDirective::ContentSignal => {
+                    "before any user-agent: outside every group (read as written for every                      crawler; readers that scope Content-Signal by group ignore it)"
+                        .to_owned()
+                }
+            });
+        }
+        let mut not_a_path = false;
+        if s.directive == PreferenceDirective::ContentUsage && s.path.is_none() {
+            let first = s.dictionary.split(|&b| b == b' ' || b == b'\t').next();
+            if let Some(w) = first.filter(|w| w.len() < s.dictionary.len()) {
+                if w.first() == Some(&b'*') || w.contains(&b'/') {
+                    not_a_path = true;
+                    d.push(format!(
+                        "'{}' is not a path (a path starts with /), so it never matches: the \
+                         whole value is read as the preference",
+                        String::from_utf8_lossy(w)
+                    ));
+                }
+            }
+        }
+        match s.status {
+            ParseStatus::Empty => d.push("no preference: the dictionary is empty".to_owned()),
+            ParseStatus::Unparseable => {
+                let lower = s.dictionary.to_ascii_lowercase();
+                let commas = s
+                    .dictionary
+                    .split(|&b| b == b' ')
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(&b", "[..]);
+                let why = if lower != s.dictionary && parse_dictionary(&lower).is_ok() {
+                    "upper-case label (labels are lower case)".to_owned()
+                } else if !not_a_path && parse_dictionary(&commas).is_ok() {
+                    "members separated by spaces (separate them with commas)".to_owned()
+                } else {
+                    format!(
+                        "not a Structured Fields dictionary: {}",
+                        s.error.as_deref().unwrap_or("")
+                    )
+                };
+                d.push(format!("{why}: every preference of the line is unknown"));
+            }
+            ParseStatus::Ok => {}
+        }
+        let (yes, no) = s.directive.yes_no();
+        for m in &s.members {
+            let known = s.directive.labels().contains(&m.label);
+            if !known {
+                let old = OLD_AIPREF_LABELS.iter().find(|(l, _)| *l == m.label);
+                d.push(match (s.directive, old) {
+                    (PreferenceDirective::ContentUsage, Some((_, drafts))) => format!(
+                        "label '{}' is from an earlier AIPREF draft ({drafts}): the current \
+                         labels are train-ai and search",
+                        m.label
+                    ),
+                    _ => format!(
+                        "unknown label '{}' for {name} ({}): ignored",
+                        m.label,
+                        s.directive.labels().join(", ")
+                    ),
+                });
+            } else if m.label == "use" {
+                if !matches!(m.token, Some("immediate" | "reference" | "full")) {
+                    d.push(format!(
+                        "use={}: use takes immediate, reference or full",
+                        m.value.unwrap_or("?1")
+                    ));
+                }
+            } else if s.normalise(m) == PreferenceValue::Unknown {
+                d.push(format!(
+                    "{}={}: {name} takes {yes} or {no}, so this is unknown",
+                    m.label,
+                    m.value.unwrap_or("?1")
+                ));
+            }
+            if m.overridden {
+                d.push(format!(
+                    "'{}' given again later: the last one wins",
+                    m.label
+                ));
+            }
+        }
+        if let Some(path) = self.disallowed_anyway(s) {
+            d.push(format!(
+                "preferences for {} that the line's crawlers may not fetch anyway: they never \
+                 apply",
+                String::from_utf8_lossy(&path)
+            ));
+        }
+        d
+    }
+
+    /// The path a preference line speaks of (its literal prefix, up to a
+    /// `*` or `$`, or `/`), when every crawler of its group is disallowed
+    /// there.
+    fn disallowed_anyway(&self, s: &Statement<'_>) -> Option<Vec<u8>> {
+        let agents = self.statement_agents(s);
+        if agents.is_empty() {
+            return None;
+        }
+        let literal = s
+            .pattern
+            .iter()
+            .take_while(|&&b| b != b'*' && b != b'$')
+            .copied()
+            .collect::<Vec<u8>>();
+        let path = if literal.is_empty() {
+            b"/".to_vec()
+        } else {
+            literal
+        };
+        let blocked = agents.iter().all(|ua| {
+            let rules = if ua.global {
+                self.unnamed_agent()
+            } else {
+                self.agent(&String::from_utf8_lossy(ua.product))
+            };
+            !rules.decide_path(&path).allowed
+        });
+        blocked.then_some(path)
+    }
+}
 
 #[cfg(test)]
 mod tests {
