@@ -33,14 +33,14 @@ def tables(out: Path) -> set[str]:
     return {p.parent.name for p in out.glob("*/*.parquet") if not p.parent.name.startswith((".", "_"))}
 
 
-def sources(con, side: str, out: Path) -> dict[str, str]:
-    """Every table of `out` and the derived views it lacks as a table, as
-    something to SELECT from."""
+def sources(con, side: str, out: Path, views: Path = VIEWS) -> dict[str, str]:
+    """Every table of `out` and the derived views it lacks as a table (made
+    by the queries of `views`), as something to SELECT from."""
     found = {t: f"read_parquet('{out}/{t}/*.parquet')" for t in tables(out)}
     missing = [v for v in DERIVED if v not in found]
     if missing and (out / "named_verdicts").is_dir():
         con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-        con.execute(VIEWS.read_text())
+        con.execute(views.read_text())
         for view in missing:
             con.execute(f"CREATE TEMP TABLE {side}_{view} AS SELECT * FROM {view}")
             found[view] = f"{side}_{view}"
@@ -50,6 +50,8 @@ def sources(con, side: str, out: Path) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--exclude", action="append", default=[], metavar="TABLE:CONDITION")
+    parser.add_argument("--views-a", type=Path, default=VIEWS,
+                        help="the views.sql of the first output's version (default: this tree's)")
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
     args = parser.parse_args()
@@ -58,7 +60,7 @@ def main() -> int:
         table, _, condition = e.partition(":")
         excluded[table] = condition
     con = duckdb.connect()
-    src = {"a": sources(con, "a", args.a), "b": sources(con, "b", args.b)}
+    src = {"a": sources(con, "a", args.a, args.views_a), "b": sources(con, "b", args.b)}
     same = True
     for table in sorted(src["a"]):
         if table not in src["b"]:
