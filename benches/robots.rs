@@ -164,5 +164,76 @@ fn matcher(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse, matching, matcher);
+/// Content-Signal and Content-Usage values an adversary could write: the
+/// parse must stay linear in the value's length.
+fn preferences(c: &mut Criterion) {
+    use robostats::robots::{PreferenceDirective, Statement};
+    let many_keys: String = (0..100_000).map(|i| format!("k{i}=n, ")).collect();
+    let same_key = "train-ai=y, ".repeat(100_000);
+    let values = [
+        (
+            "100k_keys",
+            many_keys.trim_end_matches([',', ' ']).to_owned(),
+        ),
+        (
+            "100k_same_key",
+            same_key.trim_end_matches([',', ' ']).to_owned(),
+        ),
+        ("string_500kib", format!("a=\"{}\"", "x".repeat(500 * 1024))),
+        (
+            "open_parens_500kib",
+            format!("a={}", "(".repeat(500 * 1024)),
+        ),
+        (
+            "inner_list_200k_items",
+            format!("a=({})", "b ".repeat(200_000)),
+        ),
+    ];
+    let mut g = c.benchmark_group("preferences");
+    g.sample_size(10);
+    for (name, value) in &values {
+        g.throughput(Throughput::Bytes(value.len() as u64));
+        g.bench_function(*name, |b| {
+            b.iter(|| {
+                Statement::new(
+                    1,
+                    PreferenceDirective::ContentUsage,
+                    b"Content-Usage",
+                    value.as_bytes(),
+                )
+                .members
+                .len()
+            })
+        });
+    }
+    // lint's diagnoses of a file of 4,000 crawlers, each named in a second
+    // group, and 4,000 Content-Usage rules for them: every line needs
+    // every crawler's verdict.
+    let mut body = String::new();
+    for i in 0..4000 {
+        body += &format!("User-agent: Bot{i}\n");
+    }
+    body += "Disallow: /\n";
+    for i in 0..4000 {
+        body += &format!("Content-Usage: /p{i}/ train-ai=n\n");
+    }
+    for i in 0..4000 {
+        body += &format!("User-agent: Bot{i}\nDisallow: /x{i}\n");
+    }
+    let robots = robostats::robots::RobotsTxt::parse(body.as_bytes());
+    g.throughput(Throughput::Bytes(body.len() as u64));
+    g.bench_function("lint_4000_agents_4000_rules", |b| {
+        b.iter(|| {
+            let mut lint = robostats::robots::PreferenceLint::new(&robots);
+            robots
+                .preferences()
+                .iter()
+                .map(|s| lint.findings(s).len())
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse, matching, matcher, preferences);
 criterion_main!(benches);

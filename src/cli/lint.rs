@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use robostats::robots::{
-    GOOGLE_MAX_BYTES, Key, Line, MAX_LINE_BYTES, RobotsTxt, Stats, is_global_agent,
+    GOOGLE_MAX_BYTES, Key, Line, MAX_LINE_BYTES, PreferenceLint, RobotsTxt, Stats, is_global_agent,
     known_elsewhere, product_token,
 };
 use serde_json::json;
@@ -48,7 +48,11 @@ fn kind(line: &Line<'_>) -> &'static str {
 }
 
 /// Everything worth saying about one line; empty means fine.
-fn diagnose(line: &Line<'_>, robots: &RobotsTxt<'_>) -> Vec<String> {
+fn diagnose(
+    line: &Line<'_>,
+    robots: &RobotsTxt<'_>,
+    prefs: &mut PreferenceLint<'_, '_>,
+) -> Vec<String> {
     let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
     let mut d = Vec::new();
     let m = &line.metadata;
@@ -106,7 +110,7 @@ fn diagnose(line: &Line<'_>, robots: &RobotsTxt<'_>) -> Vec<String> {
             }
             let statements = robots.preferences();
             if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
-                d.extend(robots.preference_findings(&statements[i]));
+                d.extend(prefs.findings(&statements[i]));
             }
         }
     }
@@ -146,6 +150,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Lint everything (Google's library has no size limit) and say which
     // lines Google's crawler would not read.
     let robots = RobotsTxt::parse(&body);
+    let mut prefs = PreferenceLint::new(&robots);
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = false;
@@ -159,7 +164,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
         for (i, line) in robots.lines().enumerate() {
             let m = &line.metadata;
-            let diagnosis = diagnose(&line, &robots);
+            let diagnosis = diagnose(&line, &robots, &mut prefs);
             findings |= has_finding(&diagnosis);
             let value = match line.key {
                 Some(k) if k.value_is_escaped() => {
@@ -195,7 +200,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
-        let diagnosis = diagnose(&line, &robots);
+        let diagnosis = diagnose(&line, &robots, &mut prefs);
         findings |= has_finding(&diagnosis);
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()

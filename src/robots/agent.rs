@@ -156,6 +156,17 @@ impl<'a> RobotsTxt<'a> {
         out
     }
 
+    /// The rules of a crawler that obeys `groups` (Google's, ascending),
+    /// as if a group named it.
+    pub(crate) fn rules_of_groups<'r>(&'r self, groups: Vec<usize>) -> AgentRules<'r, 'a> {
+        AgentRules {
+            robots: self,
+            groups,
+            group: GroupMatch::Specific,
+            aipref_groups: Vec::new(),
+        }
+    }
+
     /// The rules of a crawler that obeys no group: it ignores the `*`
     /// group and no group names it (everything is allowed; only
     /// preferences written for the whole file apply).
@@ -281,12 +292,15 @@ impl<'r, 'a> AgentRules<'r, 'a> {
         let usage = longest_match(
             of(PreferenceDirective::ContentUsage).filter(|s| {
                 s.aipref_group
-                    .is_some_and(|g| self.aipref_groups.contains(&g))
+                    .is_some_and(|g| self.aipref_groups.binary_search(&g).is_ok())
             }),
             path,
         );
         let signal: Vec<&'r Statement<'a>> = of(PreferenceDirective::ContentSignal)
-            .filter(|s| s.google_group.is_some_and(|g| self.groups.contains(&g)))
+            .filter(|s| {
+                s.google_group
+                    .is_some_and(|g| self.groups.binary_search(&g).is_ok())
+            })
             .collect();
         let (signal, signal_scope) = if !signal.is_empty() {
             (signal, Some(SignalScope::Group))

@@ -50,6 +50,6 @@ pub use parse::{
 };
 pub use pattern::{PathRef, escape_pattern, matches, path_params_query};
 pub use preference::{
-    ParseStatus, PreferenceDirective, PreferenceValue, Preferences, SignalScope, Statement,
-    UseLevel,
+    ParseStatus, PreferenceDirective, PreferenceLint, PreferenceValue, Preferences, SignalScope,
+    Statement, UseLevel,
 };

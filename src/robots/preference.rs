@@ -302,10 +302,7 @@ pub fn parse_dictionary(input: &[u8]) -> Result<Vec<Member<'_>>, String> {
         let value = texts
             .get(i)
             .and_then(|t| std::str::from_utf8(t).ok())
-            .and_then(|t| {
-                t.split_once('=')
-                    .map(|(_, v)| v.trim_end_matches([' ', '\t']))
-            });
+            .and_then(|t| member_value(t, label));
         members.push(Member {
             label,
             value,
@@ -321,6 +318,13 @@ pub fn parse_dictionary(input: &[u8]) -> Result<Vec<Member<'_>>, String> {
         m.overridden = last[m.label] != i;
     }
     Ok(members)
+}
+
+/// The value of a member as written: what follows `label=` (parameters
+/// included), `None` for a bare label (`train-ai`, `train-ai;src=x`: the
+/// boolean true, whose parameters may hold a `=` of their own).
+fn member_value<'t>(text: &'t str, label: &str) -> Option<&'t str> {
+    text.strip_prefix(label)?.strip_prefix('=')
 }
 
 /// The text of each top-level member of a valid dictionary: split at the
@@ -514,6 +518,64 @@ impl<'a> RobotsTxt<'a> {
         }
     }
 
+    /// What is wrong with a preference line, for people: see
+    /// [`PreferenceLint::findings`]. To diagnose every line of a file, keep
+    /// one [`PreferenceLint`] instead: it finds each group's crawlers once.
+    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<String> {
+        PreferenceLint::new(self).findings(s)
+    }
+}
+
+/// The diagnoses of a file's preference lines (`robostats lint`). It
+/// indexes the file's crawler names once and remembers each group's
+/// verdicts, so that diagnosing every line stays near-linear in the
+/// file's size, even for files of thousands of user-agent and preference
+/// lines.
+pub struct PreferenceLint<'r, 'a> {
+    robots: &'r RobotsTxt<'a>,
+    /// Google's groups naming each product token (lower case), ascending.
+    naming: HashMap<Vec<u8>, Vec<usize>>,
+    /// The `*` groups.
+    global: Vec<usize>,
+    /// The user-agent lines of each group of AIPREF's grouping.
+    aipref_members: Vec<Vec<usize>>,
+    /// Per group a line stands in (`true` for AIPREF's grouping): the
+    /// distinct sets of groups its crawlers obey.
+    obeyed: HashMap<(bool, usize), Vec<Vec<usize>>>,
+    /// Whether every crawler of a group may not fetch a path.
+    blocked: HashMap<((bool, usize), Vec<u8>), bool>,
+}
+
+impl<'r, 'a> PreferenceLint<'r, 'a> {
+    /// Indexes `robots`' user-agent lines.
+    pub fn new(robots: &'r RobotsTxt<'a>) -> Self {
+        let mut naming: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        for ua in robots.user_agents().iter().filter(|ua| !ua.global) {
+            let groups = naming.entry(ua.product.to_ascii_lowercase()).or_default();
+            if groups.last() != Some(&ua.group) {
+                groups.push(ua.group);
+            }
+        }
+        let global = (0..robots.groups().len())
+            .filter(|&g| robots.groups()[g].global)
+            .collect();
+        let mut aipref_members: Vec<Vec<usize>> = Vec::new();
+        for (i, &g) in robots.aipref_groups.of_user_agent.iter().enumerate() {
+            if aipref_members.len() <= g {
+                aipref_members.resize_with(g + 1, Vec::new);
+            }
+            aipref_members[g].push(i);
+        }
+        PreferenceLint {
+            robots,
+            naming,
+            global,
+            aipref_members,
+            obeyed: HashMap::new(),
+            blocked: HashMap::new(),
+        }
+    }
+
     /// What is wrong with a preference line, for people (`robostats
     /// lint`): a dictionary that does not parse (an upper-case label, pairs
     /// without commas), unknown labels (older AIPREF drafts named), values
@@ -521,7 +583,7 @@ impl<'a> RobotsTxt<'a> {
     /// first word that looks like a path but is not one, a line outside
     /// every group, and preferences for a path that the line's crawlers
     /// may not fetch anyway.
-    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<String> {
+    pub fn findings(&mut self, s: &Statement<'_>) -> Vec<String> {
         let mut d = Vec::new();
         let name = match s.directive {
             PreferenceDirective::ContentSignal => "Content-Signal",
@@ -534,7 +596,8 @@ impl<'a> RobotsTxt<'a> {
                         .to_owned()
                 }
                 PreferenceDirective::ContentSignal => {
-                    "before any user-agent: outside every group (read as written for every                      crawler; readers that scope Content-Signal by group ignore it)"
+                    "before any user-agent: outside every group (read as written for every \
+                     crawler; readers that scope Content-Signal by group ignore it)"
                         .to_owned()
                 }
             });
@@ -628,11 +691,11 @@ impl<'a> RobotsTxt<'a> {
     /// The path a preference line speaks of (its literal prefix, up to a
     /// `*` or `$`, or `/`), when every crawler of its group is disallowed
     /// there.
-    fn disallowed_anyway(&self, s: &Statement<'_>) -> Option<Vec<u8>> {
-        let agents = self.statement_agents(s);
-        if agents.is_empty() {
-            return None;
-        }
+    fn disallowed_anyway(&mut self, s: &Statement<'_>) -> Option<Vec<u8>> {
+        let key = match s.directive {
+            PreferenceDirective::ContentUsage => (true, s.aipref_group?),
+            PreferenceDirective::ContentSignal => (false, s.google_group?),
+        };
         let literal = s
             .pattern
             .iter()
@@ -644,15 +707,46 @@ impl<'a> RobotsTxt<'a> {
         } else {
             literal
         };
-        let blocked = agents.iter().all(|ua| {
-            let rules = if ua.global {
-                self.unnamed_agent()
-            } else {
-                self.agent(&String::from_utf8_lossy(ua.product))
-            };
-            !rules.decide_path(&path).allowed
+        if !self.obeyed.contains_key(&key) {
+            let sets = self.obeyed_groups(key);
+            self.obeyed.insert(key, sets);
+        }
+        let (sets, robots) = (&self.obeyed[&key], self.robots);
+        let blocked = *self.blocked.entry((key, path.clone())).or_insert_with(|| {
+            !sets.is_empty()
+                && sets.iter().all(|groups| {
+                    !robots
+                        .rules_of_groups(groups.clone())
+                        .decide_path(&path)
+                        .allowed
+                })
         });
         blocked.then_some(path)
+    }
+
+    /// The distinct sets of groups that the crawlers of a group obey (each
+    /// named crawler the groups naming it, `*` the `*` groups).
+    fn obeyed_groups(&self, (aipref, group): (bool, usize)) -> Vec<Vec<usize>> {
+        let user_agents = self.robots.user_agents();
+        let members: Vec<usize> = if aipref {
+            self.aipref_members.get(group).cloned().unwrap_or_default()
+        } else {
+            self.robots.groups()[group].user_agents.clone().collect()
+        };
+        let mut sets: Vec<&Vec<usize>> = members
+            .iter()
+            .map(|&i| {
+                let ua = &user_agents[i];
+                if ua.global {
+                    &self.global
+                } else {
+                    &self.naming[&ua.product.to_ascii_lowercase()]
+                }
+            })
+            .collect();
+        sets.sort();
+        sets.dedup();
+        sets.into_iter().cloned().collect()
     }
 }
 
@@ -729,6 +823,11 @@ mod tests {
             usage("train-ai=n;src=site").members[0].value,
             Some("n;src=site")
         );
+        // A bare label is the boolean true: no value, whatever its
+        // parameters hold.
+        let s = usage("train-ai;src=x, search=y");
+        assert_eq!((s.members[0].value, s.members[1].value), (None, Some("y")));
+        assert_eq!(s.preference("train-ai"), Unknown);
     }
 
     #[test]
@@ -808,6 +907,40 @@ mod tests {
         assert_eq!(Yes.combine(No), No);
         assert_eq!(Unknown.combine(Yes), Yes);
         assert_eq!(Unknown.combine(Unknown), Unknown);
+    }
+
+    #[test]
+    fn lint_reads_each_group_of_crawlers_once() {
+        // 300 crawlers shut out of everything, each also named in a group
+        // of its own, and 300 Content-Usage rules for them: every rule is
+        // for a path they may not fetch anyway.
+        let mut body = String::new();
+        for i in 0..300 {
+            body += &format!("User-agent: Bot{i}\n");
+        }
+        body += "Disallow: /\n";
+        for i in 0..300 {
+            body += &format!("Content-Usage: /p{i}/ train-ai=n\n");
+        }
+        for i in 0..300 {
+            body += &format!("User-agent: bot{i}\nDisallow: /x{i}\n");
+        }
+        body += "User-agent: Bot7\nAllow: /p7/\n";
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let mut lint = PreferenceLint::new(&robots);
+        let flagged: Vec<bool> = robots
+            .preferences()
+            .iter()
+            .map(|s| lint.findings(s).iter().any(|f| f.contains("anyway")))
+            .collect();
+        // Bot7 may fetch /p7/ (its last group allows it): not flagged.
+        assert_eq!(flagged.iter().filter(|f| !**f).count(), 1);
+        assert!(!flagged[7]);
+        // The same answers, line by line, as one-off diagnoses give.
+        for (s, f) in robots.preferences().iter().zip(&flagged).step_by(37) {
+            let once = robots.preference_findings(s);
+            assert_eq!(once.iter().any(|f| f.contains("anyway")), *f);
+        }
     }
 
     #[test]
