@@ -218,6 +218,14 @@ fn scope_between_two_user_agent_lines() {
     // Crawling stays Google's: both obey the one group.
     assert!(!robots.allowed("FooBot", "/private/x"));
     assert!(!robots.allowed("BarBot", "/private/x"));
+    // The user-agent lines: one group for Google, two for AIPREF.
+    let of = |i: usize| {
+        (
+            robots.user_agents()[i].group,
+            robots.aipref_group_of_user_agent(i),
+        )
+    };
+    assert_eq!((of(0), of(1)), ((0, 0), (0, 1)));
     let foo = robots.agent("FooBot").preferences("/").unwrap();
     let bar = robots.agent("BarBot").preferences("/").unwrap();
     assert_eq!(

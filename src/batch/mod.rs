@@ -306,6 +306,7 @@ mod tests {
             batches.push(&UserAgentRow {
                 at,
                 group: 0,
+                aipref_group: 0,
                 line,
                 key: "User-agent".into(),
                 value: "*".into(),

@@ -46,6 +46,11 @@ columns! {
         pub at: CaptureKey<'a>,
         #[doc = doc!(group)]
         pub group: usize,
+        /// index of the line's group under AIPREF's grouping, from 0 (a
+        /// Content-Usage line is a rule there, so a user-agent line after it
+        /// starts a new group); equal to group in a file without Content-Usage
+        /// lines (see preference_statements.aipref_group)
+        pub aipref_group: usize,
         #[doc = doc!(line)]
         pub line: u32,
         #[doc = doc!(key)]
@@ -206,10 +211,11 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
 /// The rows of every line of a capture's robots.txt.
 pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
     let at = capture.at;
-    for ua in robots.user_agents() {
+    for (i, ua) in robots.user_agents().iter().enumerate() {
         out.push(&UserAgentRow {
             at,
             group: ua.group,
+            aipref_group: robots.aipref_group_of_user_agent(i),
             line: ua.line,
             key: lossy(ua.key),
             value: lossy(ua.value),

@@ -514,6 +514,17 @@ impl<'a> RobotsTxt<'a> {
         &self.directives
     }
 
+    /// The group of the `i`-th user-agent line under AIPREF's grouping,
+    /// where a `Content-Usage` line ends a run of user-agent lines (its
+    /// group under Google's grouping in a file without preference lines).
+    pub fn aipref_group_of_user_agent(&self, i: usize) -> usize {
+        self.aipref_groups
+            .of_user_agent
+            .get(i)
+            .copied()
+            .unwrap_or(self.user_agents[i].group)
+    }
+
     /// Every `Content-Signal` and `Content-Usage` line, in file order
     /// (each is also in [`RobotsTxt::directives`]).
     pub fn preferences(&self) -> &[Statement<'a>] {
