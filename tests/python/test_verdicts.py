@@ -16,6 +16,13 @@ COLUMNS = [
     "warc_filename", "warc_record_offset", "agent", "agent_category", "group_match", "root_allowed",
     "rules_class", "effective_class", "effective_root_allowed", "agent_operator",
 ]
+# The AI-use preferences, added to the view after the dense table's time.
+PREFERENCE_COLUMNS = [
+    "usage_train_ai", "usage_search", "usage_line", "signal_search", "signal_ai_train", "signal_ai_input",
+    "signal_use", "signal_line", "signal_scope",
+]
+# The view's columns the dense table has.
+DENSE_COLUMNS = f"SELECT {', '.join(COLUMNS)} FROM agent_verdicts"
 
 
 def q(con, sql, *params):
@@ -25,11 +32,11 @@ def q(con, sql, *params):
 def test_the_view_has_the_declared_columns_and_the_dense_tables_types(con):
     view = q(con, "DESCRIBE agent_verdicts")
     dense = q(con, f"DESCRIBE SELECT * FROM '{DENSE}'")
-    assert [c[0] for c in view] == COLUMNS
-    assert [(c[0], c[1]) for c in view] == [(c[0], c[1]) for c in dense]
+    assert [c[0] for c in view] == COLUMNS + PREFERENCE_COLUMNS
+    assert [(c[0], c[1]) for c in view[: len(COLUMNS)]] == [(c[0], c[1]) for c in dense]
     schema = subprocess.run([str(BIN), "schema"], capture_output=True, text=True, check=True).stdout
     declared = schema.split("agent_verdicts (view)\n")[1].split("\n\n")[0]
-    assert [line.split()[0] for line in declared.splitlines()] == COLUMNS
+    assert [line.split()[0] for line in declared.splitlines()] == COLUMNS + PREFERENCE_COLUMNS
 
 
 def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
@@ -40,7 +47,8 @@ def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
     special = [r[0] for r in q(con, "SELECT token FROM agents WHERE ignores_global_group ORDER BY 1")]
     assert special == ["AdsBot-Google", "Mediapartners-Google"]
     assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, f"SELECT count(*) FROM '{DENSE}'") == [(32982,)]
-    for a, b in (("agent_verdicts", f"'{DENSE}'"), (f"'{DENSE}'", "agent_verdicts")):
+    view = f"({DENSE_COLUMNS})"
+    for a, b in ((view, f"'{DENSE}'"), (f"'{DENSE}'", view)):
         only = q(con, f"SELECT count(*) FROM (SELECT * FROM {a} WHERE NOT list_contains(?, agent) "
                       f"EXCEPT ALL SELECT * FROM {b} WHERE NOT list_contains(?, agent))", special, special)
         assert only == [(0,)], (a, b)
@@ -60,7 +68,7 @@ def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
     unchanged = q(con, f"""
         SELECT count(*) FROM (
             SELECT * FROM '{DENSE}' WHERE list_contains(?, agent) AND group_match IS DISTINCT FROM 'global'
-            EXCEPT ALL SELECT * FROM agent_verdicts WHERE list_contains(?, agent))""", special, special)
+            EXCEPT ALL SELECT * FROM ({DENSE_COLUMNS}) WHERE list_contains(?, agent))""", special, special)
     assert unchanged == [(0,)]
 
 
@@ -147,6 +155,7 @@ def test_the_join_documented_for_readers_without_duckdb(samples_out, monkeypatch
     exec(compile(block, "docs/tables.md", "exec"), namespace)
     dense = namespace["verdicts"]
     assert len(dense) == 32982
+    assert list(dense.columns) == COLUMNS + PREFERENCE_COLUMNS
     con = connect(samples_out)
     con.register("dense_pd", dense)
     for a, b in (("agent_verdicts", "dense_pd"), ("dense_pd", "agent_verdicts")):
