@@ -17,10 +17,28 @@ What it writes
     Nothing in the files is real crawl data. The assumed mixture (every
     share is an assumption, not a measurement) is in the constants below.
 
+    Among the robots.txt bodies are AI-use preference lines: Cloudflare's
+    managed block, hand-written Content-Signal lines (in the * group, before
+    the groups, after another group, a misspelt key) and IETF AIPREF
+    Content-Usage rules (in the * group, before the groups, after another
+    group, in a second * group, beside a Content-Signal; each with the
+    current, an older draft's or an unparseable vocabulary). More cases are
+    not in the mixture and only --preferences writes them: Content-Signal
+    with y/n values, with upper-case keys, and in a named crawler's group;
+    Content-Usage between two user-agent lines of one run, the attach
+    draft's example verbatim, and path-scoped rules (wildcards, conflicting
+    values for one path, duplicate keys, parameters, a disallowed path, a
+    path without a leading "/").
+
 How to run
     # the ~2 MB test sample (samples/): one file, 700 fetches, every
     # category below at least once, and its per-category counts as JSON
     python3 scripts/gen_corpus.py --out samples --small --seed 1 --stats
+
+    # the AI-use preference cases (samples/preferences/): one small file,
+    # one 200 robots.txt fetch per content_usage and cloudflare_managed
+    # variant (each exactly once, in a fixed order), then 4 plain bodies
+    python3 scripts/gen_corpus.py --out samples/preferences --preferences --seed 1 --stats
 
     # the benchmark corpus: 10 files x 16,000 fetches, ~1 GB uncompressed,
     # ~35-40 MB compressed per file (keep it outside the repository)
@@ -39,7 +57,10 @@ How to run
     directive_lines (Content-Signal, Content-Usage, Crawl-delay, Host, ...
     lines and Cloudflare managed blocks in the first 500 KiB of 2xx bodies).
     Progress goes to stderr. --small checks that every category occurs and
-    fails otherwise.
+    fails otherwise. --preferences (not with --small; it sets the number of
+    files and fetches) checks that each case occurs exactly once and uncut
+    and fails otherwise; its bodies are stored without the text quirks (LF
+    line ends, no BOM, keys as written, a final newline).
 
 Requirements
     Python 3 standard library only (tested with CPython 3.11.7, zlib 1.2.13,
@@ -99,6 +120,9 @@ GZIP_LEVEL = 6               # java.util.zip's default, which CC's writer uses
 DEFAULT_FILES = 10
 DEFAULT_FETCHES = 16_000
 SMALL_FETCHES = 700
+# The file number of the --preferences file: the one after the default
+# corpus's files, so that its name is none of theirs nor the test sample's.
+PREFERENCES_INDEX = DEFAULT_FILES
 
 CCBOT_UA = "CCBot/2.0 (https://commoncrawl.org/faq/)"
 EMPTY_SHA1 = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
@@ -792,6 +816,16 @@ def body_cloudflare_managed(c, variant):
                         "search=yes, ai-input=no, ai-train=no, use=immediate"))
     own = site_rules(c)
     star = star_group(c, 12)
+    if variant == "yn_values":
+        # y/n, the AIPREF tokens, where Cloudflare's signal spells yes/no
+        return text([star[0], "Content-Signal: search=y, ai-train=n"] + star[1:])
+    if variant == "uppercase_key":
+        # upper-case keys, which an RFC 9651 Dictionary does not allow
+        return text([star[0], "Content-Signal: Search=yes, AI-Train=no"] + star[1:])
+    if variant == "named_group":
+        # a signal for one crawler's group and another for everyone else's
+        return text(["User-agent: GPTBot", "Content-Signal: ai-train=no", "Allow: /", "",
+                     star[0], "Content-Signal: search=yes, ai-train=yes"] + star[1:])
     if variant == "in_star_group":
         return text([star[0], "Content-Signal: " + value] + star[1:] + ["", "Sitemap: " + c.url("/sitemap.xml")])
     if variant == "file_level":
@@ -804,8 +838,12 @@ def body_cloudflare_managed(c, variant):
 
 # AIPREF Content-Usage values (IETF drafts draft-ietf-aipref-attach and
 # draft-ietf-aipref-vocab): the current vocabulary (train-ai, search), the
-# labels of older drafts (vocab-01..04), and values that do not parse as a Structured-Fields
-# Dictionary or carry no y/n token.
+# labels of older drafts (vocab-01: tdm ai genai search inference; vocab-02:
+# all train-ai train-genai ai-use search; vocab-03: bots train-ai train-genai
+# search; vocab-04: bots train-ai ai-output search), and values that do not
+# parse as a Structured-Fields Dictionary (RFC 9651; upper-case keys among
+# them) or carry no y/n token. The rule is "Content-Usage: [path SP] dictionary",
+# in a group.
 CONTENT_USAGE_VALUES = {
     "new": ["train-ai=n", "train-ai=y", "search=y, train-ai=n", "train-ai=n, search=y", "search=n"],
     "old": ["ai=n", "tdm=n", "genai=n", "bots=n", "train-genai=n", "ai-use=n", "all=n",
@@ -821,10 +859,43 @@ def content_usage_line(rng, vocab, path=None):
     return "%s: %s%s" % (key, path + " " if path else "", value)
 
 
+# The example of draft-ietf-aipref-attach (section 3.4), verbatim; stored
+# without the text quirks below (LF, no BOM, keys as written).
+AIPREF_ATTACH_EXAMPLE = [
+    "User-Agent: *", "Allow: /", "Disallow: /never/", "Content-Usage: train-ai=n",
+    "Content-Usage: /ai-ok/ train-ai=y", "",
+    "User-Agent: ExampleBot", "Allow: /", "Content-Usage: train-ai=y",
+]
+# Path-scoped Content-Usage rules in one group: a wildcard path, one path
+# with conflicting values, a duplicate key (Structured Fields: the last one
+# wins), a parameter, a path its group disallows, and a first word that looks
+# like a path but does not start with "/".
+AIPREF_PATH_RULES = [
+    "User-agent: *", "Disallow: /private/", "Content-Usage: train-ai=y, train-ai=n",
+    "Content-Usage: /*.pdf$ train-ai=n", "Content-Usage: /a/ train-ai=y", "Content-Usage: /a/ train-ai=n",
+    "Content-Usage: /blog/ train-ai=n;src=site", "Content-Usage: /private/ train-ai=y",
+    "Content-Usage: *.pdf train-ai=n", "Allow: /",
+]
+# Search crawlers that share a run of user-agent lines with GPTBot.
+CU_OTHER_AGENTS = ["Googlebot", "Bingbot", "Applebot", "DuckDuckBot"]
+
+
 def body_content_usage(c, variant):
     rng = c.rng
     placement, vocab = variant.split("/")
+    if placement == "attach_example":
+        return text(list(AIPREF_ATTACH_EXAMPLE), quirks=False)
+    if placement == "path_rules":
+        return text(["# AI usage preferences (IETF AIPREF)"] + AIPREF_PATH_RULES)
     cu = content_usage_line(rng, vocab)
+    if placement == "between_agents":
+        # One group for Google's parser, whose unknown lines do not end a
+        # group (google/robotstxt robots.cc, HandleUnknownAction); under
+        # AIPREF's grouping the Content-Usage line ends the first run, so
+        # GPTBot's group is that line alone and only the second agent gets
+        # the Disallow.
+        return text(["User-agent: GPTBot", cu,
+                     "User-agent: " + rng.choice(CU_OTHER_AGENTS), "Disallow: /private/", ""] + star_group(c))
     if placement == "in_group":
         return text(["User-agent: *", "Allow: /", "Disallow: /never/", cu,
                      content_usage_line(rng, "new", "/ai-ok/")])
@@ -1125,6 +1196,18 @@ BODY_BUILDERS = {
     "huge": (body_huge, {"rules": 70, "sitemap_spam": 30}),
 }
 assert set(BODY_BUILDERS) == set(BODY_SHARES)
+
+# AI-use preference variants the builders above can make but the mixture
+# does not draw (the test sample and the benchmark corpus stay as they
+# were); only --preferences writes them.
+PREFERENCE_ONLY_VARIANTS = {
+    "cloudflare_managed": ["yn_values", "uppercase_key", "named_group"],
+    "content_usage": ["between_agents/new", "between_agents/old", "between_agents/unparseable",
+                      "attach_example/new", "path_rules/new"],
+}
+# Bodies without preference lines that --preferences adds for contrast.
+PREFERENCE_PLAIN_BODIES = [("allow_all", "allow_root"), ("disallow_all", "root"),
+                           ("disallow_all", "except_google"), ("ai_blocklist", "search_allowed")]
 
 
 # ---------------------------------------------------------------------------
@@ -1466,12 +1549,15 @@ def file_name(index):
     return "CC-MAIN-%s-%s-%05d.warc.gz" % (start.strftime("%Y%m%d%H%M%S"), end.strftime("%Y%m%d%H%M%S"), index)
 
 
-def warcinfo_block(name, index):
+def warcinfo_block(name, index, preferences=False):
+    description = ("SYNTHETIC robots.txt captures shaped like Common Crawl's robotstxt subset, "
+                   "made by robostats scripts/gen_corpus.py; no real crawl data")
+    if preferences:
+        description += "; one fetch per AI-use preference case (gen_corpus.py --preferences)"
     fields = [
         ("isPartOf", CRAWL),
         ("publisher", "robostats test corpus (synthetic; imitates Common Crawl, not published by it)"),
-        ("description", "SYNTHETIC robots.txt captures shaped like Common Crawl's robotstxt subset, "
-                        "made by robostats scripts/gen_corpus.py; no real crawl data"),
+        ("description", description),
         ("operator", "robostats developers"),
         ("hostname", "synthetic-%05d" % index),
         ("software", "robostats scripts/gen_corpus.py (imitating Apache Nutch 1.21 "
@@ -1508,13 +1594,14 @@ class FileGenerator:
     of an earlier redirect, or a re-fetch), makes the server's reply, applies
     the transport, writes the request and response records, counts."""
 
-    def __init__(self, seed, index, fetches, small):
-        self.rng = file_rng(seed, index)
+    def __init__(self, seed, index, fetches, small, preferences=False):
+        self.rng = file_rng("preferences " + seed if preferences else seed, index)
         self.index = index
         self.n = fetches
         self.small = small
+        self.preferences = preferences
         self.name = file_name(index)
-        self.pages = PagePool(self.rng, 12 if small else PAGE_TEMPLATES)
+        self.pages = PagePool(self.rng, 1 if preferences else 12 if small else PAGE_TEMPLATES)
         self.facts = defaultdict(Counter)
         self.later = []          # heap of (slot, seq, Fetch): redirect targets to fetch later
         self.seq = 0
@@ -1525,6 +1612,11 @@ class FileGenerator:
             self.forced = forced_specs(self.rng)
             slots = sorted(self.rng.sample(range(self.n - 80), len(self.forced)))
             self.forced_at = slots
+        elif preferences:        # one case per fetch, in the order of preference_cases()
+            self.forced = [{"status": 200, "body": kind, "variant": variant}
+                           for kind, variant in preference_cases()]
+            self.forced_at = list(range(len(self.forced)))
+            assert self.n == len(self.forced)
 
     # -- planning ----------------------------------------------------------
 
@@ -1628,7 +1720,7 @@ class FileGenerator:
         site = fetch.site
         ctx = Ctx(rng, site, self.pages)
         truncation = force.get("truncation")
-        if truncation is None:
+        if truncation is None and not self.preferences:   # --preferences: no body is cut
             r = rng.random()
             if r < TRUNCATED_LENGTH:
                 truncation = "length"
@@ -1651,6 +1743,8 @@ class FileGenerator:
             builder, variants = BODY_BUILDERS[kind]
             variant = force.get("variant") if "body" in force and "variant" in force else pick(rng, variants)
             payload = builder(ctx, variant)
+            if self.preferences:
+                payload.quirks = False    # LF, no BOM, keys as written, a final newline
         if truncation == "length":
             # the server announced more than the fetch limit; the stored part is cut there
             if kind == "huge":
@@ -1864,7 +1958,7 @@ class FileGenerator:
         rng = self.rng
         writer = WarcWriter(path)
         info_id = record_id(rng)
-        block = warcinfo_block(self.name, self.index)
+        block = warcinfo_block(self.name, self.index, self.preferences)
         start = FIRST_FILE_START + self.index * FILE_STEP
         writer.write([("WARC-Type", "warcinfo"), ("WARC-Date", warc_date(start)), ("WARC-Record-ID", info_id),
                       ("Content-Length", str(len(block))), ("Content-Type", "application/warc-fields"),
@@ -1879,7 +1973,7 @@ class FileGenerator:
             self.write_exchange(writer, info_id, dt, fetch, reply, transport)
             self.count(fetch, reply)
         writer.close()
-        if self.small and self.forced:
+        if (self.small or self.preferences) and self.forced:
             raise RuntimeError("forced categories left over: %r" % self.forced)
         return writer.raw_bytes
 
@@ -2020,21 +2114,48 @@ def check_small(facts):
 
 
 # ---------------------------------------------------------------------------
+# --preferences: one fetch per AI-use preference case
+# ---------------------------------------------------------------------------
+
+def preference_cases():
+    """(category, variant) of each fetch of the --preferences file, in file
+    order: every content_usage variant (placement/vocabulary), every
+    cloudflare_managed variant, then the plain bodies."""
+    cases = []
+    for kind in ("content_usage", "cloudflare_managed"):
+        cases += [(kind, v) for v in list(BODY_BUILDERS[kind][1]) + PREFERENCE_ONLY_VARIANTS[kind]]
+    return cases + PREFERENCE_PLAIN_BODIES
+
+
+def check_preferences(facts):
+    """Each case exactly once, every fetch a 200 for a robots.txt URL, none cut."""
+    cases = preference_cases()
+    want = Counter("%s:%s" % case for case in cases)
+    if facts["variant"] != want or facts["status"] != Counter({"200": len(cases)}) or facts["truncated"] \
+            or facts["fetch"] != Counter({"fresh": len(cases)}):
+        raise RuntimeError("the --preferences file does not hold each case once: %r" % dict(facts["variant"]))
+
+
+# ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
 
 def generate_file(job):
-    seed, index, fetches, small, out_dir = job
+    seed, index, fetches, small, preferences, out_dir = job
     t0 = time.time()
-    gen = FileGenerator(seed, index, fetches, small)
+    gen = FileGenerator(seed, index, fetches, small, preferences)
     path = os.path.join(out_dir, gen.name)
     tmp = path + ".part"
     raw = gen.run(tmp)
     os.replace(tmp, path)
     if small:
         check_small(gen.facts)
+    if preferences:
+        check_preferences(gen.facts)
     stats = {"file": gen.name, "seed": seed, "small": small, "fetches": fetches, "records": 2 * fetches + 1,
              "uncompressed_bytes": raw, "compressed_bytes": os.path.getsize(path)}
+    if preferences:
+        stats["preferences"] = True
     for group in sorted(gen.facts):
         stats[group] = dict(sorted(gen.facts[group].items()))
     return stats, time.time() - t0
@@ -2048,17 +2169,25 @@ def main(argv=None):
     ap.add_argument("--records-per-file", type=int, default=DEFAULT_FETCHES, metavar="M",
                     help="fetches per file; a file holds 2*M+1 records (default %(default)s)")
     ap.add_argument("--seed", default="1", help="any string (default %(default)s)")
-    ap.add_argument("--small", action="store_true",
-                    help="the test sample: 1 file of %d fetches with every category at least once" % SMALL_FETCHES)
+    one = ap.add_mutually_exclusive_group()
+    one.add_argument("--small", action="store_true",
+                     help="the test sample: 1 file of %d fetches with every category at least once" % SMALL_FETCHES)
+    one.add_argument("--preferences", action="store_true",
+                     help="1 file of %d fetches: one 200 robots.txt per AI-use preference case (every "
+                          "content_usage and cloudflare_managed variant) and %d plain bodies"
+                          % (len(preference_cases()), len(PREFERENCE_PLAIN_BODIES)))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: all CPUs)")
     ap.add_argument("--stats", action="store_true", help="print per-file category counts as JSON on stdout")
     a = ap.parse_args(argv)
     if a.small:
         a.files, a.records_per_file = 1, SMALL_FETCHES
+    if a.preferences:
+        a.files, a.records_per_file = 1, len(preference_cases())
     if a.files < 1 or a.records_per_file < (200 if a.small else 1):
         ap.error("need at least one file and one fetch")
     os.makedirs(a.out, exist_ok=True)
-    jobs = [(a.seed, i, a.records_per_file, a.small, a.out) for i in range(a.files)]
+    jobs = [(a.seed, PREFERENCES_INDEX if a.preferences else i, a.records_per_file, a.small, a.preferences, a.out)
+            for i in range(a.files)]
     t0 = time.time()
     if a.jobs > 1 and len(jobs) > 1:
         with Pool(min(a.jobs, len(jobs))) as pool:
