@@ -21,7 +21,8 @@ WHIRLWIND = "samples/cc-main-2024-22-whirlwind.warc.gz"
 SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
 
 TABLES = [
-    "captures", "user_agents", "rules", "sitemaps", "directives", "named_verdicts", "errors", "agents",
+    "captures", "user_agents", "rules", "sitemaps", "directives", "preference_statements", "named_verdicts",
+    "resolved_preferences", "errors", "agents",
 ]
 # The tables whose rows lead back to input records (all but the data set's
 # crawler list, `agents`, written once per data set).

@@ -46,6 +46,24 @@ EXPECTED_TYPES = {
     "rules": {"kind": DICT_STRING, "priority": pa.int32(), "has_wildcard": pa.bool_()},
     "sitemaps": {"is_valid": pa.bool_(), "line": pa.int32()},
     "directives": {"name": DICT_STRING, "known_elsewhere": DICT_STRING, "typo_of": DICT_STRING},
+    "preference_statements": {
+        "line": pa.int32(),
+        "directive": DICT_STRING,
+        "google_group": pa.int32(),
+        "aipref_group": pa.int32(),
+        "in_cloudflare_block": pa.bool_(),
+        "path": pa.string(),
+        "label": DICT_STRING,
+        "preference": DICT_STRING,
+        "status": DICT_STRING,
+    },
+    "resolved_preferences": {
+        "agent": DICT_STRING,
+        "usage_train_ai": DICT_STRING,
+        "usage_line": pa.int32(),
+        "signal_use": DICT_STRING,
+        "signal_scope": DICT_STRING,
+    },
     "errors": {"stage": DICT_STRING, "kind": DICT_STRING, "message": pa.string()},
 }
 
@@ -98,7 +116,8 @@ def test_keys_of_every_table_exist_in_captures(samples_out, fixtures_out):
         keys = set(zip(caps.column("warc_filename").cast(pa.string()).to_pylist(),
                        caps.column("warc_record_offset").to_pylist()))
         assert len(keys) == caps.num_rows  # the key is unique
-        for table in ("user_agents", "rules", "sitemaps", "directives", "named_verdicts"):
+        for table in ("user_agents", "rules", "sitemaps", "directives", "preference_statements",
+                      "named_verdicts", "resolved_preferences"):
             t = read(out, table)
             rows = set(zip(t.column("warc_filename").cast(pa.string()).to_pylist(),
                            t.column("warc_record_offset").to_pylist()))

@@ -12,6 +12,8 @@ import pytest
 from conftest import QUERIES, ROOT, SYNTHETIC, run_query
 from test_tables import cc_class, google_class, google_current_class
 from warc_facts import agent_token, follow, google_keys, google_typos, google_lines, latest_per_url
+from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, preferences_at_root,
+                              stated_lines)
 
 QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if not p.stem.startswith("views"))
 
@@ -468,3 +470,225 @@ def test_ingest_progress(con):
         "gigabytes": rows[0]["gigabytes"],
     }]
     assert 0.001 < rows[0]["gigabytes"] < 0.01
+
+
+# --- AI-use preferences: the queries' figures recounted from the WARC bodies
+# (preference_facts reads the Content-Signal and Content-Usage lines, their
+# groups and what applies to a crawler at / without robostats). Each check
+# runs here on the samples and in test_preferences.py on the preference
+# cases of samples/preferences/.
+
+def check_preference_adoption(con, responses):
+    cols, rows = run_query(con, "preference_adoption")
+    assert cols == ["directive", "lines", "files", "share_of_files", "unparseable_lines", "empty_lines",
+                    "lines_before_groups", "cloudflare_block_lines"]
+    files = preference_files(responses)
+    expected = {}
+    for directive in ("content-signal", "content-usage", "any"):
+        lines = [(key, s) for key, pf in files.items() for s in pf.statements
+                 if directive in ("any", s.directive)]
+        expected[directive] = {
+            "lines": len(lines),
+            "files": len({key for key, _ in lines}),
+            "unparseable_lines": sum(s.status == "unparseable" for _, s in lines),
+            "empty_lines": sum(s.status == "empty" for _, s in lines),
+            "lines_before_groups": sum(s.google_group is None for _, s in lines),
+            "cloudflare_block_lines": sum(s.in_cloudflare_block for _, s in lines),
+        }
+    assert [r["directive"] for r in rows] == ["content-signal", "content-usage", "any"]
+    for r in rows:
+        assert {k: v for k, v in r.items() if k in expected[r["directive"]]} == expected[r["directive"]], r
+        assert math.isclose(r["share_of_files"], r["files"] / len(files))
+    got = {r["directive"]: r for r in rows}
+    # the same lines as the directives table names
+    assert got["any"]["lines"] == con.execute(
+        "SELECT count(*) FROM directives WHERE name IN ('content-signal', 'content-usage')").fetchall()[0][0]
+    assert got["any"]["files"] <= got["content-signal"]["files"] + got["content-usage"]["files"]
+    return got
+
+
+def test_preference_adoption(con, responses):
+    got = check_preference_adoption(con, responses)
+    assert got["content-signal"]["lines"] > 0 and got["content-usage"]["lines"] > 0
+    assert got["content-signal"]["cloudflare_block_lines"] > 0
+    assert got["content-usage"]["unparseable_lines"] > 0
+
+
+def check_preference_labels(con, responses):
+    cols, rows = run_query(con, "preference_labels")
+    assert cols == ["directive", "label", "value", "preference", "status", "members", "lines", "files",
+                    "overridden", "share_of_directive_files"]
+    members, lines, files, overridden = (collections.Counter(), collections.defaultdict(set),
+                                         collections.defaultdict(set), collections.Counter())
+    directive_files = collections.defaultdict(set)
+    for key, pf in preference_files(responses).items():
+        for s in pf.statements:
+            directive_files[s.directive].add(key)
+            yes, no = DIRECTIVES[s.directive]
+            for label, token, value, later in s.members or [(None, None, None, False)]:
+                group = (s.directive, label, value,
+                         "y" if token == yes else "n" if token == no else "unknown", s.status)
+                members[group] += 1
+                lines[group].add(key + (s.line,))
+                files[group].add(key)
+                overridden[group] += later
+    got = {(r["directive"], r["label"], r["value"], r["preference"], r["status"]): r for r in rows}
+    assert set(got) == set(members)
+    for group, r in got.items():
+        assert (r["members"], r["lines"], r["files"], r["overridden"]) == (
+            members[group], len(lines[group]), len(files[group]), overridden[group]), group
+        assert math.isclose(r["share_of_directive_files"], r["files"] / len(directive_files[group[0]]))
+    # ordered by directive, then files
+    order = [(r["directive"], -r["files"]) for r in rows]
+    assert order == sorted(order)
+    return got
+
+
+def test_preference_labels(con, responses):
+    got = check_preference_labels(con, responses)
+    # Cloudflare's own spelling, read as yes and no
+    assert got[("content-signal", "ai-train", "no", "n", "ok")]["lines"] > 0
+    assert got[("content-signal", "search", "yes", "y", "ok")]["lines"] > 0
+    # the other directive's spelling is not a preference
+    for (directive, label, value, preference, status) in got:
+        if value in ("y", "n") and directive == "content-signal" or value in ("yes", "no") and directive == "content-usage":
+            assert preference == "unknown", (directive, label, value)
+
+
+def check_preference_contradictions(con, responses):
+    cols, rows = run_query(con, "preference_contradictions")
+    assert cols == ["agent", "agent_category", "robots_txt", "allowed", "allowed_no_ai_training",
+                    "allowed_usage_train_ai_n", "allowed_signal_ai_train_n", "allowed_no_ai_training_share",
+                    "blocked", "blocked_no_preference", "blocked_no_preference_share",
+                    "blocked_no_preference_in_preference_files"]
+    files = preference_files(responses)
+    ignores = dict(con.execute("SELECT token, ignores_global_group FROM agents").fetchall())
+    # whether each crawler may fetch /: Google's matcher, from the table
+    root = {(f, o, a): allowed for f, o, a, allowed in con.execute(
+        "SELECT warc_filename, warc_record_offset, agent, root_allowed FROM agent_verdicts").fetchall()}
+    expected = {}
+    for agent, ignores_global_group in ignores.items():
+        e = collections.Counter(robots_txt=len(files))
+        for key, pf in files.items():
+            if root[key + (agent,)]:
+                p = preferences_at_root(pf, agent, ignores_global_group)
+                e["allowed"] += 1
+                e["allowed_no_ai_training"] += "n" in (p["usage_train_ai"], p["signal_ai_train"])
+                e["allowed_usage_train_ai_n"] += p["usage_train_ai"] == "n"
+                e["allowed_signal_ai_train_n"] += p["signal_ai_train"] == "n"
+            else:
+                usage, signal, _ = stated_lines(pf, agent, ignores_global_group)
+                e["blocked"] += 1
+                if not usage and not signal:
+                    e["blocked_no_preference"] += 1
+                    e["blocked_no_preference_in_preference_files"] += bool(pf.statements)
+        expected[agent] = e
+    assert {r["agent"] for r in rows} == set(expected)
+    for r in rows:
+        e = expected[r["agent"]]
+        for col in ("robots_txt", "allowed", "allowed_no_ai_training", "allowed_usage_train_ai_n",
+                    "allowed_signal_ai_train_n", "blocked", "blocked_no_preference",
+                    "blocked_no_preference_in_preference_files"):
+            assert r[col] == e[col], (r["agent"], col)
+        assert r["allowed"] + r["blocked"] == r["robots_txt"]
+        if r["allowed"]:
+            assert math.isclose(r["allowed_no_ai_training_share"], r["allowed_no_ai_training"] / r["allowed"])
+        if r["blocked"]:
+            assert math.isclose(r["blocked_no_preference_share"], r["blocked_no_preference"] / r["blocked"])
+        else:
+            assert r["blocked_no_preference_share"] is None
+    cats = [r["agent_category"] for r in rows]
+    assert cats == sorted(cats, key=lambda c: c != "ai")
+    return {r["agent"]: r for r in rows}
+
+
+def test_preference_contradictions(con, responses):
+    got = check_preference_contradictions(con, responses)
+    # the * group's signals and rules reach every crawler no group names
+    assert got["*"]["allowed_no_ai_training"] > 0
+    assert got["GPTBot"]["blocked"] > got["GPTBot"]["blocked_no_preference_in_preference_files"] > 0
+
+
+def check_cloudflare_managed(con, responses):
+    cols, rows = run_query(con, "cloudflare_managed")
+    assert cols == ["robots_txt", "managed", "managed_share", "hosts", "managed_hosts", "managed_hosts_share",
+                    "blocks", "managed_signal_lines_in_block", "managed_signal_lines_outside_block",
+                    "managed_without_signal_in_block", "other_signal_files", "other_signal_lines"]
+    (r,) = rows
+    parsed = [x for x in responses if x.parsed]
+    files = preference_files(responses)
+    managed = [x for x in parsed if files[(x.path, x.offset)].cloudflare_blocks]
+    signals = {(x.path, x.offset): [s for s in files[(x.path, x.offset)].statements
+                                    if s.directive == "content-signal"] for x in parsed}
+    in_block = sum(s.in_cloudflare_block for x in managed for s in signals[(x.path, x.offset)])
+    outside = sum(not s.in_cloudflare_block for x in managed for s in signals[(x.path, x.offset)])
+    others = [signals[(x.path, x.offset)] for x in parsed if x not in managed]
+    assert r == {
+        "robots_txt": len(parsed),
+        "managed": len(managed),
+        "managed_share": r["managed_share"],
+        "hosts": len({x.host for x in parsed}),
+        "managed_hosts": len({x.host for x in managed}),
+        "managed_hosts_share": r["managed_hosts_share"],
+        "blocks": sum(files[(x.path, x.offset)].cloudflare_blocks for x in managed),
+        "managed_signal_lines_in_block": in_block,
+        "managed_signal_lines_outside_block": outside,
+        "managed_without_signal_in_block": sum(
+            not any(s.in_cloudflare_block for s in signals[(x.path, x.offset)]) for x in managed),
+        "other_signal_files": sum(bool(s) for s in others),
+        "other_signal_lines": sum(len(s) for s in others),
+    }
+    assert math.isclose(r["managed_share"], r["managed"] / r["robots_txt"])
+    assert math.isclose(r["managed_hosts_share"], r["managed_hosts"] / r["hosts"])
+    # a line inside a block is in a managed file
+    assert all(not s.in_cloudflare_block for ss in others for s in ss)
+    return r
+
+
+def test_cloudflare_managed(con, responses):
+    r = check_cloudflare_managed(con, responses)
+    assert r["managed"] > 0 and r["managed_signal_lines_in_block"] > 0 and r["other_signal_lines"] > 0
+
+
+def check_preference_vintage(con, responses):
+    cols, rows = run_query(con, "preference_vintage")
+    assert cols == ["label", "vintage", "first_draft", "first_date", "last_draft", "last_date", "lines", "files"]
+    defined = collections.defaultdict(list)
+    for draft, date, labels in VOCAB_DRAFTS:
+        for label in labels:
+            defined[label].append((date, draft))
+    latest = max(date for _, date, _ in VOCAB_DRAFTS)
+    lines, files = collections.defaultdict(set), collections.defaultdict(set)
+    for key, pf in preference_files(responses).items():
+        for s in pf.statements:
+            if s.directive == "content-usage":
+                for label, *_ in s.members:
+                    lines[label].add(key + (s.line,))
+                    files[label].add(key)
+    expected = {}
+    for label in set(defined) | set(lines):
+        drafts = sorted(defined.get(label, []))
+        expected[label] = {
+            "label": label,
+            "vintage": "unknown" if not drafts else "current" if drafts[-1][0] == latest else "earlier_draft",
+            "first_draft": drafts[0][1] if drafts else None,
+            "first_date": drafts[0][0] if drafts else None,
+            "last_draft": drafts[-1][1] if drafts else None,
+            "last_date": drafts[-1][0] if drafts else None,
+            "lines": len(lines[label]),
+            "files": len(files[label]),
+        }
+    got = {r["label"]: dict(r, first_date=r["first_date"] and r["first_date"].isoformat(),
+                            last_date=r["last_date"] and r["last_date"].isoformat()) for r in rows}
+    assert got == expected
+    assert [r["label"] for r in rows] == sorted(got, key=lambda lab: (got[lab]["first_date"] or "9", lab))
+    return got
+
+
+def test_preference_vintage(con, responses):
+    got = check_preference_vintage(con, responses)
+    assert got["train-ai"]["vintage"] == got["search"]["vintage"] == "current"
+    assert (got["train-ai"]["first_draft"], got["search"]["first_draft"]) == ("vocab-02", "vocab-01")
+    assert (got["bots"]["first_draft"], got["bots"]["last_draft"]) == ("vocab-03", "vocab-04")
+    # the sample's Content-Usage lines include labels of earlier drafts
+    assert any(r["lines"] for r in got.values() if r["vintage"] == "earlier_draft")

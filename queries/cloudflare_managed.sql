@@ -1,0 +1,48 @@
+-- Question: how many robots.txt files carry a Cloudflare-managed block (the
+-- content Cloudflare puts in front of a site's own robots.txt: a `*` group
+-- with Cloudflare's Content-Signal line, then groups shutting out AI
+-- crawlers), and where do the Content-Signal lines of those files stand,
+-- inside the block or outside it (written by the site)?
+-- A managed file is a capture whose body was parsed as robots.txt and has a
+-- `# BEGIN Cloudflare Managed content` line (captures.cloudflare_blocks > 0;
+-- the block runs to `# END Cloudflare Managed Content`). Hosts: the hosts
+-- with a parsed capture, managed when one of their parsed captures is.
+-- Reads: captures.robots_parsed, cloudflare_blocks, url_host_name;
+-- preference_statements.directive, line, in_cloudflare_block.
+-- Result: one row: robots_txt (captures whose body was parsed as robots.txt),
+-- managed, managed_share (of robots_txt), hosts, managed_hosts,
+-- managed_hosts_share (of hosts), blocks (BEGIN lines in the managed files),
+-- managed_signal_lines_in_block, managed_signal_lines_outside_block (the
+-- Content-Signal lines of the managed files, inside and outside the block),
+-- managed_without_signal_in_block (managed files whose block has no
+-- Content-Signal line), other_signal_files, other_signal_lines (files
+-- without a managed block that have Content-Signal lines, and their lines).
+WITH signal_lines AS (
+    SELECT DISTINCT warc_filename, warc_record_offset, line, in_cloudflare_block
+    FROM preference_statements
+    WHERE directive = 'content-signal'
+),
+per_capture AS (
+    SELECT c.warc_filename, c.warc_record_offset, c.url_host_name,
+           c.cloudflare_blocks > 0 AS managed,
+           any_value(c.cloudflare_blocks) AS blocks,
+           count(s.line) FILTER (WHERE s.in_cloudflare_block) AS in_block,
+           count(s.line) FILTER (WHERE NOT s.in_cloudflare_block) AS outside_block
+    FROM captures c
+    LEFT JOIN signal_lines s USING (warc_filename, warc_record_offset)
+    WHERE c.robots_parsed
+    GROUP BY c.warc_filename, c.warc_record_offset, c.url_host_name, c.cloudflare_blocks > 0
+)
+SELECT count(*) AS robots_txt,
+       count_if(managed) AS managed,
+       count_if(managed) / count(*) AS managed_share,
+       count(DISTINCT url_host_name) AS hosts,
+       count(DISTINCT url_host_name) FILTER (WHERE managed) AS managed_hosts,
+       count(DISTINCT url_host_name) FILTER (WHERE managed) / count(DISTINCT url_host_name) AS managed_hosts_share,
+       coalesce(sum(blocks) FILTER (WHERE managed), 0) AS blocks,
+       coalesce(sum(in_block) FILTER (WHERE managed), 0) AS managed_signal_lines_in_block,
+       coalesce(sum(outside_block) FILTER (WHERE managed), 0) AS managed_signal_lines_outside_block,
+       count_if(managed AND in_block = 0) AS managed_without_signal_in_block,
+       count_if(NOT managed AND outside_block > 0) AS other_signal_files,
+       coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0) AS other_signal_lines
+FROM per_capture;

@@ -1,0 +1,34 @@
+-- Question: which labels and values do the Content-Signal and Content-Usage
+-- lines use (search=yes, ai-train=no, train-ai=n, the labels of older AIPREF
+-- drafts, values written in the other directive's spelling, ...), and how
+-- often?
+-- One row per directive, label, value as written and its reading
+-- (preference): Content-Signal reads the tokens yes and no, Content-Usage y
+-- and n; any other value (another token such as n for Content-Signal or no
+-- for Content-Usage, a string, a bare label) is unknown, and so is
+-- Cloudflare's use=immediate|reference|full (a level, not a yes or no: its
+-- value says which). Lines whose dictionary is empty or does not parse have
+-- a null label (status empty or unparseable). A label given twice on one
+-- line counts once per member; overridden counts the members a later one of
+-- the same label replaces (the last one wins).
+-- Reads: preference_statements.directive, label, value, preference, status,
+-- is_overridden, line.
+-- Result: directive, label, value, preference (y, n, unknown), status (ok,
+-- empty, unparseable), members, lines, files, overridden,
+-- share_of_directive_files (of the files with a line of that directive).
+-- Ordered by directive, then files and lines, descending.
+WITH directive_files AS (
+    SELECT directive, count(DISTINCT (warc_filename, warc_record_offset)) AS n
+    FROM preference_statements
+    GROUP BY directive
+)
+SELECT s.directive, s.label, s.value, s.preference, s.status,
+       count(*) AS members,
+       count(DISTINCT (s.warc_filename, s.warc_record_offset, s.line)) AS lines,
+       count(DISTINCT (s.warc_filename, s.warc_record_offset)) AS files,
+       count_if(s.is_overridden) AS overridden,
+       count(DISTINCT (s.warc_filename, s.warc_record_offset)) / any_value(d.n) AS share_of_directive_files
+FROM preference_statements s
+JOIN directive_files d USING (directive)
+GROUP BY s.directive, s.label, s.value, s.preference, s.status
+ORDER BY s.directive, files DESC, lines DESC, s.label NULLS LAST, s.value NULLS LAST, s.preference;
