@@ -76,3 +76,8 @@ pub mod table;
 pub mod warc;
 
 pub use error::Error;
+
+/// The examples of `docs/library.md`, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryGuide;
