@@ -332,6 +332,7 @@ Content-Signal: search=y, use=maybe, foo=bar
 Content-Usage: /ok/ search=y
 Allow: /
 Disallow: /private/
+Content-Signals: ai-train=no
 ";
     let o = robostats(&["lint", "--strict", "-"], Some(body.as_bytes()));
     assert_eq!(o.status.code(), Some(1));
@@ -349,6 +350,7 @@ Disallow: /private/
     assert!(line(8).contains("use=maybe: use takes immediate, reference or full"));
     assert!(line(8).contains("unknown label 'foo' for Content-Signal"));
     assert!(line(9).ends_with("['content-usage': not used by Google, used by others]"));
+    assert!(line(12).contains("Cloudflare defines Content-Signal, without the s"));
     let o = robostats(&["lint", "--json", "-"], Some(body.as_bytes()));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["summary"]["preference_lines"], 8);

@@ -261,3 +261,16 @@ fn verdicts_do_not_see_preference_lines() {
         }
     }
 }
+
+/// crawler-commons also reads the plural `Content-Signals` (PR #595);
+/// Cloudflare defines only the singular, so robostats keeps the line as an
+/// unknown directive and reads no preference from it.
+#[test]
+fn the_plural_key_is_no_preference_line() {
+    let robots = RobotsTxt::parse(b"User-agent: *\nContent-Signals: ai-train=no\n");
+    assert!(robots.preferences().is_empty());
+    assert_eq!(robots.directives().len(), 1);
+    assert_eq!(robots.directives()[0].known, None);
+    let p = robots.agent("GPTBot").preferences("/").unwrap();
+    assert_eq!((p.signal("ai-train"), p.signal_scope), (Unknown, None));
+}

@@ -257,8 +257,7 @@ pub fn response(
     out.push(&capture);
     if let Some(robots) = &robots {
         lines::push_lines(&capture, robots, out);
-        verdict::push_named_verdicts(capture.at, robots, agents, out);
-        verdict::push_resolved_preferences(capture.at, robots, agents, out);
+        verdict::push_agent_rows(capture.at, robots, agents, out);
     }
     fate
 }

@@ -243,37 +243,6 @@ columns! {
     }
 }
 
-/// The `resolved_preferences` rows of a parsed capture (none without a
-/// preference line): the crawlers of the list whose preferences may differ
-/// from `*`'s, in the list's order, then `*`.
-pub fn push_resolved_preferences(
-    at: CaptureKey<'_>,
-    robots: &RobotsTxt<'_>,
-    agents: &AgentList,
-    out: &mut impl Rows,
-) {
-    if robots.preferences().is_empty() {
-        return;
-    }
-    for agent in &agents.agents {
-        let rules = match robots.named_agent(&agent.token) {
-            Some(rules) => rules,
-            None if agent.ignores_global_group => robots.ungrouped_agent(),
-            None => continue,
-        };
-        out.push(&ResolvedPreferenceRow {
-            at,
-            agent: &agent.token,
-            preferences: PreferenceColumns::at_root(&rules),
-        });
-    }
-    out.push(&ResolvedPreferenceRow {
-        at,
-        agent: "*",
-        preferences: PreferenceColumns::at_root(&robots.unnamed_agent()),
-    });
-}
-
 /// The query of the `agent_verdicts` view (`queries/views.sql`): every
 /// capture with every crawler of `agents`. A crawler a group names has its
 /// `named_verdicts` row; any other gets nothing (when it ignores the `*`
@@ -359,19 +328,30 @@ columns! {
     }
 }
 
-/// The `named_verdicts` rows of a parsed capture: one per crawler of the
-/// list that a group names, in the list's order.
-pub fn push_named_verdicts(
+/// The rows a parsed capture gives per crawler of interest, each
+/// crawler's groups looked for once: a `named_verdicts` row for each
+/// crawler a group names; and, when the file has a Content-Signal or
+/// Content-Usage line, a `resolved_preferences` row for each crawler whose
+/// preferences may differ from `*`'s (a group names it, or it ignores the
+/// `*` group), in the list's order, then one for `*`.
+pub fn push_agent_rows(
     at: CaptureKey<'_>,
     robots: &RobotsTxt<'_>,
     agents: &AgentList,
     out: &mut impl Rows,
 ) {
-    if robots.user_agents().iter().all(|ua| ua.global) {
+    let named = !robots.user_agents().iter().all(|ua| ua.global);
+    let preferences = !robots.preferences().is_empty();
+    if !named && !preferences {
         return;
     }
     for agent in &agents.agents {
-        if let Some(rules) = robots.named_agent(&agent.token) {
+        let rules = if named {
+            robots.named_agent(&agent.token)
+        } else {
+            None
+        };
+        if let Some(rules) = &rules {
             out.push(&NamedVerdictRow {
                 at,
                 agent: &agent.token,
@@ -379,6 +359,25 @@ pub fn push_named_verdicts(
                 rules_class: rules.class(),
             });
         }
+        if preferences {
+            let rules = match rules {
+                Some(rules) => rules,
+                None if agent.ignores_global_group => robots.ungrouped_agent(),
+                None => continue,
+            };
+            out.push(&ResolvedPreferenceRow {
+                at,
+                agent: &agent.token,
+                preferences: PreferenceColumns::at_root(&rules),
+            });
+        }
+    }
+    if preferences {
+        out.push(&ResolvedPreferenceRow {
+            at,
+            agent: "*",
+            preferences: PreferenceColumns::at_root(&robots.unnamed_agent()),
+        });
     }
 }
 
@@ -470,7 +469,7 @@ mod tests {
             warc_record_offset: 7,
         };
         let mut out = crate::batch::Batches::new();
-        push_named_verdicts(at, &robots, &agents, &mut out);
+        push_agent_rows(at, &robots, &agents, &mut out);
         let batches = out.take(1);
         assert_eq!(batches.len(), 1);
         let (table, batch) = &batches[0];
@@ -486,7 +485,7 @@ mod tests {
         // A file naming no crawler of the list stores nothing.
         let mut out = crate::batch::Batches::new();
         let star_only = RobotsTxt::parse(b"User-agent: *\nUser-agent: FooBot\nDisallow: /\n");
-        push_named_verdicts(at, &star_only, &agents, &mut out);
+        push_agent_rows(at, &star_only, &agents, &mut out);
         assert!(out.is_empty());
     }
 }

@@ -106,6 +106,11 @@ fn diagnose(
         Some(Key::Unknown) => {
             match known_elsewhere(line.key_text) {
                 Some(name) => d.push(format!("'{name}': not used by Google, used by others")),
+                None if line.key_text.eq_ignore_ascii_case(b"content-signals") => d.push(
+                    "unknown key: ignored; Cloudflare defines Content-Signal, without the s \
+                     (crawler-commons reads both), so robostats reads no preference here"
+                        .to_owned(),
+                ),
                 None => d.push("unknown key: ignored".to_owned()),
             }
             let statements = robots.preferences();
