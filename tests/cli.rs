@@ -345,7 +345,7 @@ Content-Signals: ai-train=no
     assert!(line(4).contains("'train-ai' given again later: the last one wins"));
     assert!(line(5).contains("'*.pdf' is not a path (a path starts with /), so it never matches"));
     assert!(line(6).contains("members separated by spaces (separate them with commas)"));
-    assert!(line(7).contains("preferences for /private/ that the line's crawlers may not fetch"));
+    assert!(line(7).contains("its crawlers (*) may fetch no path under /private/"));
     assert!(line(8).contains("search=y: Content-Signal takes yes or no"));
     assert!(line(8).contains("use=maybe: use takes immediate, reference or full"));
     assert!(line(8).contains("unknown label 'foo' for Content-Signal"));

@@ -63,6 +63,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(io::stdout().lock());
     for agent in &args.agents {
         let rules = robots.agent(agent);
+        // The preferences follow the crawler's policy, as agent_verdicts
+        // does: a crawler that ignores the * group and that no group names
+        // reads only what is written for the whole file.
+        let policy = (ignores_global_group(agent) && !robots.names_agent(agent))
+            .then(|| robots.ungrouped_agent());
         for url in &args.urls {
             let decision = rules.decide(url);
             let verdict = if decision.allowed {
@@ -89,7 +94,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     None => write!(out, "\t-\tno matching rule")?,
                 }
                 if !robots.preferences().is_empty() {
-                    write!(out, "\t{}", preferences(&rules, url))?;
+                    write!(
+                        out,
+                        "\t{}",
+                        preferences(policy.as_ref().unwrap_or(&rules), url)
+                    )?;
                 }
                 // The verdict stays the matcher's; the crawler's own
                 // policy, where it differs, is a note.

@@ -156,17 +156,6 @@ impl<'a> RobotsTxt<'a> {
         out
     }
 
-    /// The rules of a crawler that obeys `groups` (Google's, ascending),
-    /// as if a group named it.
-    pub(crate) fn rules_of_groups<'r>(&'r self, groups: Vec<usize>) -> AgentRules<'r, 'a> {
-        AgentRules {
-            robots: self,
-            groups,
-            group: GroupMatch::Specific,
-            aipref_groups: Vec::new(),
-        }
-    }
-
     /// The rules of a crawler that obeys no group: it ignores the `*`
     /// group and no group names it (everything is allowed; only
     /// preferences written for the whole file apply).

@@ -33,9 +33,9 @@
 //!   like `Content-Usage`, and `use` by its most restrictive level.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::parse::{RobotsTxt, UserAgent};
+use super::parse::{RobotsTxt, RuleKind, UserAgent};
 use super::pattern::{escape_pattern, matches};
 use crate::table::labels;
 
@@ -527,10 +527,10 @@ impl<'a> RobotsTxt<'a> {
 }
 
 /// The diagnoses of a file's preference lines (`robostats lint`). It
-/// indexes the file's crawler names once and remembers each group's
-/// verdicts, so that diagnosing every line stays near-linear in the
-/// file's size, even for files of thousands of user-agent and preference
-/// lines.
+/// indexes the file's crawler names once, each group's rules on first
+/// use, and keeps each group's answer for each scope, so that a line
+/// costs about the number of groups its crawlers obey (not their rules),
+/// even in files of thousands of crawlers, rules and preference lines.
 pub struct PreferenceLint<'r, 'a> {
     robots: &'r RobotsTxt<'a>,
     /// Google's groups naming each product token (lower case), ascending.
@@ -542,8 +542,95 @@ pub struct PreferenceLint<'r, 'a> {
     /// Per group a line stands in (`true` for AIPREF's grouping): the
     /// distinct sets of groups its crawlers obey.
     obeyed: HashMap<(bool, usize), Vec<Vec<usize>>>,
-    /// Whether every crawler of a group may not fetch a path.
+    /// Whether every crawler of a group may fetch no path of a scope.
     blocked: HashMap<((bool, usize), Vec<u8>), bool>,
+    /// Each Google group's rules, indexed on first use.
+    groups: Vec<Option<GroupIndex<'r>>>,
+}
+
+/// One group's rules as lint's scope test reads them.
+struct GroupIndex<'r> {
+    /// Disallow patterns without `*` or `$`: each disallows every path it
+    /// starts.
+    disallows: HashSet<&'r [u8]>,
+    /// Their distinct lengths, longest first.
+    disallow_lengths: Vec<usize>,
+    /// Allow patterns by their literal start (up to `*` or `$`): the
+    /// longest pattern of each.
+    allows: HashMap<&'r [u8], usize>,
+    /// Their literal starts' distinct lengths.
+    allow_lengths: Vec<usize>,
+    /// The literal starts, sorted.
+    allow_starts: Vec<&'r [u8]>,
+}
+
+impl<'r> GroupIndex<'r> {
+    fn new(robots: &'r RobotsTxt<'_>, g: usize) -> Self {
+        let mut index = GroupIndex {
+            disallows: HashSet::new(),
+            disallow_lengths: Vec::new(),
+            allows: HashMap::new(),
+            allow_lengths: Vec::new(),
+            allow_starts: Vec::new(),
+        };
+        for rule in &robots.rules()[robots.groups()[g].rules.clone()] {
+            let pattern: &'r [u8] = &rule.pattern;
+            let start = pattern
+                .iter()
+                .position(|&b| b == b'*' || b == b'$')
+                .map_or(pattern, |end| &pattern[..end]);
+            match rule.kind {
+                RuleKind::Disallow if !pattern.is_empty() && start.len() == pattern.len() => {
+                    index.disallows.insert(pattern);
+                    index.disallow_lengths.push(pattern.len());
+                }
+                RuleKind::Disallow => {}
+                RuleKind::Allow => {
+                    let longest = index.allows.entry(start).or_default();
+                    *longest = (*longest).max(pattern.len());
+                    index.allow_lengths.push(start.len());
+                    index.allow_starts.push(start);
+                }
+            }
+        }
+        index.disallow_lengths.sort_unstable_by(|a, b| b.cmp(a));
+        index.disallow_lengths.dedup();
+        index.allow_lengths.sort_unstable();
+        index.allow_lengths.dedup();
+        index.allow_starts.sort_unstable();
+        index.allow_starts.dedup();
+        index
+    }
+
+    /// For the paths starting with `scope`: the priority of the longest
+    /// disallow that matches them all (0 when none does), and the longest
+    /// priority an allow could have on one of them (`usize::MAX` when an
+    /// allow reaches into the scope, whose priority is then at least the
+    /// scope's length).
+    fn reach(&self, scope: &[u8]) -> (usize, usize) {
+        let disallow = self
+            .disallow_lengths
+            .iter()
+            .find(|&&n| n <= scope.len() && self.disallows.contains(&scope[..n]))
+            .copied()
+            .unwrap_or(0);
+        let after = self.allow_starts.partition_point(|a| *a < scope);
+        if self
+            .allow_starts
+            .get(after)
+            .is_some_and(|a| a.starts_with(scope))
+        {
+            return (disallow, usize::MAX);
+        }
+        let allow = self
+            .allow_lengths
+            .iter()
+            .take_while(|&&n| n <= scope.len())
+            .filter_map(|&n| self.allows.get(&scope[..n]).copied())
+            .max()
+            .unwrap_or(0);
+        (disallow, allow)
+    }
 }
 
 impl<'r, 'a> PreferenceLint<'r, 'a> {
@@ -573,6 +660,7 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
             aipref_members,
             obeyed: HashMap::new(),
             blocked: HashMap::new(),
+            groups: Vec::new(),
         }
     }
 
@@ -678,50 +766,97 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
                 ));
             }
         }
-        if let Some(path) = self.disallowed_anyway(s) {
+        if let Some(scope) = self.disallowed_anyway(s) {
             d.push(format!(
-                "preferences for {} that the line's crawlers may not fetch anyway: they never \
-                 apply",
-                String::from_utf8_lossy(&path)
+                "its crawlers ({}) may fetch no path under {}: these preferences never apply",
+                self.crawler_names(s),
+                String::from_utf8_lossy(&scope)
             ));
         }
         d
     }
 
-    /// The path a preference line speaks of (its literal prefix, up to a
-    /// `*` or `$`, or `/`), when every crawler of its group is disallowed
-    /// there.
+    /// The user-agent values of a line's group, for people: the first
+    /// three, and how many more.
+    fn crawler_names(&self, s: &Statement<'_>) -> String {
+        let user_agents = self.robots.user_agents();
+        let members: Vec<usize> = match s.directive {
+            PreferenceDirective::ContentUsage => s
+                .aipref_group
+                .and_then(|g| self.aipref_members.get(g).cloned())
+                .unwrap_or_default(),
+            PreferenceDirective::ContentSignal => s
+                .google_group
+                .map(|g| self.robots.groups()[g].user_agents.clone().collect())
+                .unwrap_or_default(),
+        };
+        let mut names: Vec<String> = members
+            .iter()
+            .take(3)
+            .map(|&i| String::from_utf8_lossy(user_agents[i].value).into_owned())
+            .collect();
+        if members.len() > 3 {
+            names.push(format!("and {} more", members.len() - 3));
+        }
+        names.join(", ")
+    }
+
+    /// The scope of a preference line (the literal start of its path, up
+    /// to a `*` or `$`; `/` for a line without a path) when every crawler
+    /// of its group may fetch no path of that scope.
     fn disallowed_anyway(&mut self, s: &Statement<'_>) -> Option<Vec<u8>> {
         let key = match s.directive {
             PreferenceDirective::ContentUsage => (true, s.aipref_group?),
             PreferenceDirective::ContentSignal => (false, s.google_group?),
         };
-        let literal = s
+        let literal: Vec<u8> = s
             .pattern
             .iter()
             .take_while(|&&b| b != b'*' && b != b'$')
             .copied()
-            .collect::<Vec<u8>>();
-        let path = if literal.is_empty() {
+            .collect();
+        let scope = if literal.is_empty() {
             b"/".to_vec()
         } else {
             literal
         };
+        if let Some(&blocked) = self.blocked.get(&(key, scope.clone())) {
+            return blocked.then_some(scope);
+        }
         if !self.obeyed.contains_key(&key) {
             let sets = self.obeyed_groups(key);
             self.obeyed.insert(key, sets);
         }
-        let (sets, robots) = (&self.obeyed[&key], self.robots);
-        let blocked = *self.blocked.entry((key, path.clone())).or_insert_with(|| {
-            !sets.is_empty()
-                && sets.iter().all(|groups| {
-                    !robots
-                        .rules_of_groups(groups.clone())
-                        .decide_path(&path)
-                        .allowed
-                })
-        });
-        blocked.then_some(path)
+        // Each group's longest disallow covering the scope and longest
+        // allow that could match in it, then each crawler's groups.
+        let mut involved: Vec<usize> = self.obeyed[&key].iter().flatten().copied().collect();
+        involved.sort_unstable();
+        involved.dedup();
+        let reach: HashMap<usize, (usize, usize)> = involved
+            .into_iter()
+            .map(|g| (g, self.group_index(g).reach(&scope)))
+            .collect();
+        let sets = &self.obeyed[&key];
+        let blocked = !sets.is_empty()
+            && sets.iter().all(|groups| {
+                let (disallow, allow) = groups.iter().fold((0, 0), |(d, a), g| {
+                    let (gd, ga) = reach[g];
+                    (d.max(gd), a.max(ga))
+                });
+                // A tie goes to allow.
+                disallow > 0 && disallow > allow
+            });
+        self.blocked.insert((key, scope.clone()), blocked);
+        blocked.then_some(scope)
+    }
+
+    /// The index of a group's rules, made on first use.
+    fn group_index(&mut self, g: usize) -> &GroupIndex<'r> {
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, || None);
+        }
+        let robots = self.robots;
+        self.groups[g].get_or_insert_with(|| GroupIndex::new(robots, g))
     }
 
     /// The distinct sets of groups that the crawlers of a group obey (each
@@ -909,37 +1044,78 @@ mod tests {
         assert_eq!(Unknown.combine(Unknown), Unknown);
     }
 
+    /// A crawler name of letters only (a product token keeps only
+    /// letters, `-` and `_`, so `Bot7` would be `Bot`).
+    fn crawler(i: usize) -> String {
+        let letters: String = (0..3)
+            .map(|k| char::from(b'a' + (i / 26usize.pow(k) % 26) as u8))
+            .collect();
+        format!("Bot{letters}")
+    }
+
+    fn flagged(body: &str) -> Vec<bool> {
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let mut lint = PreferenceLint::new(&robots);
+        robots
+            .preferences()
+            .iter()
+            .map(|s| lint.findings(s).iter().any(|f| f.contains("never apply")))
+            .collect()
+    }
+
+    #[test]
+    fn lint_flags_a_scope_only_when_no_path_of_it_may_be_fetched() {
+        // An allow inside the scope: the line applies there.
+        let body = "User-agent: *\nDisallow: /\nAllow: /docs/\n\
+                    Content-Signal: ai-train=no\nContent-Usage: train-ai=n\n";
+        assert_eq!(flagged(body), [false, false]);
+        let body = "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\
+                    Content-Usage: /private/ train-ai=n\nContent-Usage: /private/x/ train-ai=n\n\
+                    Content-Usage: /private/press/x train-ai=n\n";
+        assert_eq!(flagged(body), [false, true, false]);
+        // A tie goes to allow; an allow with a wildcard may match anywhere
+        // after its literal start.
+        let body = "User-agent: *\nDisallow: /a/\nAllow: /a/\nContent-Usage: /a/ train-ai=n\n";
+        assert_eq!(flagged(body), [false]);
+        let body = "User-agent: *\nDisallow: /\nAllow: /*.html\nContent-Signal: ai-train=no\n";
+        assert_eq!(flagged(body), [false]);
+        // A disallow with a wildcard or an anchor is not taken to cover a
+        // scope (lint says nothing rather than something wrong).
+        let body = "User-agent: *\nDisallow: /*\nContent-Signal: ai-train=no\n";
+        assert_eq!(flagged(body), [false]);
+        let body = "User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n\
+                    Content-Usage: /x/*.pdf$ train-ai=n\n";
+        assert_eq!(flagged(body), [true, true]);
+    }
+
     #[test]
     fn lint_reads_each_group_of_crawlers_once() {
         // 300 crawlers shut out of everything, each also named in a group
         // of its own, and 300 Content-Usage rules for them: every rule is
-        // for a path they may not fetch anyway.
+        // for a path they may not fetch anyway, but for one crawler's.
         let mut body = String::new();
         for i in 0..300 {
-            body += &format!("User-agent: Bot{i}\n");
+            body += &format!("User-agent: {}\n", crawler(i));
         }
         body += "Disallow: /\n";
         for i in 0..300 {
-            body += &format!("Content-Usage: /p{i}/ train-ai=n\n");
+            body += &format!("Content-Usage: /p{}/ train-ai=n\n", crawler(i));
         }
         for i in 0..300 {
-            body += &format!("User-agent: bot{i}\nDisallow: /x{i}\n");
+            body += &format!(
+                "User-agent: {}\nDisallow: /x{i}\n",
+                crawler(i).to_lowercase()
+            );
         }
-        body += "User-agent: Bot7\nAllow: /p7/\n";
-        let robots = RobotsTxt::parse(body.as_bytes());
-        let mut lint = PreferenceLint::new(&robots);
-        let flagged: Vec<bool> = robots
-            .preferences()
-            .iter()
-            .map(|s| lint.findings(s).iter().any(|f| f.contains("anyway")))
-            .collect();
-        // Bot7 may fetch /p7/ (its last group allows it): not flagged.
-        assert_eq!(flagged.iter().filter(|f| !**f).count(), 1);
-        assert!(!flagged[7]);
+        body += &format!("User-agent: {}\nAllow: /p{}/\n", crawler(7), crawler(7));
+        let flags = flagged(&body);
+        assert_eq!(flags.iter().filter(|f| !**f).count(), 1);
+        assert!(!flags[7]);
         // The same answers, line by line, as one-off diagnoses give.
-        for (s, f) in robots.preferences().iter().zip(&flagged).step_by(37) {
+        let robots = RobotsTxt::parse(body.as_bytes());
+        for (s, f) in robots.preferences().iter().zip(&flags).step_by(37) {
             let once = robots.preference_findings(s);
-            assert_eq!(once.iter().any(|f| f.contains("anyway")), *f);
+            assert_eq!(once.iter().any(|f| f.contains("never apply")), *f);
         }
     }
 
