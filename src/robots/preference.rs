@@ -498,23 +498,18 @@ impl<'a> RobotsTxt<'a> {
     /// its AIPREF group for `Content-Usage`, its Google group for
     /// `Content-Signal` (none before the first user-agent line).
     pub fn statement_agents(&self, s: &Statement<'_>) -> Vec<&UserAgent<'a>> {
-        match s.directive {
-            PreferenceDirective::ContentUsage => {
-                let Some(g) = s.aipref_group else {
-                    return Vec::new();
-                };
-                self.user_agents()
-                    .iter()
-                    .zip(&self.aipref_groups.of_user_agent)
-                    .filter(|(_, of)| **of == g)
-                    .map(|(ua, _)| ua)
-                    .collect()
-            }
-            PreferenceDirective::ContentSignal => s.google_group.map_or(Vec::new(), |g| {
-                self.user_agents()[self.groups()[g].user_agents.clone()]
-                    .iter()
-                    .collect()
-            }),
+        match line_group(s) {
+            Some((true, g)) => self
+                .user_agents()
+                .iter()
+                .zip(&self.aipref_groups.of_user_agent)
+                .filter(|(_, of)| **of == g)
+                .map(|(ua, _)| ua)
+                .collect(),
+            Some((false, g)) => self.user_agents()[self.groups()[g].user_agents.clone()]
+                .iter()
+                .collect(),
+            None => Vec::new(),
         }
     }
 
@@ -548,6 +543,25 @@ pub struct PreferenceLint<'r, 'a> {
     groups: Vec<Option<GroupIndex<'r>>>,
 }
 
+/// A pattern's literal start: up to its first `*` or `$`. Every path it
+/// matches starts with it.
+fn literal_start(pattern: &[u8]) -> &[u8] {
+    pattern
+        .iter()
+        .position(|&b| b == b'*' || b == b'$')
+        .map_or(pattern, |end| &pattern[..end])
+}
+
+/// The group a preference line is read in, `None` outside every group:
+/// its AIPREF group for `Content-Usage` (`(true, g)`), its Google group
+/// for `Content-Signal` (`(false, g)`).
+fn line_group(s: &Statement<'_>) -> Option<(bool, usize)> {
+    match s.directive {
+        PreferenceDirective::ContentUsage => Some((true, s.aipref_group?)),
+        PreferenceDirective::ContentSignal => Some((false, s.google_group?)),
+    }
+}
+
 /// One group's rules as lint's scope test reads them.
 struct GroupIndex<'r> {
     /// Disallow patterns without `*` or `$`: each disallows every path it
@@ -575,10 +589,7 @@ impl<'r> GroupIndex<'r> {
         };
         for rule in &robots.rules()[robots.groups()[g].rules.clone()] {
             let pattern: &'r [u8] = &rule.pattern;
-            let start = pattern
-                .iter()
-                .position(|&b| b == b'*' || b == b'$')
-                .map_or(pattern, |end| &pattern[..end]);
+            let start = literal_start(pattern);
             match rule.kind {
                 RuleKind::Disallow if !pattern.is_empty() && start.len() == pattern.len() => {
                     index.disallows.insert(pattern);
@@ -780,16 +791,7 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
     /// three, and how many more.
     fn crawler_names(&self, s: &Statement<'_>) -> String {
         let user_agents = self.robots.user_agents();
-        let members: Vec<usize> = match s.directive {
-            PreferenceDirective::ContentUsage => s
-                .aipref_group
-                .and_then(|g| self.aipref_members.get(g).cloned())
-                .unwrap_or_default(),
-            PreferenceDirective::ContentSignal => s
-                .google_group
-                .map(|g| self.robots.groups()[g].user_agents.clone().collect())
-                .unwrap_or_default(),
-        };
+        let members = line_group(s).map_or(Vec::new(), |key| self.members(key));
         let mut names: Vec<String> = members
             .iter()
             .take(3)
@@ -805,20 +807,10 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
     /// to a `*` or `$`; `/` for a line without a path) when every crawler
     /// of its group may fetch no path of that scope.
     fn disallowed_anyway(&mut self, s: &Statement<'_>) -> Option<Vec<u8>> {
-        let key = match s.directive {
-            PreferenceDirective::ContentUsage => (true, s.aipref_group?),
-            PreferenceDirective::ContentSignal => (false, s.google_group?),
-        };
-        let literal: Vec<u8> = s
-            .pattern
-            .iter()
-            .take_while(|&&b| b != b'*' && b != b'$')
-            .copied()
-            .collect();
-        let scope = if literal.is_empty() {
-            b"/".to_vec()
-        } else {
-            literal
+        let key = line_group(s)?;
+        let scope = match literal_start(&s.pattern) {
+            b"" => b"/".to_vec(),
+            literal => literal.to_vec(),
         };
         if let Some(&blocked) = self.blocked.get(&(key, scope.clone())) {
             return blocked.then_some(scope);
@@ -850,6 +842,16 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
         blocked.then_some(scope)
     }
 
+    /// The user-agent lines (indices) of a group: of AIPREF's grouping
+    /// when `key.0`, else of Google's.
+    fn members(&self, (aipref, group): (bool, usize)) -> Vec<usize> {
+        if aipref {
+            self.aipref_members.get(group).cloned().unwrap_or_default()
+        } else {
+            self.robots.groups()[group].user_agents.clone().collect()
+        }
+    }
+
     /// The index of a group's rules, made on first use.
     fn group_index(&mut self, g: usize) -> &GroupIndex<'r> {
         if self.groups.len() <= g {
@@ -861,14 +863,10 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
 
     /// The distinct sets of groups that the crawlers of a group obey (each
     /// named crawler the groups naming it, `*` the `*` groups).
-    fn obeyed_groups(&self, (aipref, group): (bool, usize)) -> Vec<Vec<usize>> {
+    fn obeyed_groups(&self, key: (bool, usize)) -> Vec<Vec<usize>> {
         let user_agents = self.robots.user_agents();
-        let members: Vec<usize> = if aipref {
-            self.aipref_members.get(group).cloned().unwrap_or_default()
-        } else {
-            self.robots.groups()[group].user_agents.clone().collect()
-        };
-        let mut sets: Vec<&Vec<usize>> = members
+        let mut sets: Vec<&Vec<usize>> = self
+            .members(key)
             .iter()
             .map(|&i| {
                 let ua = &user_agents[i];
