@@ -94,6 +94,8 @@ struct Merge {
 pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputError> {
     let started = Instant::now();
     let dataset = Dataset::open(out)?;
+    // No ingest runs beside a compaction, nor starts during it.
+    let _lock = dataset.lock_compact()?;
     remove_staging(&dataset)?;
     let fixed = final_parts(&dataset)?;
     // A name for this compaction's files, unique to it.

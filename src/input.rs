@@ -58,6 +58,9 @@ pub struct Input {
     pub name: String,
     /// What identifies it: see the [module documentation](self).
     pub id: String,
+    /// It is a paths file's line read under `--prefix`: its identity is
+    /// the line, whatever mirror serves it.
+    pub prefixed: bool,
 }
 
 impl Input {
@@ -68,13 +71,15 @@ impl Input {
             id: identity(&path),
             location: Location::File(path),
             name: name.into(),
+            prefixed: false,
         }
     }
 
-    /// A local file named by its path as given.
+    /// A local file named by its path as given (bytes that are not UTF-8
+    /// written `\xNN`, so that two such names stay two names).
     pub fn path(path: impl AsRef<Path>) -> Input {
         let path = path.as_ref();
-        Input::file(path, path.to_string_lossy().into_owned())
+        Input::file(path, lossless(path.as_os_str()))
     }
 
     /// A URL read and named `name` in the tables.
@@ -83,6 +88,19 @@ impl Input {
             id: url.to_string(),
             location: Location::Url(url),
             name: name.into(),
+            prefixed: false,
+        }
+    }
+
+    /// The input a paths file's `line` stands for under `--prefix`, read
+    /// at `location`: identified by the line, so that the same line read
+    /// through another mirror later is the same input.
+    fn prefixed(location: Location, line: &str) -> Input {
+        Input {
+            id: line.to_owned(),
+            location,
+            name: line.to_owned(),
+            prefixed: true,
         }
     }
 
@@ -104,6 +122,10 @@ impl Input {
 /// The identity of the local file `path`: its resolved absolute path, or
 /// where it cannot be resolved (it does not exist), its absolute path with
 /// `.` and `..` removed.
+///
+/// Every byte of the path is kept: a path that is not UTF-8 is written
+/// `bytes:` then its bytes, those that are not UTF-8 as `\xNN` (and `\` as
+/// `\\`), so that two files never share an identity.
 pub fn identity(path: &Path) -> String {
     let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -119,7 +141,38 @@ pub fn identity(path: &Path) -> String {
         }
         out
     });
-    resolved.to_string_lossy().into_owned()
+    match resolved.to_str() {
+        Some(text) => text.to_owned(),
+        None => {
+            let bytes = resolved.as_os_str().as_encoded_bytes();
+            let mut id = String::from("bytes:");
+            for chunk in bytes.utf8_chunks() {
+                id.push_str(&chunk.valid().replace('\\', "\\\\"));
+                for b in chunk.invalid() {
+                    id.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            id
+        }
+    }
+}
+
+/// A name for display and for `warc_filename`: the text itself when it is
+/// UTF-8, else its UTF-8 parts with every other byte written `\xNN`.
+pub fn lossless(name: &std::ffi::OsStr) -> String {
+    match name.to_str() {
+        Some(text) => text.to_owned(),
+        None => {
+            let mut out = String::new();
+            for chunk in name.as_encoded_bytes().utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out
+        }
+    }
 }
 
 /// An opened input: its bytes, and its size when known.
@@ -401,11 +454,12 @@ fn listed(line: &str, prefix: Option<&str>) -> Result<Input, ListError> {
                 prefix.trim_end_matches('/'),
                 line.trim_start_matches('/')
             );
-            Ok(Input::url(parse_url(&joined)?, line))
+            Ok(Input::prefixed(Location::Url(parse_url(&joined)?), line))
         }
-        Some(prefix) if Path::new(line).is_relative() => {
-            Ok(Input::file(Path::new(prefix).join(line), line))
-        }
+        Some(prefix) if Path::new(line).is_relative() => Ok(Input::prefixed(
+            Location::File(Path::new(prefix).join(line)),
+            line,
+        )),
         _ => Ok(Input::file(line, line)),
     }
 }
@@ -708,6 +762,33 @@ mod tests {
         })
         .unwrap_err();
         assert!(matches!(err, ListError::Fetch { .. }), "{err}");
+    }
+
+    #[test]
+    fn names_that_are_not_utf8_keep_every_byte() {
+        use std::os::unix::ffi::OsStrExt;
+        let a = Path::new(std::ffi::OsStr::from_bytes(b"/d/b\xff.warc.gz"));
+        let b = Path::new(std::ffi::OsStr::from_bytes(b"/d/b\xfe.warc.gz"));
+        assert_eq!(identity(a), "bytes:/d/b\\xff.warc.gz");
+        assert_ne!(identity(a), identity(b));
+        // A UTF-8 name that reads like an escape is another identity.
+        assert_ne!(identity(a), identity(Path::new("/d/b\\xff.warc.gz")));
+        assert_eq!(Input::path(a).name, "/d/b\\xff.warc.gz");
+        assert_eq!(Input::path("/d/é.warc.gz").name, "/d/é.warc.gz");
+    }
+
+    #[test]
+    fn a_prefixed_line_is_identified_by_the_line() {
+        let http = listed("crawl/a.warc.gz", Some("https://data.example.org/")).unwrap();
+        let s3 = listed("crawl/a.warc.gz", Some("s3://bucket/")).unwrap();
+        let local = listed("crawl/a.warc.gz", Some("/mirror")).unwrap();
+        assert_eq!(http.id, "crawl/a.warc.gz");
+        assert_eq!(
+            (s3.id.as_str(), local.id.as_str()),
+            (http.id.as_str(), http.id.as_str())
+        );
+        assert!(http.prefixed && s3.prefixed && local.prefixed);
+        assert_ne!(http.location, s3.location);
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub struct Config {
     /// The network client for inputs given as URLs (one with the default
     /// options is made when there are such inputs and none is given).
     pub remote: Option<Arc<remote::Client>>,
+    /// Inputs to do again although they are done (by name or identity):
+    /// their rows are replaced.
+    pub redo: Vec<String>,
 }
 
 impl Config {
@@ -93,6 +96,7 @@ impl Config {
             give_up_after_errors: GIVE_UP_AFTER_ERRORS,
             allow_other_files: false,
             remote: None,
+            redo: Vec::new(),
         }
     }
 
@@ -152,6 +156,8 @@ impl FileReport {
                     rows: p.rows,
                 })
                 .collect(),
+            reason: self.reason.clone(),
+            ended_ms: Some(manifest::unix_now_ms()),
         })
     }
 }
@@ -187,6 +193,9 @@ pub trait Progress: Sync {
     fn sized(&self, _bytes: u64) {}
     /// An input is finished.
     fn file_done(&self, _report: &FileReport) {}
+    /// The run's plan is made (before [`Progress::start`]); `locks_honoured`
+    /// is false where the file system ignores the output directory's locks.
+    fn planned(&self, _plan: &Plan<'_>, _locks_honoured: bool) {}
 }
 
 /// No progress reporting.
@@ -207,7 +216,12 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         threads: config.threads.max(1),
         ..config.clone()
     };
-    let plan = plan(config, &manifest::read_inputs(&config.out)?)?;
+    let dataset = Dataset::create(&config.out, config.allow_other_files)?;
+    // One writer per manifest, and none beside a compaction: taken before
+    // the manifests are read, held to the end.
+    let lock = dataset.lock_ingest(&config.run_name())?;
+    let plan = plan(config, &dataset)?;
+    progress.planned(&plan, lock.honoured());
     let client = match &config.remote {
         Some(client) => Some(Arc::clone(client)),
         None if plan.todo.iter().any(|i| i.is_remote()) => Some(Arc::new(
@@ -215,7 +229,6 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         )),
         None => None,
     };
-    let dataset = Dataset::create(&config.out, config.allow_other_files)?;
     progress.start(plan.todo.len() as u64, plan.bytes);
     let mut manifest = dataset.manifest(&config.run_name())?;
     manifest.append(&Line::Run(RunLine {
@@ -249,6 +262,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
             files_retried: summary.files_retried,
             seconds: summary.seconds,
         }))?;
+    drop(lock);
     Ok(summary)
 }
 
@@ -261,18 +275,39 @@ pub struct Plan<'c> {
     pub skipped: u64,
     /// Inputs an earlier run failed (in `todo` again).
     pub retried: u64,
+    /// Inputs done before and done again now (in `todo` again), with why:
+    /// asked for (`--redo`), or a part file of theirs is missing.
+    pub redone: Vec<(&'c Input, String)>,
     /// The size of the inputs to read, where known.
     pub bytes: u64,
 }
 
-/// Decides which inputs to read, from what the manifests say of them
-/// (`finished`, by identity). A directory whose finished inputs were made
-/// with other options is refused: a data set is made one way. So is an
-/// input listed under the name of another file that is done: the tables
-/// could not tell their rows apart.
-pub fn plan<'c>(
+/// Decides which inputs to read, from what the manifests of `dataset` say
+/// of them. A directory whose finished inputs were made with other options
+/// is refused: a data set is made one way. So is an input listed under the
+/// name of another file that is done: the tables could not tell their
+/// rows apart.
+///
+/// A done input is done again when `config.redo` names it, or when one of
+/// its part files is missing (deleted by hand): its remaining part files
+/// are deleted first, as for any unfinished input. One whose rows were
+/// compacted together with other inputs' cannot be, and is refused.
+pub fn plan<'c>(config: &'c Config, dataset: &Dataset) -> Result<Plan<'c>, OutputError> {
+    let finished = dataset.read_inputs()?;
+    let merges = manifest::read_merges(dataset.dir())?;
+    decide(config, &finished, &merges, &|path| {
+        dataset.dir().join(path).is_file()
+    })
+}
+
+/// [`plan`]'s decision, from what the manifests say (`finished`, by
+/// identity; `merges`, where compactions moved part files) and whether a
+/// part file (relative to the output directory) `exists`.
+pub fn decide<'c>(
     config: &'c Config,
     finished: &HashMap<String, InputEntry>,
+    merges: &HashMap<PathBuf, PathBuf>,
+    exists: &dyn Fn(&std::path::Path) -> bool,
 ) -> Result<Plan<'c>, OutputError> {
     let options = config.run_options();
     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
@@ -300,6 +335,7 @@ pub fn plan<'c>(
         todo: Vec::new(),
         skipped: 0,
         retried: 0,
+        redone: Vec::new(),
         bytes: 0,
     };
     for input in &config.inputs {
@@ -307,12 +343,42 @@ pub fn plan<'c>(
             continue;
         }
         // Lines written before identities were recorded know an input by
-        // its name.
-        let entry = finished
-            .get(&input.id)
-            .or_else(|| finished.get(&input.name).filter(|e| e.line.id.is_none()));
+        // its name; so do lines of a paths file's line read through
+        // another mirror (`--prefix`), whose identity is the line.
+        let entry = finished.get(&input.id).or_else(|| {
+            finished
+                .get(&input.name)
+                .filter(|e| e.line.id.is_none())
+                .or_else(|| done_by_name.get(input.name.as_str()).copied())
+                .filter(|e| e.line.id.is_none() || input.prefixed)
+        });
         match entry {
-            Some(e) if done(e) => plan.skipped += 1,
+            Some(e) if done(e) => {
+                let asked = config
+                    .redo
+                    .iter()
+                    .any(|r| *r == input.name || *r == input.id);
+                let why = if asked {
+                    Some("--redo names it".to_owned())
+                } else {
+                    missing_part(&e.line.parts, merges, exists)
+                        .map(|p| format!("its part file {} is missing", p.display()))
+                };
+                match why {
+                    None => plan.skipped += 1,
+                    Some(why) => {
+                        if let Some(merged) = e.line.parts.iter().find_map(|p| merges.get(&p.path))
+                        {
+                            return Err(OutputError::CannotRedo {
+                                name: input.name.clone(),
+                                why: format!("{why}; its rows are in {}", merged.display()),
+                            });
+                        }
+                        plan.redone.push((input, why));
+                        plan.todo.push(input);
+                    }
+                }
+            }
             Some(_) => {
                 plan.retried += 1;
                 plan.todo.push(input);
@@ -330,8 +396,41 @@ pub fn plan<'c>(
             }
         }
     }
+    if let Some(unknown) = config
+        .redo
+        .iter()
+        .find(|r| !config.inputs.iter().any(|i| i.name == **r || i.id == **r))
+    {
+        return Err(OutputError::NotAnInput {
+            name: unknown.clone(),
+        });
+    }
     plan.bytes = plan.todo.iter().filter_map(|i| i.size()).sum();
     Ok(plan)
+}
+
+/// The first of a done input's part files that is gone: neither where the
+/// input's line says nor in a compacted file it was merged into (`merges`,
+/// followed from compaction to compaction).
+fn missing_part(
+    parts: &[PartEntry],
+    merges: &HashMap<PathBuf, PathBuf>,
+    exists: &dyn Fn(&std::path::Path) -> bool,
+) -> Option<PathBuf> {
+    parts.iter().find_map(|part| {
+        let mut path = &part.path;
+        // Each compaction merges a file at most once: the chain ends.
+        for _ in 0..=merges.len() {
+            if exists(path) {
+                return None;
+            }
+            match merges.get(path) {
+                Some(next) => path = next,
+                None => break,
+            }
+        }
+        Some(part.path.clone())
+    })
 }
 
 /// Reads every input of the plan, in parallel, recording each in the
@@ -518,19 +617,33 @@ fn ingest_input(
     if read.stopped {
         return lanes.give_up().map_or(Ok(None), Err);
     }
-    let (parts, mut counts) = lanes.close(shared.dataset)?;
-    // The renames are durable before the manifest calls the input done.
-    shared.dataset.sync_tables()?;
-    counts.add(&read.counts);
-    Ok(Some(FileReport {
+    let report = |counts, parts| FileReport {
         input: input.name.clone(),
         id: input.id.clone(),
         location: input.location.to_string(),
         failed: read.failure.is_some(),
-        reason: read.failure,
+        reason: read.failure.clone(),
         counts,
         parts,
-    }))
+    };
+    if read.failure.is_some() {
+        // Nothing of a failed input is published: the tables hold only
+        // done inputs' rows. What was read is counted; no row was written.
+        if let Some(e) = lanes.give_up() {
+            return Err(e);
+        }
+        let counts = Counts {
+            records: read.counts.records,
+            bytes: read.counts.bytes,
+            ..Counts::default()
+        };
+        return Ok(Some(report(counts, Vec::new())));
+    }
+    let (parts, mut counts) = lanes.close(shared.dataset)?;
+    // The renames are durable before the manifest calls the input done.
+    shared.dataset.sync_tables()?;
+    counts.add(&read.counts);
+    Ok(Some(report(counts, parts)))
 }
 
 /// What reading an input found.
@@ -605,6 +718,9 @@ fn read_input(shared: &Shared<'_>, key: usize, input: &Input, lanes: &Lanes) -> 
         }
     });
     end.counts.bytes = bytes_read.load(Ordering::Relaxed);
+    if end.failure.is_none() {
+        end.failure = filler.cut_short.take();
+    }
     if end.counts.records == 0 && end.failure.is_none() {
         end.failure = Some(
             filler
@@ -669,6 +785,9 @@ struct ChunkFiller {
     held: Option<(Error, u32)>,
     /// The first problem, in words.
     first_error: Option<String>,
+    /// The input ends inside a gzip member, a record or its header: it
+    /// is cut short (an interrupted download), and fails.
+    cut_short: Option<String>,
 }
 
 impl ChunkFiller {
@@ -680,6 +799,7 @@ impl ChunkFiller {
             chunk_records,
             held: None,
             first_error: None,
+            cut_short: None,
         }
     }
 
@@ -693,6 +813,16 @@ impl ChunkFiller {
     fn error(&mut self, chunk: &mut Chunk, e: Error) -> Option<Error> {
         if self.first_error.is_none() {
             self.first_error = Some(describe(&e));
+        }
+        let cut = matches!(
+            e.kind(),
+            ErrorKind::TruncatedMember | ErrorKind::TruncatedRecord | ErrorKind::TruncatedHeader
+        );
+        if cut && self.cut_short.is_none() {
+            self.cut_short = Some(format!(
+                "the input is cut short (an interrupted download or copy?): {}",
+                describe(&e)
+            ));
         }
         if e.kind() != ErrorKind::Io {
             self.release_held(chunk);
@@ -989,6 +1119,8 @@ mod tests {
                 status: InputStatus::Done,
                 counts: Counts::default(),
                 parts: vec![],
+                reason: None,
+                ended_ms: None,
             },
             options: Some(Config::new(vec![], PathBuf::new()).run_options()),
         };
@@ -1002,7 +1134,8 @@ mod tests {
             (b.id.clone(), entry("./b.warc.gz", Some(&b.id))),
         ]);
         let config = Config::new(vec![a, b.clone(), c.clone(), b], PathBuf::from("out"));
-        let planned = plan(&config, &finished).unwrap();
+        let none = HashMap::new();
+        let planned = decide(&config, &finished, &none, &|_| true).unwrap();
         assert_eq!(planned.skipped, 2);
         assert_eq!(planned.todo, [&c]);
 
@@ -1011,8 +1144,88 @@ mod tests {
         let finished = HashMap::from([(c.id.clone(), entry("a.warc.gz", Some(&c.id)))]);
         let config = Config::new(vec![moved], PathBuf::from("out"));
         assert!(matches!(
-            plan(&config, &finished),
+            decide(&config, &finished, &none, &|_| true),
             Err(OutputError::OtherInput { .. })
+        ));
+    }
+
+    #[test]
+    fn a_done_input_missing_a_part_file_is_done_again_unless_compacted() {
+        use crate::dataset::manifest::InputLine;
+        let part = |path: &str| PartEntry {
+            table: "captures".to_owned(),
+            path: PathBuf::from(path),
+            rows: 1,
+        };
+        let a = Input::file("/data/a.warc.gz", "a.warc.gz");
+        let entry = InputEntry {
+            line: InputLine {
+                input: "a.warc.gz".to_owned(),
+                id: Some(a.id.clone()),
+                status: InputStatus::Done,
+                counts: Counts::default(),
+                parts: vec![
+                    part("captures/a-1-00.parquet"),
+                    part("rules/a-1-00.parquet"),
+                ],
+                reason: None,
+                ended_ms: Some(1),
+            },
+            options: Some(Config::new(vec![], PathBuf::new()).run_options()),
+        };
+        let finished = HashMap::from([(a.id.clone(), entry)]);
+        let config = Config::new(vec![a.clone()], PathBuf::from("out"));
+        let no_merges = HashMap::new();
+        // Both there: skipped.
+        let planned = decide(&config, &finished, &no_merges, &|_| true).unwrap();
+        assert_eq!((planned.skipped, planned.todo.len()), (1, 0));
+        // One deleted by hand: done again, saying why.
+        let gone = |p: &std::path::Path| p != std::path::Path::new("rules/a-1-00.parquet");
+        let planned = decide(&config, &finished, &no_merges, &gone).unwrap();
+        assert_eq!(planned.todo, [&a]);
+        assert!(
+            planned.redone[0]
+                .1
+                .contains("rules/a-1-00.parquet is missing"),
+            "{:?}",
+            planned.redone
+        );
+        // Its captures merged into a compacted file that is there: only the
+        // rules part is missing, and the rows in the compacted file cannot
+        // be taken out: refused.
+        let merges = HashMap::from([(
+            PathBuf::from("captures/a-1-00.parquet"),
+            PathBuf::from("captures/compacted-x-00000.parquet"),
+        )]);
+        let only_compacted = |p: &std::path::Path| p.starts_with("captures/compacted-");
+        assert!(matches!(
+            decide(&config, &finished, &merges, &only_compacted),
+            Err(OutputError::CannotRedo { .. })
+        ));
+        // Both parts merged and the compacted file there: skipped.
+        let merges = HashMap::from([
+            (
+                PathBuf::from("captures/a-1-00.parquet"),
+                PathBuf::from("captures/compacted-x-00000.parquet"),
+            ),
+            (
+                PathBuf::from("rules/a-1-00.parquet"),
+                PathBuf::from("rules/compacted-x-00000.parquet"),
+            ),
+        ]);
+        let compacted = |p: &std::path::Path| p.to_string_lossy().contains("compacted-");
+        let planned = decide(&config, &finished, &merges, &compacted).unwrap();
+        assert_eq!(planned.skipped, 1);
+        // Asked for by name: done again.
+        let mut again = config.clone();
+        again.redo = vec!["a.warc.gz".to_owned()];
+        let planned = decide(&again, &finished, &no_merges, &|_| true).unwrap();
+        assert_eq!(planned.redone[0].1, "--redo names it");
+        // An unknown name is refused.
+        again.redo = vec!["b.warc.gz".to_owned()];
+        assert!(matches!(
+            decide(&again, &finished, &no_merges, &|_| true),
+            Err(OutputError::NotAnInput { .. })
         ));
     }
 

@@ -195,13 +195,10 @@ fn an_unreadable_input_fails_alone() {
         .push(Input::file("/no/such/file.warc.gz", "missing.warc.gz"));
     let summary = pipeline::run(&config, &NoProgress).unwrap();
     assert_eq!((summary.files_done, summary.files_failed), (3, 1));
-    let errors = rows(&out, Table::Errors);
-    assert_eq!(errors.len(), 1);
-    assert!(
-        errors[0].starts_with("missing.warc.gz\tNULL\topen\tio\t"),
-        "{}",
-        errors[0]
-    );
+    assert!(rows(&out, Table::Errors).is_empty());
+    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
+    let reason = entries[&config.inputs[3].id].line.reason.clone().unwrap();
+    assert!(reason.contains("No such file or directory"), "{reason}");
     fs::remove_dir_all(&out).unwrap();
 }
 
@@ -240,7 +237,7 @@ fn cli_ingest_summary_and_exit_status() {
 }
 
 #[test]
-fn a_directory_given_to_the_library_fails_with_one_errors_row() {
+fn a_directory_given_to_the_library_fails_and_the_manifest_says_why() {
     // (The command line expands a directory into its WARC files; the
     // library reads what it is given, and a directory is not a WARC file.)
     let out = temp_out("dir-input");
@@ -250,17 +247,19 @@ fn a_directory_given_to_the_library_fails_with_one_errors_row() {
     config.inputs = vec![Input::file(dir.clone(), "a-directory")];
     let summary = pipeline::run(&config, &NoProgress).unwrap();
     assert_eq!((summary.files_done, summary.files_failed), (0, 1));
-    let errors = rows(&out, Table::Errors);
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].contains("\tio\t") && errors[0].contains("it is a directory"),
-        "{errors:?}"
-    );
-    assert_eq!(summary.counts.errors, 1);
+    // A failed input has no row in any table: the manifest says why.
+    assert!(rows(&out, Table::Errors).is_empty());
+    assert_eq!(summary.counts.errors, 0);
     let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
     let entry = &entries[&config.inputs[0].id];
     assert_eq!(entry.line.status, robostats::dataset::InputStatus::Failed);
     assert_eq!(entry.line.input, "a-directory");
+    assert!(entry.line.parts.is_empty());
+    let reason = entry.line.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("it is a directory") && reason.contains("(io)"),
+        "{reason}"
+    );
     fs::remove_dir_all(&out).unwrap();
     fs::remove_dir_all(&dir).unwrap();
 }

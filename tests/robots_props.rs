@@ -67,15 +67,15 @@ fn google_allowed(body: &[u8], agent: &str, url: &str) -> bool {
                 } else {
                     -1
                 };
-                if priority < 0 && key == Key::Allow {
-                    if let Some(slash) = pattern.iter().rposition(|&b| b == b'/') {
-                        if pattern[slash..].starts_with(b"/index.htm") {
-                            pattern.truncate(slash + 1);
-                            pattern.push(b'$');
-                            if google_matches(&path, &pattern) {
-                                priority = pattern.len() as i64;
-                            }
-                        }
+                if priority < 0
+                    && key == Key::Allow
+                    && let Some(slash) = pattern.iter().rposition(|&b| b == b'/')
+                    && pattern[slash..].starts_with(b"/index.htm")
+                {
+                    pattern.truncate(slash + 1);
+                    pattern.push(b'$');
+                    if google_matches(&path, &pattern) {
+                        priority = pattern.len() as i64;
                     }
                 }
                 if priority < 0 {

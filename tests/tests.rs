@@ -7,6 +7,7 @@ mod new_user;
 mod preferences;
 mod resume;
 mod robots_props;
+mod safety;
 mod warc_broken;
 mod warc_paths;
 mod warc_real;

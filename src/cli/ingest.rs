@@ -66,6 +66,11 @@ pub struct Args {
     /// say it (Kubernetes indexed jobs: the Job's completions).
     #[arg(long, value_name = "N", requires = "shard")]
     shard_count: Option<u64>,
+    /// Do this input again although it is done, replacing its rows (its
+    /// name as listed, the `warc_filename` of its rows; repeatable). The
+    /// input must be among the inputs of the run.
+    #[arg(long, value_name = "NAME")]
+    redo: Vec<String>,
     /// No progress bar, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -236,7 +241,26 @@ impl Bar {
     }
 }
 
+/// What the plan says before the run starts: the inputs done again and
+/// why, and a warning where the output directory's locks protect nothing.
+fn plan_notices(plan: &pipeline::Plan<'_>, locks_honoured: bool) {
+    for (input, why) in &plan.redone {
+        eprintln!("robostats: '{}' is done again: {why}", input.name);
+    }
+    if !locks_honoured {
+        eprintln!(
+            "robostats: warning: the file system of the output directory ignores locks \
+             (NFS without lock support?): two runs of one shard, or compact beside an ingest, \
+             would not be stopped. Run one process per shard (see docs/concurrency.md)"
+        );
+    }
+}
+
 impl Progress for Bar {
+    fn planned(&self, plan: &pipeline::Plan<'_>, locks_honoured: bool) {
+        self.bar.suspend(|| plan_notices(plan, locks_honoured));
+    }
+
     fn start(&self, files: u64, bytes: u64) {
         self.total_files.store(files, Ordering::Relaxed);
         self.bar.set_length(bytes);
@@ -268,6 +292,10 @@ struct Plain {
 }
 
 impl Progress for Plain {
+    fn planned(&self, plan: &pipeline::Plan<'_>, locks_honoured: bool) {
+        plan_notices(plan, locks_honoured);
+    }
+
     fn file_done(&self, report: &FileReport) {
         if report.failed {
             self.failed.lock().unwrap().push(report.clone());
@@ -310,6 +338,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     config.allow_other_files = args.allow_other_files;
     config.shard = shard;
     config.remote = client.clone();
+    config.redo = args.redo.clone();
     if let Some(n) = args.threads {
         if n == 0 {
             bail!("--threads must be at least 1");
@@ -373,8 +402,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if !failed.is_empty() {
         eprintln!(
-            "robostats: the errors table has a row for each problem; a re-run tries the \
-             failed inputs again"
+            "robostats: nothing of a failed input is in the tables (the manifest says why); \
+             a re-run tries the failed inputs again"
         );
     }
     let s = &summary;

@@ -38,6 +38,8 @@ pub enum Op {
     ReadManifest,
     /// Appending to the manifest.
     WriteManifest,
+    /// Taking a lock on the output directory.
+    Lock,
 }
 
 impl Op {
@@ -58,6 +60,7 @@ impl Op {
             Op::RemoveDir => "remove the directory",
             Op::ReadManifest => "read the manifest",
             Op::WriteManifest => "write the manifest",
+            Op::Lock => "lock",
         }
     }
 }
@@ -141,6 +144,35 @@ pub enum OutputError {
         /// The file it was compared with.
         first: PathBuf,
     },
+    /// Another process holds a lock this one needs.
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// Who holds it, as it wrote into the file.
+        holder: String,
+        /// What wanted it (`ingest (run)`, `compact`).
+        wanted_by: String,
+    },
+    /// A directory or file of the output directory is a symbolic link (or
+    /// not a regular file or directory): robostats writes only inside the
+    /// output directory.
+    Linked {
+        /// The link.
+        path: PathBuf,
+    },
+    /// Two runs disagree on what an input's rows are: its rows were
+    /// compacted with other inputs' and cannot be removed to redo it.
+    CannotRedo {
+        /// The input's name.
+        name: String,
+        /// Why it is to be redone.
+        why: String,
+    },
+    /// `--redo` names no input of the run.
+    NotAnInput {
+        /// The name given.
+        name: String,
+    },
     /// The worker threads could not be started.
     Threads(String),
     /// A merged file does not hold the rows of its sources.
@@ -193,6 +225,8 @@ impl OutputError {
             OutputError::Io { path, .. }
             | OutputError::Parquet { path, .. }
             | OutputError::Unfinished { path }
+            | OutputError::Locked { path, .. }
+            | OutputError::Linked { path }
             | OutputError::OtherSchema { path, .. }
             | OutputError::RowsLost { path, .. } => Some(path),
             OutputError::OtherOptions { dir, .. }
@@ -201,7 +235,9 @@ impl OutputError {
             | OutputError::Missing { dir }
             | OutputError::OlderFormat { dir }
             | OutputError::OtherInput { dir, .. } => Some(dir),
-            OutputError::Threads(_) => None,
+            OutputError::Threads(_)
+            | OutputError::CannotRedo { .. }
+            | OutputError::NotAnInput { .. } => None,
         }
     }
 
@@ -283,6 +319,35 @@ impl fmt::Display for OutputError {
                 "{} has another schema than {} (written by another version?): not merged",
                 path.display(),
                 first.display()
+            ),
+            OutputError::Locked {
+                path,
+                holder,
+                wanted_by,
+            } => write!(
+                f,
+                "{wanted_by} cannot run now: {holder} holds the lock {}. One ingest per \
+                 manifest (shard) at a time, and compact alone, or rows would be lost or \
+                 doubled: wait for it to end (or stop it), then run again",
+                path.display()
+            ),
+            OutputError::Linked { path } => write!(
+                f,
+                "{} is a symbolic link or not a plain file or directory: robostats writes \
+                 only inside the output directory, and will not follow it. Remove it (or \
+                 write to another --out directory)",
+                path.display()
+            ),
+            OutputError::CannotRedo { name, why } => write!(
+                f,
+                "'{name}' cannot be done again ({why}): its rows were compacted together with \
+                 other inputs' rows, and cannot be taken out. Ingest its inputs into a new --out \
+                 directory"
+            ),
+            OutputError::NotAnInput { name } => write!(
+                f,
+                "--redo '{name}': no input of this run has that name (give it as listed, the \
+                 warc_filename of its rows, and list the input too)"
             ),
             OutputError::Threads(why) => write!(f, "cannot start worker threads: {why}"),
             OutputError::RowsLost {

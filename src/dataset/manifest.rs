@@ -12,7 +12,7 @@
 //! files were merged into which).
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -207,6 +207,14 @@ pub struct InputLine {
     pub counts: Counts,
     /// Its part files.
     pub parts: Vec<PartEntry>,
+    /// Why it failed: its first problem, in words (failed inputs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// When it ended, milliseconds since the Unix epoch: of two lines of
+    /// one input, the later one says what it is (absent from manifests
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_ms: Option<u64>,
 }
 
 /// A part file of an input.
@@ -273,49 +281,109 @@ pub struct InputEntry {
 }
 
 /// Every input line of every manifest file under `out`, by the input's
-/// identity (by its name in lines without one): an input's `done` line if
-/// it has one, else its last line.
+/// identity (by its name in lines without one): an input's latest line
+/// (by `ended_ms`); among lines written before times were recorded, its
+/// `done` line if it has one, else its last line.
 pub fn read_inputs(out: &Path) -> Result<HashMap<String, InputEntry>, OutputError> {
     let mut entries: HashMap<String, InputEntry> = HashMap::new();
+    for_each_line(out, |line, options| {
+        let Line::Input(input) = line else {
+            return;
+        };
+        let key = input.id.clone().unwrap_or_else(|| input.input.clone());
+        if let Some(earlier) = entries.get(&key) {
+            let newer = match (earlier.line.ended_ms, input.ended_ms) {
+                (Some(then), Some(now)) => now >= then,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                // Done is final among lines of before: a `failed` line in
+                // another manifest file (another shard, an earlier run) is
+                // older than it.
+                (None, None) => {
+                    input.status == InputStatus::Done || earlier.line.status != InputStatus::Done
+                }
+            };
+            if !newer {
+                return;
+            }
+        }
+        entries.insert(
+            key,
+            InputEntry {
+                line: input,
+                options: options.cloned(),
+            },
+        );
+    })?;
+    Ok(entries)
+}
+
+/// Where compactions moved part files: each merged file's path (relative
+/// to the output directory) to the file it was merged into.
+pub fn read_merges(out: &Path) -> Result<HashMap<PathBuf, PathBuf>, OutputError> {
+    let mut moved = HashMap::new();
+    for_each_line(out, |line, _| {
+        if let Line::Compact(compact) = line {
+            for merged in compact.merged {
+                for from in merged.from {
+                    if from != merged.path {
+                        moved.insert(from, merged.path.clone());
+                    }
+                }
+            }
+        }
+    })?;
+    Ok(moved)
+}
+
+/// Calls `each` with every line of every manifest file under `out` (in the
+/// files' name order), and the options of the run line before it. A torn
+/// last line (a kill mid-write) does not parse, and is skipped. A manifest
+/// file that is a symbolic link is refused.
+fn for_each_line(
+    out: &Path,
+    mut each: impl FnMut(Line, Option<&RunOptions>),
+) -> Result<(), OutputError> {
     let dir = dir(out);
+    if let Ok(meta) = fs::symlink_metadata(&dir)
+        && !meta.is_dir()
+    {
+        return Err(OutputError::Linked { path: dir });
+    }
     let Ok(read) = fs::read_dir(&dir) else {
-        return Ok(entries);
+        return Ok(());
     };
-    let mut files: Vec<PathBuf> = read
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
+    let mut files = Vec::new();
+    for entry in read {
+        let entry = entry.at(Op::ListDir, &dir)?;
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "jsonl") {
+            if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                return Err(OutputError::Linked { path });
+            }
+            files.push(path);
+        }
+    }
     files.sort();
     for path in files {
         let mut options = None;
-        let file = File::open(&path).at(Op::ReadManifest, &path)?;
+        let file = super::open_options_no_follow()
+            .read(true)
+            .open(&path)
+            .at(Op::ReadManifest, &path)?;
         for line in BufReader::new(file).lines() {
             let line = line.at(Op::ReadManifest, &path)?;
-            // A torn last line (a kill mid-write) does not parse: skip it.
             match serde_json::from_str::<Line>(&line) {
-                Ok(Line::Run(run)) => options = Some(run.options),
-                Ok(Line::Input(input)) => {
-                    // Done is final: an input done is never redone, so a
-                    // `failed` line in another manifest file (another
-                    // shard, an earlier run) is older than it.
-                    let done = |e: &InputEntry| e.line.status == InputStatus::Done;
-                    let key = input.id.clone().unwrap_or_else(|| input.input.clone());
-                    if input.status != InputStatus::Done && entries.get(&key).is_some_and(done) {
-                        continue;
-                    }
-                    entries.insert(
-                        key,
-                        InputEntry {
-                            line: input,
-                            options: options.clone(),
-                        },
-                    );
+                Ok(Line::Run(run)) => {
+                    options = Some(run.options.clone());
+                    each(Line::Run(run), options.as_ref());
                 }
-                Ok(_) | Err(_) => {}
+                Ok(line) => each(line, options.as_ref()),
+                Err(_) => {}
             }
         }
     }
-    Ok(entries)
+    Ok(())
 }
 
 /// A manifest file being appended to.
@@ -330,9 +398,9 @@ impl Manifest {
     /// and the next line is whole.
     pub fn open(out: &Path, name: &str) -> Result<Manifest, OutputError> {
         let dir = dir(out);
-        fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
+        super::create_dir_no_follow(&dir)?;
         let path = dir.join(format!("{name}.jsonl"));
-        let mut file = OpenOptions::new()
+        let mut file = super::open_options_no_follow()
             .create(true)
             .read(true)
             .append(true)
@@ -370,6 +438,14 @@ impl Manifest {
     }
 }
 
+/// Milliseconds since the Unix epoch.
+pub fn unix_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
@@ -404,6 +480,8 @@ mod tests {
             status,
             counts: Counts::default(),
             parts: vec![],
+            reason: None,
+            ended_ms: None,
         })
     }
 
@@ -416,7 +494,7 @@ mod tests {
         m.append(&input("f1", InputStatus::Failed)).unwrap();
         m.append(&input("f1", InputStatus::Done)).unwrap();
         m.append(&input("f2", InputStatus::Done)).unwrap();
-        let mut f = OpenOptions::new().append(true).open(m.path()).unwrap();
+        let mut f = fs::OpenOptions::new().append(true).open(m.path()).unwrap();
         f.write_all(b"{\"type\": \"input\", \"input\": \"f3\", \"sta")
             .unwrap();
         // Another manifest (another shard) that failed f2 before it was done.
@@ -433,6 +511,46 @@ mod tests {
         assert_eq!(entries["f1"].line.status, InputStatus::Done);
         assert_eq!(entries["f2"].line.status, InputStatus::Done);
         assert_eq!(entries["f1"].options.as_ref().unwrap().size_limit, Some(1));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn the_latest_line_of_an_input_says_what_it_is() {
+        let out = std::env::temp_dir().join(format!("robostats-latest-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&out);
+        let at = |name: &str, status, ms| {
+            let Line::Input(mut line) = input(name, status) else {
+                unreachable!()
+            };
+            line.ended_ms = ms;
+            Line::Input(line)
+        };
+        // Done in a shard's manifest, then done again (--redo) in run.jsonl,
+        // which sorts first: the later line is the input's.
+        let mut shard = Manifest::open(&out, "shard-00000-of-00001").unwrap();
+        shard.append(&run(Some(1))).unwrap();
+        shard
+            .append(&at("f1", InputStatus::Done, Some(10)))
+            .unwrap();
+        shard
+            .append(&at("f2", InputStatus::Done, Some(10)))
+            .unwrap();
+        shard.append(&at("f3", InputStatus::Failed, None)).unwrap();
+        let mut again = Manifest::open(&out, "run").unwrap();
+        again.append(&run(Some(1))).unwrap();
+        again
+            .append(&at("f1", InputStatus::Done, Some(20)))
+            .unwrap();
+        // A redo that failed: the input is to be done.
+        again
+            .append(&at("f2", InputStatus::Failed, Some(30)))
+            .unwrap();
+        // A line with a time is newer than one without.
+        again.append(&at("f3", InputStatus::Done, Some(5))).unwrap();
+        let entries = read_inputs(&out).unwrap();
+        assert_eq!(entries["f1"].line.ended_ms, Some(20));
+        assert_eq!(entries["f2"].line.status, InputStatus::Failed);
+        assert_eq!(entries["f3"].line.status, InputStatus::Done);
         fs::remove_dir_all(&out).unwrap();
     }
 

@@ -21,9 +21,10 @@
 //! input left ([`Dataset::remove_leftovers`]) before doing it again.
 
 mod error;
+pub mod lock;
 pub mod manifest;
 
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -82,6 +83,7 @@ impl Dataset {
         let dataset = Dataset {
             dir: dir.to_path_buf(),
         };
+        dataset.refuse_links()?;
         for &table in Table::ALL {
             dataset.write_empty_table(table)?;
         }
@@ -100,9 +102,48 @@ impl Dataset {
                 dir: dir.to_path_buf(),
             });
         }
-        Ok(Dataset {
+        let dataset = Dataset {
             dir: dir.to_path_buf(),
-        })
+        };
+        dataset.refuse_links()?;
+        Ok(dataset)
+    }
+
+    /// Refuses an output directory whose manifest directory, table
+    /// directories or manifest files are symbolic links (or not directories
+    /// and files): whatever robostats writes, deletes or appends to stays
+    /// inside the output directory.
+    fn refuse_links(&self) -> Result<(), OutputError> {
+        let mut dirs = vec![manifest::dir(&self.dir)];
+        dirs.extend(Table::ALL.iter().map(|&t| self.table_dir(t)));
+        for dir in &dirs {
+            if let Ok(meta) = fs::symlink_metadata(dir)
+                && !meta.is_dir()
+            {
+                return Err(OutputError::Linked { path: dir.clone() });
+            }
+        }
+        if let Ok(entries) = fs::read_dir(manifest::dir(&self.dir)) {
+            for entry in entries {
+                let entry = entry.at(Op::ListDir, manifest::dir(&self.dir))?;
+                if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                    return Err(OutputError::Linked { path: entry.path() });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the locks an ingest writing the manifest `name` needs (see
+    /// [`lock`]), for as long as the value lives.
+    pub fn lock_ingest(&self, name: &str) -> Result<lock::Held, OutputError> {
+        lock::acquire(&self.dir, lock::Holder::Ingest(name))
+    }
+
+    /// Takes the data set's lock for a compaction: no ingest runs beside
+    /// it.
+    pub fn lock_compact(&self) -> Result<lock::Held, OutputError> {
+        lock::acquire(&self.dir, lock::Holder::Compact)
     }
 
     /// The directory.
@@ -162,8 +203,7 @@ impl Dataset {
                 return Err(e);
             }
         }
-        let temp_prefix = format!(".{name}.");
-        self.remove_in(table, |n| n.starts_with(&temp_prefix))
+        self.remove_in(table, |n| is_temp_of(n, name))
     }
 
     /// Deletes the files of a table's directory whose name `doomed` picks.
@@ -174,7 +214,10 @@ impl Dataset {
         };
         for entry in entries {
             let entry = entry.at(Op::ListDir, &dir)?;
-            if doomed(&entry.file_name().to_string_lossy()) {
+            // Only regular files: never a link, never what it points to.
+            let regular = entry.file_type().is_ok_and(|t| t.is_file());
+            let name = entry.file_name();
+            if regular && name.to_str().is_some_and(&doomed) {
                 let path = entry.path();
                 match fs::remove_file(&path) {
                     // Another process (a shard's run) removed it first.
@@ -188,11 +231,21 @@ impl Dataset {
 
     /// Deletes the part files, finished or not, that an unfinished input
     /// left (whichever shard wrote them).
+    ///
+    /// Only the names robostats gives an input's part files are matched,
+    /// exactly ([`is_part_of`], and their temporary names): another input
+    /// whose stem starts with this one's keeps its files.
     pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
-        let prefix = format!("{stem}-");
         for &table in Table::ALL.iter().filter(|t| t.per_input()) {
             self.remove_in(table, |name| {
-                name.strip_prefix('.').unwrap_or(name).starts_with(&prefix)
+                is_part_of(stem, name)
+                    || name
+                        .strip_prefix('.')
+                        .and_then(|n| n.split_once(".parquet."))
+                        .is_some_and(|(part, _)| {
+                            let part = format!("{part}.parquet");
+                            is_part_of(stem, &part) && is_temp_of(name, &part)
+                        })
             })?;
         }
         Ok(())
@@ -229,9 +282,19 @@ impl Dataset {
         }
         // Another list's file (of runs that finished no input), and the
         // temporary files of runs killed while writing one.
-        let temp_prefix = format!(".{AGENTS_PREFIX}");
+        let is_list = |n: &str| {
+            n.strip_prefix(AGENTS_PREFIX)
+                .and_then(|n| n.strip_suffix(".parquet"))
+                .is_some_and(|hex| hex.len() == 16 && is_lower_hex(hex))
+        };
         self.remove_in(Table::Agents, |n| {
-            n.starts_with(&temp_prefix) || (n.starts_with(AGENTS_PREFIX) && n != name)
+            (is_list(n) && n != name)
+                || n.strip_prefix('.')
+                    .and_then(|n| n.split_once(".parquet."))
+                    .is_some_and(|(list, _)| {
+                        let list = format!("{list}.parquet");
+                        is_list(&list) && is_temp_of(n, &list)
+                    })
         })?;
         sync_dir(&dir)
     }
@@ -297,6 +360,86 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
 pub fn short_hash(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     hash[..4].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn is_lower_hex(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `name` is a part file's name of the input whose stem is `stem`
+/// (see [`part_name`]): `<stem>[-shard-IIIII-of-NNNNN]-<lane>.parquet`,
+/// exactly.
+pub fn is_part_of(stem: &str, name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(stem)
+        .and_then(|r| r.strip_prefix('-'))
+        .and_then(|r| r.strip_suffix(".parquet"))
+    else {
+        return false;
+    };
+    let lane = match rest.strip_prefix("shard-") {
+        Some(sharded) => {
+            let mut fields = sharded.splitn(4, '-');
+            let (Some(index), Some("of"), Some(count), Some(lane)) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                return false;
+            };
+            if !(is_digits(index) && is_digits(count)) {
+                return false;
+            }
+            lane
+        }
+        None => rest,
+    };
+    is_digits(lane) && lane.len() >= 2
+}
+
+/// Whether `name` is a temporary name of the file `final_name` (see
+/// [`temp_path`]): `.<final_name>.<pid>-<8 hex>.tmp`, exactly.
+pub fn is_temp_of(name: &str, final_name: &str) -> bool {
+    let Some(token) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_prefix(final_name))
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(".tmp"))
+    else {
+        return false;
+    };
+    token
+        .split_once('-')
+        .is_some_and(|(pid, hash)| is_digits(pid) && hash.len() == 8 && is_lower_hex(hash))
+}
+
+/// Options that open a file without following a symbolic link at its
+/// last component (`O_NOFOLLOW`): a link planted in the output directory
+/// makes the open fail instead of writing where it points.
+pub(crate) fn open_options_no_follow() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options
+}
+
+/// Creates `dir` (and its parents) and checks that it is a directory, not
+/// a link to one.
+pub(crate) fn create_dir_no_follow(dir: &Path) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(OutputError::Linked {
+            path: dir.to_path_buf(),
+        }),
+        Err(e) => Err(OutputError::io(Op::CreateDir, dir, e)),
+    }
 }
 
 /// The part-file name stem of an input: its file name without WARC and
@@ -376,10 +519,15 @@ impl PartFile {
     /// directory).
     pub fn create(table: Table, path: PathBuf, schema: SchemaRef) -> Result<PartFile, OutputError> {
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+            create_dir_no_follow(dir)?;
         }
         let tmp = temp_path(&path);
-        let file = File::create(&tmp).at(Op::CreatePart, &tmp)?;
+        // A new file, never an existing one nor a link's target.
+        let file = open_options_no_follow()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .at(Op::CreatePart, &tmp)?;
         let mut part = PartFile {
             table,
             path,
@@ -479,6 +627,37 @@ pub struct PartSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_up_matches_exact_names_only() {
+        let stem = part_stem("n/a.warc.gz");
+        assert!(is_part_of(&stem, &format!("{stem}-00.parquet")));
+        assert!(is_part_of(&stem, &format!("{stem}-117.parquet")));
+        assert!(is_part_of(
+            &stem,
+            &format!("{stem}-shard-00003-of-00100-01.parquet")
+        ));
+        // Another input's stem that starts with this one's.
+        let other = part_stem(&format!("n/{stem}-x.warc.gz"));
+        assert!(other.starts_with(&stem));
+        assert!(!is_part_of(&stem, &format!("{other}-00.parquet")));
+        for name in [
+            format!("{stem}-0.parquet"),
+            format!("{stem}-00.parquet.bak"),
+            format!("{stem}-shard-1-of-2.parquet"),
+            format!("{stem}-shard-x-of-00002-00.parquet"),
+            format!("{stem}00.parquet"),
+        ] {
+            assert!(!is_part_of(&stem, &name), "{name}");
+        }
+        let part = format!("{stem}-00.parquet");
+        assert!(is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp"), &part));
+        assert!(!is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp.x"), &part));
+        assert!(!is_temp_of(&format!(".{part}.x-0a1b2c3d.tmp"), &part));
+        assert!(!is_temp_of(&format!("{part}.123-0a1b2c3d.tmp"), &part));
+        let temp = temp_path(Path::new(&part));
+        assert!(is_temp_of(&temp.to_string_lossy(), &part), "{temp:?}");
+    }
 
     #[test]
     fn a_part_file_appears_only_when_published() {

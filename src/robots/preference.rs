@@ -704,15 +704,15 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
         let mut not_a_path = false;
         if s.directive == PreferenceDirective::ContentUsage && s.path.is_none() {
             let first = s.dictionary.split(|&b| b == b' ' || b == b'\t').next();
-            if let Some(w) = first.filter(|w| w.len() < s.dictionary.len()) {
-                if w.first() == Some(&b'*') || w.contains(&b'/') {
-                    not_a_path = true;
-                    d.push(format!(
-                        "'{}' is not a path (a path starts with /), so it never matches: the \
-                         whole value is read as the preference",
-                        String::from_utf8_lossy(w)
-                    ));
-                }
+            if let Some(w) = first.filter(|w| w.len() < s.dictionary.len())
+                && (w.first() == Some(&b'*') || w.contains(&b'/'))
+            {
+                not_a_path = true;
+                d.push(format!(
+                    "'{}' is not a path (a path starts with /), so it never matches: the \
+                     whole value is read as the preference",
+                    String::from_utf8_lossy(w)
+                ));
             }
         }
         match s.status {

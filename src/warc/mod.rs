@@ -398,11 +398,12 @@ impl<R: Read> WarcReader<R> {
             return Ok(true);
         }
         self.finish_record(rec, offset)?;
-        if rec.record_type == RecordType::Warcinfo && !self.crawl_from_warcinfo {
-            if let Some(crawl) = warcinfo_field(&rec.block, "isPartOf") {
-                self.crawl = Some(crawl.to_owned());
-                self.crawl_from_warcinfo = true;
-            }
+        if rec.record_type == RecordType::Warcinfo
+            && !self.crawl_from_warcinfo
+            && let Some(crawl) = warcinfo_field(&rec.block, "isPartOf")
+        {
+            self.crawl = Some(crawl.to_owned());
+            self.crawl_from_warcinfo = true;
         }
         Ok(true)
     }

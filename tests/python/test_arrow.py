@@ -125,4 +125,4 @@ def test_keys_of_every_table_exist_in_captures(samples_out, fixtures_out):
     # errors: rows may name records that never became captures, but each
     # names an input that the run read
     errs = read(fixtures_out, "errors")
-    assert errs.num_rows == 2
+    assert errs.num_rows == 1  # (the fixture cut short is failed: no row)

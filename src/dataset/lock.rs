@@ -1,0 +1,224 @@
+//! One writer per manifest: advisory locks in the output directory.
+//!
+//! ```text
+//! OUT/_manifest/dataset.lock   shared by every ingest, exclusive for compact
+//! OUT/_manifest/<name>.lock    exclusive, per manifest name (run, shard-00003-of-00100)
+//! ```
+//!
+//! An `ingest` holds the data set's lock shared and its manifest name's
+//! lock exclusively for the whole run: shards of one job run side by side,
+//! two runs of the same shard (a requeued task beside its first attempt)
+//! do not, and `compact`, which takes the data set's lock exclusively,
+//! runs only when no ingest does (and no ingest starts while it runs).
+//! The locks are `flock(2)` locks, released by the kernel when the process
+//! ends however it ends, so a killed run leaves none behind.
+//!
+//! The holder writes who it is into the lock file (process, host, since
+//! when, what), so that a refusal can name it. Where the file system does
+//! not honour `flock` (NFS mounted with `nolock`, some FUSE file systems),
+//! the lock is taken but protects nothing: [`Held::honoured`] says whether
+//! a second lock on the same file was refused, as it must be.
+
+use std::fs::{File, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::error::{At, Op, OutputError};
+use super::{manifest, open_options_no_follow};
+
+/// The data set's lock file name (in `_manifest/`).
+const DATASET_LOCK: &str = "dataset.lock";
+
+/// Locks held for as long as the value lives.
+#[derive(Debug)]
+pub struct Held {
+    _files: Vec<File>,
+    honoured: bool,
+}
+
+impl Held {
+    /// Whether the file system refused a second lock on a held lock file,
+    /// as it must: `false` means the locks protect nothing here (see the
+    /// [module documentation](self)).
+    pub fn honoured(&self) -> bool {
+        self.honoured
+    }
+}
+
+/// Who holds a lock, or wants to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder<'a> {
+    /// An ingest writing the manifest `name`.
+    Ingest(&'a str),
+    /// A compaction.
+    Compact,
+}
+
+/// Takes the locks `holder` needs in the output directory `out`, or says
+/// who holds them.
+pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
+    let dir = manifest::dir(out);
+    super::create_dir_no_follow(&dir)?;
+    let dataset_path = dir.join(DATASET_LOCK);
+    let dataset = open(&dataset_path)?;
+    let mut files = Vec::new();
+    match holder {
+        Holder::Ingest(name) => {
+            try_lock(&dataset, &dataset_path, false, holder)?;
+            let own_path = dir.join(format!("{name}.lock"));
+            let own = open(&own_path)?;
+            try_lock(&own, &own_path, true, holder)?;
+            let honoured = honoured(&own_path)?;
+            sign(&own, &own_path, holder)?;
+            files.push(dataset);
+            files.push(own);
+            Ok(Held {
+                _files: files,
+                honoured,
+            })
+        }
+        Holder::Compact => {
+            try_lock(&dataset, &dataset_path, true, holder)?;
+            let honoured = honoured(&dataset_path)?;
+            sign(&dataset, &dataset_path, holder)?;
+            files.push(dataset);
+            Ok(Held {
+                _files: files,
+                honoured,
+            })
+        }
+    }
+}
+
+/// Opens (creating) a lock file, never through a symbolic link.
+fn open(path: &Path) -> Result<File, OutputError> {
+    let mut options = open_options_no_follow();
+    options.read(true).write(true).create(true).truncate(false);
+    options.open(path).at(Op::Lock, path)
+}
+
+/// Takes `file`'s lock without waiting, or says who holds it.
+fn try_lock(
+    file: &File,
+    path: &Path,
+    exclusive: bool,
+    wanted_by: Holder<'_>,
+) -> Result<(), OutputError> {
+    let taken = if exclusive {
+        file.try_lock()
+    } else {
+        file.try_lock_shared()
+    };
+    match taken {
+        Ok(()) => Ok(()),
+        Err(TryLockError::WouldBlock) => Err(OutputError::Locked {
+            path: path.to_path_buf(),
+            holder: read_holder(path),
+            wanted_by: match wanted_by {
+                Holder::Ingest(name) => format!("ingest ({name})"),
+                Holder::Compact => "compact".to_owned(),
+            },
+        }),
+        Err(TryLockError::Error(e)) => Err(OutputError::io(Op::Lock, path, e)),
+    }
+}
+
+/// Whether a second, exclusive lock on `path` (held by this process
+/// through another open file) is refused.
+fn honoured(path: &Path) -> Result<bool, OutputError> {
+    let second = open(path)?;
+    Ok(matches!(second.try_lock(), Err(TryLockError::WouldBlock)))
+}
+
+/// Writes who holds the lock into its file.
+fn sign(file: &File, path: &Path, holder: Holder<'_>) -> Result<(), OutputError> {
+    let what = match holder {
+        Holder::Ingest(name) => format!("robostats ingest ({name})"),
+        Holder::Compact => "robostats compact".to_owned(),
+    };
+    let text = format!(
+        "{what}, process {} on {}, since {} (Unix time)\n",
+        std::process::id(),
+        host_name(),
+        manifest::unix_now()
+    );
+    let mut file = file;
+    file.set_len(0)
+        .and_then(|()| file.seek(SeekFrom::Start(0)))
+        .and_then(|_| file.write_all(text.as_bytes()))
+        .at(Op::Lock, path)
+}
+
+/// What the holder of a lock wrote into it (empty while it has not yet).
+fn read_holder(path: &Path) -> String {
+    let mut text = String::new();
+    if let Ok(file) = open_options_no_follow().read(true).open(path) {
+        let _ = file.take(512).read_to_string(&mut text);
+    }
+    let text = text.trim();
+    if text.is_empty() {
+        // With a dataset lock: the shared holders are ingests, who do not
+        // sign it.
+        "another robostats process".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// This host's name, as the kernel knows it.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "this host".to_owned())
+}
+
+/// The lock files of `out` (for the clean-up's sake: they are the output
+/// directory's own).
+pub fn is_lock_file(name: &str) -> bool {
+    name.ends_with(".lock")
+}
+
+/// The path of the lock an ingest writing manifest `name` takes.
+pub fn path_of(out: &Path, name: &str) -> PathBuf {
+    manifest::dir(out).join(format!("{name}.lock"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_ingest_per_name_and_compact_alone() {
+        let out = std::env::temp_dir().join(format!("robostats-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let first = acquire(&out, Holder::Ingest("run")).unwrap();
+        assert!(first.honoured());
+        // Another shard: fine. The same name again: refused, naming the holder.
+        let shard = acquire(&out, Holder::Ingest("shard-00001-of-00002")).unwrap();
+        let again = acquire(&out, Holder::Ingest("run")).unwrap_err();
+        let message = again.to_string();
+        assert!(
+            message.contains("robostats ingest (run), process")
+                && message.contains(&std::process::id().to_string()),
+            "{message}"
+        );
+        // compact waits for every ingest.
+        assert!(matches!(
+            acquire(&out, Holder::Compact),
+            Err(OutputError::Locked { .. })
+        ));
+        drop(first);
+        drop(shard);
+        let compact = acquire(&out, Holder::Compact).unwrap();
+        let message = acquire(&out, Holder::Ingest("run"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("robostats compact, process"), "{message}");
+        drop(compact);
+        acquire(&out, Holder::Ingest("run")).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
