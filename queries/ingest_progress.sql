@@ -1,7 +1,8 @@
 -- Question: how far has a run got, shard by shard: how many inputs are done
 -- and failed, and what did the done ones hold?
--- Reads: the manifests, _manifest/*.jsonl (input lines); an input done by
--- any run counts once, as done.
+-- Reads: the manifests, _manifest/*.jsonl (input lines); an input counts
+-- once, as its latest line says (lines of before times were recorded: done
+-- if any run did it).
 -- Result: manifest (run, or shard-00003-of-00100), inputs_done,
 -- inputs_failed, records, responses, captures, errors (rows of the errors
 -- table), gigabytes (compressed input read); ordered by manifest.
@@ -12,16 +13,18 @@ WITH lines AS (
         format = 'newline_delimited', filename = true,
         columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR',
                    records: 'BIGINT', responses: 'BIGINT', captures: 'BIGINT',
-                   errors: 'BIGINT', bytes: 'BIGINT'})
+                   errors: 'BIGINT', bytes: 'BIGINT', ended_ms: 'BIGINT'})
     WHERE type = 'input'
 ),
 latest AS (
     SELECT * FROM lines
-    QUALIFY row_number() OVER (PARTITION BY input ORDER BY status = 'done' DESC, manifest DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY input
+                               ORDER BY coalesce(ended_ms, 0) DESC, status = 'done' DESC,
+                                        manifest DESC) = 1
 )
 SELECT manifest,
-       count(*) FILTER (status = 'done') AS inputs_done,
-       count(*) FILTER (status <> 'done') AS inputs_failed,
+       count(*) FILTER (status = 'done')::BIGINT AS inputs_done,
+       count(*) FILTER (status <> 'done')::BIGINT AS inputs_failed,
        sum(records) FILTER (status = 'done') AS records,
        sum(responses) FILTER (status = 'done') AS responses,
        sum(captures) FILTER (status = 'done') AS captures,
