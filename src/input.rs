@@ -200,6 +200,8 @@ pub enum ListError {
         /// Why.
         why: String,
     },
+    /// A paths file that lists no input (only blank and `#` lines).
+    EmptyPaths(String),
     /// A glob that matches no file.
     NoMatch(String),
     /// A directory without any WARC file under it.
@@ -250,6 +252,11 @@ impl fmt::Display for ListError {
                  file and give its path",
             ),
             ListError::BadPattern { pattern, why } => write!(f, "bad pattern '{pattern}': {why}"),
+            ListError::EmptyPaths(paths) => write!(
+                f,
+                "no inputs: the paths file '{paths}' lists none (only blank lines and \
+                 comments); it lists one WARC file or URL a line"
+            ),
             ListError::NoMatch(pattern) => write!(f, "no file matches '{pattern}'"),
             ListError::EmptyDir(dir) => write!(
                 f,
@@ -304,7 +311,12 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
         }
     }
     if all.is_empty() {
-        return Err(ListError::Nothing);
+        // Arguments always list something or fail: only a paths file can
+        // list nothing.
+        return Err(match sources.paths {
+            Some(paths) => ListError::EmptyPaths(paths.to_owned()),
+            None => ListError::Nothing,
+        });
     }
     let mut listing = Listing::default();
     let mut by_id: HashMap<String, usize> = HashMap::new();

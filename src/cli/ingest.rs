@@ -290,6 +290,13 @@ fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.out.exists() && !args.out.is_dir() {
+        bail!(
+            "--out '{}' is a file: the output is a directory of tables; give the path of a \
+             new or empty directory, or of an earlier ingest's output",
+            args.out.display()
+        );
+    }
     let shard = shard(args)?;
     let options = args.network.options()?;
     // A paths file given as a URL is read with the run's client; a local
