@@ -462,8 +462,9 @@ fn expand(arg: &str, out: &mut Vec<Input>) -> Result<(), ListError> {
     Ok(())
 }
 
-/// Whether a file name is a WARC file's.
+/// Whether a file name is a WARC file's, in any case (`.WARC.GZ` too).
 fn is_warc(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
     name.ends_with(".warc.gz") || name.ends_with(".warc")
 }
 

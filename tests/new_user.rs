@@ -525,3 +525,36 @@ fn messages_say_what_to_do() {
         assert!(about.contains(table.name()), "{table:?} not in {about}");
     }
 }
+
+#[test]
+fn upper_case_extensions_are_listed_and_too_many_threads_capped() {
+    let w = Workdir::new("extensions-threads");
+    w.copy(SAMPLE, "x.warc.gz");
+
+    // Extensions in upper case are WARC files too, in a directory.
+    w.copy(SAMPLE, "upper/X.WARC.GZ");
+    let o = w.run(&["ingest", "upper", "--out", "out-upper", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(capture_files(&w.path("out-upper")), ["upper/X.WARC.GZ"]);
+
+    // --threads far past the cores is capped, with a warning.
+    let o = w.run(&[
+        "ingest",
+        "x.warc.gz",
+        "--out",
+        "out-threads",
+        "-q",
+        "--threads",
+        "100000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("robostats: --threads 100000 is more than 4 per core (")
+            && err.ends_with(&format!("): using {}\n", 4 * cores)),
+        "{err}"
+    );
+    let o = w.run(&["ingest", "x.warc.gz", "--out", "out-two", "-q", "-j", "2"]);
+    assert_eq!(stderr(&o), "");
+}
