@@ -22,15 +22,15 @@
 SELECT v.agent,
        v.agent_category,
        count(*) AS captures,
-       count_if(c.robots_parsed) AS robots_txt,
-       count_if(v.group_match = 'specific') AS named,
-       count_if(v.group_match = 'specific' AND v.rules_class = 'disallow_all') AS named_disallow_all,
+       count_if(c.robots_parsed)::BIGINT AS robots_txt,
+       count_if(v.group_match = 'specific')::BIGINT AS named,
+       count_if(v.group_match = 'specific' AND v.rules_class = 'disallow_all')::BIGINT AS named_disallow_all,
        count_if(v.group_match = 'specific' AND v.rules_class = 'disallow_all')
            / nullif(count_if(v.group_match = 'specific'), 0) AS named_disallow_all_share,
-       count_if(c.robots_parsed AND v.rules_class = 'disallow_all') AS disallow_all,
+       count_if(c.robots_parsed AND v.rules_class = 'disallow_all')::BIGINT AS disallow_all,
        count_if(c.robots_parsed AND v.rules_class = 'disallow_all')
            / nullif(count_if(c.robots_parsed), 0) AS disallow_all_share,
-       count_if(v.effective_class = 'disallow_all') AS effective_disallow_all,
+       count_if(v.effective_class = 'disallow_all')::BIGINT AS effective_disallow_all,
        count_if(v.effective_class = 'disallow_all') / count(*) AS effective_disallow_all_share
 FROM agent_verdicts v
 JOIN captures c USING (warc_filename, warc_record_offset)

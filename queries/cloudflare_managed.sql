@@ -34,15 +34,15 @@ per_capture AS (
     GROUP BY c.warc_filename, c.warc_record_offset, c.url_host_name, c.cloudflare_blocks > 0
 )
 SELECT count(*) AS robots_txt,
-       count_if(managed) AS managed,
+       count_if(managed)::BIGINT AS managed,
        count_if(managed) / count(*) AS managed_share,
        count(DISTINCT url_host_name) AS hosts,
        count(DISTINCT url_host_name) FILTER (WHERE managed) AS managed_hosts,
        count(DISTINCT url_host_name) FILTER (WHERE managed) / count(DISTINCT url_host_name) AS managed_hosts_share,
-       coalesce(sum(blocks) FILTER (WHERE managed), 0) AS blocks,
-       coalesce(sum(in_block) FILTER (WHERE managed), 0) AS managed_signal_lines_in_block,
-       coalesce(sum(outside_block) FILTER (WHERE managed), 0) AS managed_signal_lines_outside_block,
-       count_if(managed AND in_block = 0) AS managed_without_signal_in_block,
-       count_if(NOT managed AND outside_block > 0) AS other_signal_files,
-       coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0) AS other_signal_lines
+       coalesce(sum(blocks) FILTER (WHERE managed), 0)::BIGINT AS blocks,
+       coalesce(sum(in_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_in_block,
+       coalesce(sum(outside_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_outside_block,
+       count_if(managed AND in_block = 0)::BIGINT AS managed_without_signal_in_block,
+       count_if(NOT managed AND outside_block > 0)::BIGINT AS other_signal_files,
+       coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0)::BIGINT AS other_signal_lines
 FROM per_capture;

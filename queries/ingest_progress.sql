@@ -25,10 +25,10 @@ latest AS (
 SELECT manifest,
        count(*) FILTER (status = 'done')::BIGINT AS inputs_done,
        count(*) FILTER (status <> 'done')::BIGINT AS inputs_failed,
-       sum(records) FILTER (status = 'done') AS records,
-       sum(responses) FILTER (status = 'done') AS responses,
-       sum(captures) FILTER (status = 'done') AS captures,
-       sum(errors) FILTER (status = 'done') AS errors,
+       (sum(records) FILTER (status = 'done'))::BIGINT AS records,
+       (sum(responses) FILTER (status = 'done'))::BIGINT AS responses,
+       (sum(captures) FILTER (status = 'done'))::BIGINT AS captures,
+       (sum(errors) FILTER (status = 'done'))::BIGINT AS errors,
        round(sum(bytes) FILTER (status = 'done') / 1e9, 3) AS gigabytes
 FROM latest
 GROUP BY manifest

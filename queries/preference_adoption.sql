@@ -26,10 +26,10 @@ SELECT coalesce(directive, 'any') AS directive,
        count(DISTINCT (warc_filename, warc_record_offset)) AS files,
        count(DISTINCT (warc_filename, warc_record_offset))
            / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files,
-       count_if(status = 'unparseable') AS unparseable_lines,
-       count_if(status = 'empty') AS empty_lines,
-       count_if(before_groups) AS lines_before_groups,
-       count_if(in_cloudflare_block) AS cloudflare_block_lines
+       count_if(status = 'unparseable')::BIGINT AS unparseable_lines,
+       count_if(status = 'empty')::BIGINT AS empty_lines,
+       count_if(before_groups)::BIGINT AS lines_before_groups,
+       count_if(in_cloudflare_block)::BIGINT AS cloudflare_block_lines
 FROM lines
 GROUP BY GROUPING SETS ((directive), ())
 ORDER BY grouping(directive), directive;

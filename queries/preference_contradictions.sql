@@ -75,18 +75,18 @@ stated AS (
 )
 SELECT v.agent,
        v.agent_category,
-       count_if(c.robots_parsed) AS robots_txt,
-       count_if(v.root_allowed) AS allowed,
-       count_if(v.root_allowed AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n')) AS allowed_no_ai_training,
-       count_if(v.root_allowed AND v.usage_train_ai = 'n') AS allowed_usage_train_ai_n,
-       count_if(v.root_allowed AND v.signal_ai_train = 'n') AS allowed_signal_ai_train_n,
+       count_if(c.robots_parsed)::BIGINT AS robots_txt,
+       count_if(v.root_allowed)::BIGINT AS allowed,
+       count_if(v.root_allowed AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n'))::BIGINT AS allowed_no_ai_training,
+       count_if(v.root_allowed AND v.usage_train_ai = 'n')::BIGINT AS allowed_usage_train_ai_n,
+       count_if(v.root_allowed AND v.signal_ai_train = 'n')::BIGINT AS allowed_signal_ai_train_n,
        count_if(v.root_allowed AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n'))
            / nullif(count_if(v.root_allowed), 0) AS allowed_no_ai_training_share,
-       count_if(NOT v.root_allowed) AS blocked,
-       count_if(NOT v.root_allowed AND s.agent IS NULL) AS blocked_no_preference,
+       count_if(NOT v.root_allowed)::BIGINT AS blocked,
+       count_if(NOT v.root_allowed AND s.agent IS NULL)::BIGINT AS blocked_no_preference,
        count_if(NOT v.root_allowed AND s.agent IS NULL) / nullif(count_if(NOT v.root_allowed), 0)
            AS blocked_no_preference_share,
-       count_if(NOT v.root_allowed AND s.agent IS NULL AND c.preference_lines > 0)
+       count_if(NOT v.root_allowed AND s.agent IS NULL AND c.preference_lines > 0)::BIGINT
            AS blocked_no_preference_in_preference_files
 FROM agent_verdicts v
 JOIN captures c USING (warc_filename, warc_record_offset)

@@ -26,7 +26,7 @@ SELECT s.directive, s.label, s.value, s.preference, s.status,
        count(*) AS members,
        count(DISTINCT (s.warc_filename, s.warc_record_offset, s.line)) AS lines,
        count(DISTINCT (s.warc_filename, s.warc_record_offset)) AS files,
-       count_if(s.is_overridden) AS overridden,
+       count_if(s.is_overridden)::BIGINT AS overridden,
        count(DISTINCT (s.warc_filename, s.warc_record_offset)) / any_value(d.n) AS share_of_directive_files
 FROM preference_statements s
 JOIN directive_files d USING (directive)

@@ -11,7 +11,7 @@ SELECT s.url_host_name AS sitemap_host,
        count(*) AS sitemap_lines,
        count(DISTINCT s.url) AS distinct_sitemaps,
        count(DISTINCT c.url_host_name) AS robots_hosts,
-       count_if(NOT s.same_host) AS other_host_lines
+       count_if(NOT s.same_host)::BIGINT AS other_host_lines
 FROM sitemaps s
 JOIN captures c USING (warc_filename, warc_record_offset)
 WHERE s.is_valid

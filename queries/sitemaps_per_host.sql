@@ -10,8 +10,8 @@ SELECT l.url_host_name,
        count(DISTINCT (l.warc_filename, l.warc_record_offset)) AS robots_captures,
        count(s.url) AS sitemap_lines,
        count(DISTINCT s.url) AS distinct_sitemaps,
-       count_if(s.is_valid) AS valid_sitemaps,
-       count_if(s.is_valid AND NOT s.same_host) AS other_host_sitemaps
+       count_if(s.is_valid)::BIGINT AS valid_sitemaps,
+       count_if(s.is_valid AND NOT s.same_host)::BIGINT AS other_host_sitemaps
 FROM latest_captures l
 LEFT JOIN sitemaps s USING (warc_filename, warc_record_offset)
 GROUP BY l.url_host_name

@@ -14,8 +14,8 @@ SELECT count(*) AS files,
        quantile_disc(payload_length, 0.90) AS p90,
        quantile_disc(payload_length, 0.99) AS p99,
        max(payload_length) AS max_bytes,
-       count_if(over_500kib) AS over_500kib,
+       count_if(over_500kib)::BIGINT AS over_500kib,
        count_if(over_500kib) / count(*) AS over_500kib_share,
-       count_if(content_truncated IS NOT NULL) AS truncated
+       count_if(content_truncated IS NOT NULL)::BIGINT AS truncated
 FROM captures
 WHERE robots_parsed;

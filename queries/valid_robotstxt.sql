@@ -33,10 +33,10 @@ latest AS (
 hosts AS (
     SELECT url_host_name, bool_or(valid) AS valid FROM latest GROUP BY url_host_name
 )
-SELECT 'captures' AS unit, count(*) AS total, count_if(valid) AS valid,
+SELECT 'captures' AS unit, count(*) AS total, count_if(valid)::BIGINT AS valid,
        count_if(valid) / count(*) AS share FROM flagged
 UNION ALL
-SELECT 'urls', count(*), count_if(valid), count_if(valid) / count(*) FROM latest
+SELECT 'urls', count(*), count_if(valid)::BIGINT, count_if(valid) / count(*) FROM latest
 UNION ALL
-SELECT 'hosts', count(*), count_if(valid), count_if(valid) / count(*) FROM hosts
+SELECT 'hosts', count(*), count_if(valid)::BIGINT, count_if(valid) / count(*) FROM hosts
 ORDER BY total DESC, unit;

@@ -253,6 +253,8 @@ pub enum ListError {
         /// Why.
         why: String,
     },
+    /// A paths file that lists no input (only blank and `#` lines).
+    EmptyPaths(String),
     /// A glob that matches no file.
     NoMatch(String),
     /// A directory without any WARC file under it.
@@ -303,6 +305,11 @@ impl fmt::Display for ListError {
                  file and give its path",
             ),
             ListError::BadPattern { pattern, why } => write!(f, "bad pattern '{pattern}': {why}"),
+            ListError::EmptyPaths(paths) => write!(
+                f,
+                "no inputs: the paths file '{paths}' lists none (only blank lines and \
+                 comments); it lists one WARC file or URL a line"
+            ),
             ListError::NoMatch(pattern) => write!(f, "no file matches '{pattern}'"),
             ListError::EmptyDir(dir) => write!(
                 f,
@@ -357,7 +364,12 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
         }
     }
     if all.is_empty() {
-        return Err(ListError::Nothing);
+        // Arguments always list something or fail: only a paths file can
+        // list nothing.
+        return Err(match sources.paths {
+            Some(paths) => ListError::EmptyPaths(paths.to_owned()),
+            None => ListError::Nothing,
+        });
     }
     let mut listing = Listing::default();
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -504,8 +516,9 @@ fn expand(arg: &str, out: &mut Vec<Input>) -> Result<(), ListError> {
     Ok(())
 }
 
-/// Whether a file name is a WARC file's.
+/// Whether a file name is a WARC file's, in any case (`.WARC.GZ` too).
 fn is_warc(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
     name.ends_with(".warc.gz") || name.ends_with(".warc")
 }
 

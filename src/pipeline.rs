@@ -841,8 +841,8 @@ impl ChunkFiller {
                         e.file(),
                         e.offset(),
                         format!(
-                            "{} ({attempts} reads in a row failed so; the rest of the input is \
-                             not read)",
+                            "{} ({attempts} reads in a row failed with this error, so the \
+                             rest of the input is not read)",
                             e.message()
                         ),
                     ));
@@ -1263,7 +1263,8 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(
             e.message(),
-            "the device is gone (3 reads in a row failed so; the rest of the input is not read)"
+            "the device is gone (3 reads in a row failed with this error, so the rest of the \
+             input is not read)"
         );
         assert_eq!(
             filler.first_error.as_deref(),

@@ -405,3 +405,96 @@ Disallow: /
             .all(|p| p.starts_with("preferences: none apply"))
     );
 }
+
+/// What a new user could not tell from the diagnoses: a BOM encoded twice,
+/// an empty rule that still takes its crawlers out of the `*` group, and
+/// an HTML page served as robots.txt.
+#[test]
+fn lint_says_what_a_line_really_does() {
+    let line = |out: &str, n: usize| out.lines().nth(n - 1).unwrap().to_owned();
+
+    // A BOM encoded twice (5 of 502 real files) is said on line 1; the
+    // parse stays Google's: line 1 is an unknown key, so the rule after it
+    // is outside any group.
+    let body = b"\xC3\xAF\xC2\xBB\xC2\xBFUser-agent: *\nDisallow: /x\n";
+    let out = stdout(&robostats(&["lint", "-"], Some(body)));
+    assert_eq!(
+        line(&out, 1),
+        "1  unknown     ï»¿User-agent: *  [starts with a BOM encoded twice (UTF-8 of 'ï»¿'): \
+         Google reads the first line's key as unknown; unknown key: ignored]"
+    );
+    assert_eq!(
+        line(&out, 2),
+        "2  disallow    Disallow: /x  [before any user-agent: ignored]"
+    );
+    let o = robostats(
+        &["check", "-", "--agent", "Googlebot", "https://a.example/x"],
+        Some(body),
+    );
+    assert_eq!(stdout(&o), "allowed\tGooglebot\thttps://a.example/x\n");
+
+    // An empty disallow decides for its group's crawlers, which no longer
+    // follow the * group (check --explain names it); beside other rules,
+    // or in the * group, it has no effect.
+    let body = "User-agent: *\nDisallow: /\nDisallow:\n\nUser-agent: GPTBot\nDisallow:\n\n\
+                User-agent: CCBot\nDisallow:\nDisallow: /y\n";
+    let out = stdout(&robostats(&["lint", "-"], Some(body.as_bytes())));
+    assert!(
+        line(&out, 3).ends_with("[empty value: no effect (the group's other rules decide)]"),
+        "{out}"
+    );
+    assert!(
+        line(&out, 6)
+            .ends_with("[allows everything: this group's crawlers no longer follow the * group]"),
+        "{out}"
+    );
+    assert!(
+        line(&out, 9).ends_with("[empty value: no effect (the group's other rules decide)]"),
+        "{out}"
+    );
+    let o = robostats(
+        &[
+            "check",
+            "-",
+            "--agent",
+            "GPTBot",
+            "--explain",
+            "https://a.example/",
+        ],
+        Some(body.as_bytes()),
+    );
+    assert!(
+        stdout(&o).starts_with("allowed\tGPTBot\t"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("line 6"), "{}", stdout(&o));
+    let out = stdout(&robostats(
+        &["lint", "-"],
+        Some(b"User-agent: *\nDisallow:\n"),
+    ));
+    assert!(
+        line(&out, 2).ends_with("[empty value: disallows nothing]"),
+        "{out}"
+    );
+
+    // HTML is said to be HTML once, on its first line read as a key; its
+    // other such lines are described, not found at fault one by one.
+    let body = b"<!DOCTYPE html>\n<html lang=en>\n<head><title>Not found</title></head>\n\
+                 <body>\n<p>Disallow: /nothing</p>\n</body>\n</html>\n";
+    let o = robostats(&["lint", "--strict", "-"], Some(body));
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out.matches("HTML served as robots.txt").count(), 1, "{out}");
+    assert!(
+        line(&out, 1).ends_with(
+            "[HTML served as robots.txt: Google reads its lines as unknown keys and ignores \
+             them]"
+        ),
+        "{out}"
+    );
+    for n in 2..=7 {
+        assert!(line(&out, n).ends_with("  [html]"), "{out}");
+    }
+    assert!(!out.contains("missing colon"), "{out}");
+}

@@ -126,7 +126,7 @@ fn an_input_whose_reads_keep_failing_is_given_up_on() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(rows(&w.path("out"), Table::Errors).is_empty());
     assert!(
-        stderr(&o).contains("3 reads in a row failed so"),
+        stderr(&o).contains("3 reads in a row failed with this error, so the rest"),
         "{}",
         stderr(&o)
     );
@@ -430,4 +430,132 @@ fn smaller_points() {
         w.run(&["lint", "--strict", "clean.txt"]).status.code(),
         Some(0)
     );
+}
+
+#[test]
+fn messages_say_what_to_do() {
+    let w = Workdir::new("messages");
+    w.copy(SAMPLE, "x.warc.gz");
+
+    // --out naming a file says it is one, and what --out takes.
+    w.write("a-file", b"");
+    let o = w.run(&["ingest", "x.warc.gz", "--out", "a-file"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "robostats: --out 'a-file' is a file: the output is a directory of tables; give the \
+         path of a new or empty directory, or of an earlier ingest's output\n"
+    );
+
+    // A paths file that lists nothing says so, not to give one.
+    w.write("paths.txt", b"# nothing yet\n\n");
+    let o = w.run(&["ingest", "--paths", "paths.txt", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "robostats: no inputs: the paths file 'paths.txt' lists none (only blank lines and \
+         comments); it lists one WARC file or URL a line\n"
+    );
+    assert!(!w.path("out").exists());
+
+    // `ingest --agent TOKEN`: not clap's `--agents` (a file replacing the
+    // list), but how to add a crawler, and whether it is there already.
+    for args in [
+        &["ingest", "x.warc.gz", "--out", "out", "--agent", "GPTBot"][..],
+        &["ingest", "x.warc.gz", "--out", "out", "--agent=GPTBot"][..],
+    ] {
+        let o = w.run(args);
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(
+            err.starts_with("error: unexpected argument '--agent' found"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "tip: ingest has no flag for one crawler: --add-agents FILE adds the crawlers \
+                 FILE lists (product tokens, one a line) to the default list, and --agents FILE \
+                 replaces the list"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "tip: for example: echo GPTBot > agents.txt, then robostats ingest ... \
+                 --add-agents agents.txt"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("tip: GPTBot is in the default list already"),
+            "{err}"
+        );
+        assert!(!err.contains("similar argument"), "{err}");
+        assert!(
+            err.contains("Usage: robostats ingest [OPTIONS] --out <DIR>"),
+            "{err}"
+        );
+    }
+    let err = stderr(&w.run(&["ingest", "x.warc.gz", "--out", "out", "--agent", "MyBot"]));
+    assert!(err.contains("echo MyBot > agents.txt"), "{err}");
+    assert!(!err.contains("default list already"), "{err}");
+    assert!(!w.path("out").exists());
+
+    // The way given works, and adds the crawler.
+    w.write("agents.txt", b"MyBot\n");
+    let o = w.run(&[
+        "ingest",
+        "x.warc.gz",
+        "--out",
+        "out",
+        "-q",
+        "--add-agents",
+        "agents.txt",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        rows(&w.path("out"), Table::Agents)
+            .iter()
+            .any(|r| r.starts_with("MyBot\t"))
+    );
+
+    // ingest's help names every table.
+    let help = stdout(&w.run(&["ingest", "--help"]));
+    let about = help.split("\n\n").next().unwrap().replace('\n', " ");
+    for table in Table::ALL {
+        assert!(about.contains(table.name()), "{table:?} not in {about}");
+    }
+}
+
+#[test]
+fn upper_case_extensions_are_listed_and_too_many_threads_capped() {
+    let w = Workdir::new("extensions-threads");
+    w.copy(SAMPLE, "x.warc.gz");
+
+    // Extensions in upper case are WARC files too, in a directory.
+    w.copy(SAMPLE, "upper/X.WARC.GZ");
+    let o = w.run(&["ingest", "upper", "--out", "out-upper", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(capture_files(&w.path("out-upper")), ["upper/X.WARC.GZ"]);
+
+    // --threads far past the cores is capped, with a warning.
+    let o = w.run(&[
+        "ingest",
+        "x.warc.gz",
+        "--out",
+        "out-threads",
+        "-q",
+        "--threads",
+        "100000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("robostats: --threads 100000 is more than 4 per core (")
+            && err.ends_with(&format!("): using {}\n", 4 * cores)),
+        "{err}"
+    );
+    let o = w.run(&["ingest", "x.warc.gz", "--out", "out-two", "-q", "-j", "2"]);
+    assert_eq!(stderr(&o), "");
 }

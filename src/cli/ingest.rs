@@ -42,7 +42,7 @@ pub struct Args {
     /// Write the tables into an --out directory that holds other files.
     #[arg(long)]
     allow_other_files: bool,
-    /// Worker threads [default: all cores].
+    /// Worker threads, at most 4 per core [default: all cores].
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Replace the crawlers of interest by this list (one token a line, or
@@ -303,6 +303,24 @@ impl Progress for Plain {
     }
 }
 
+/// Worker threads per core, at most: more only costs memory and start-up.
+const THREADS_PER_CORE: usize = 4;
+
+/// `--threads N`, capped at [`THREADS_PER_CORE`] times the cores, with a
+/// warning saying the number used.
+fn threads(n: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cap = (THREADS_PER_CORE * cores).max(1);
+    if n <= cap {
+        return n;
+    }
+    eprintln!(
+        "robostats: --threads {n} is more than {THREADS_PER_CORE} per core ({}): using {cap}",
+        plural(cores as u64, "core", "cores")
+    );
+    cap
+}
+
 fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
     let shard = match args.shard.as_deref() {
         None => return Ok(None),
@@ -318,6 +336,13 @@ fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.out.exists() && !args.out.is_dir() {
+        bail!(
+            "--out '{}' is a file: the output is a directory of tables; give the path of a \
+             new or empty directory, or of an earlier ingest's output",
+            args.out.display()
+        );
+    }
     let shard = shard(args)?;
     let options = args.network.options()?;
     // A paths file given as a URL is read with the run's client; a local
@@ -343,7 +368,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if n == 0 {
             bail!("--threads must be at least 1");
         }
-        config.threads = n;
+        config.threads = threads(n);
     }
     config.agents = agent_list(args)?;
     config.classify = classify::Options {

@@ -3,6 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use robostats::http::content::looks_like_html;
 use robostats::robots::{
     GOOGLE_MAX_BYTES, Key, Line, MAX_LINE_BYTES, PreferenceLint, RobotsTxt, Stats, is_global_agent,
     known_elsewhere, product_token,
@@ -27,7 +28,60 @@ pub struct Args {
 
 /// Whether a line's diagnosis is a finding, not a description.
 fn has_finding(diagnosis: &[String]) -> bool {
-    diagnosis.iter().any(|d| d != "empty" && d != "comment")
+    diagnosis
+        .iter()
+        .any(|d| d != "empty" && d != "comment" && d != HTML_LINE)
+}
+
+/// A UTF-8 byte order mark encoded in UTF-8 a second time (read as
+/// Latin-1 or Windows-1252 on the way): the UTF-8 of 'ï»¿'.
+const BOM_TWICE: &[u8] = b"\xC3\xAF\xC2\xBB\xC2\xBF";
+
+/// What an HTML body is said to be, on its first line read as a key.
+const HTML_BODY: &str = "HTML served as robots.txt: Google reads its lines as unknown keys \
+                         and ignores them";
+
+/// The diagnosis of the body's other lines read as keys once `HTML_BODY`
+/// has been said: a description, not a finding.
+const HTML_LINE: &str = "html";
+
+/// What is known of the whole file while its lines are diagnosed.
+struct FileFacts<'r, 'a> {
+    robots: &'r RobotsTxt<'a>,
+    prefs: PreferenceLint<'r, 'a>,
+    /// The body starts like an HTML page.
+    html: bool,
+    /// `HTML_BODY` has been said.
+    html_said: bool,
+}
+
+/// The diagnosis of an allow or disallow line without a value. It matches
+/// no path, yet its group still names its crawlers, who then follow this
+/// group rather than the `*` group.
+fn empty_rule(line: &Line<'_>, robots: &RobotsTxt<'_>) -> String {
+    let rules = robots.rules();
+    let group = rules
+        .binary_search_by_key(&line.number, |r| r.line)
+        .ok()
+        .and_then(|i| rules[i].group)
+        .map(|g| &robots.groups()[g]);
+    let Some(group) = group else {
+        return "empty value: no effect".to_owned();
+    };
+    if rules[group.rules.clone()]
+        .iter()
+        .any(|r| !r.value.is_empty())
+    {
+        return "empty value: no effect (the group's other rules decide)".to_owned();
+    }
+    let named = robots.user_agents()[group.user_agents.clone()]
+        .iter()
+        .any(|ua| !ua.global);
+    if named {
+        "allows everything: this group's crawlers no longer follow the * group".to_owned()
+    } else {
+        "empty value: disallows nothing".to_owned()
+    }
 }
 
 /// The exit status: 1 for findings under `--strict`.
@@ -48,11 +102,8 @@ fn kind(line: &Line<'_>) -> &'static str {
 }
 
 /// Everything worth saying about one line; empty means fine.
-fn diagnose(
-    line: &Line<'_>,
-    robots: &RobotsTxt<'_>,
-    prefs: &mut PreferenceLint<'_, '_>,
-) -> Vec<String> {
+fn diagnose(line: &Line<'_>, file: &mut FileFacts<'_, '_>) -> Vec<String> {
+    let robots = file.robots;
     let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
     let mut d = Vec::new();
     let m = &line.metadata;
@@ -61,6 +112,24 @@ fn diagnose(
         d.push("past 500 KiB: ignored by Google's crawler".to_owned());
     } else if end > GOOGLE_MAX_BYTES {
         d.push("crosses 500 KiB: Google's crawler reads only its start".to_owned());
+    }
+    if line.number == 1 && line.raw.starts_with(BOM_TWICE) {
+        d.push(
+            if line.key == Some(Key::Unknown) {
+                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'): Google reads the first \
+                 line's key as unknown"
+            } else {
+                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'), which Google reads as text"
+            }
+            .to_owned(),
+        );
+    }
+    let unread =
+        line.key == Some(Key::Unknown) || (line.key.is_none() && !m.is_empty && !m.is_comment);
+    if file.html && unread {
+        let said = std::mem::replace(&mut file.html_said, true);
+        d.push(if said { HTML_LINE } else { HTML_BODY }.to_owned());
+        return d;
     }
     if m.is_line_too_long {
         d.push(format!(
@@ -92,7 +161,7 @@ fn diagnose(
                 d.push("before any user-agent: ignored".to_owned());
             }
             match value.first() {
-                None => d.push("empty value: no effect".to_owned()),
+                None => d.push(empty_rule(line, robots)),
                 Some(b'/' | b'*') => {}
                 Some(_) => d.push("never matches: a pattern starts with / or *".to_owned()),
             }
@@ -115,7 +184,7 @@ fn diagnose(
             }
             let statements = robots.preferences();
             if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
-                d.extend(prefs.findings(&statements[i]));
+                d.extend(file.prefs.findings(&statements[i]));
             }
         }
     }
@@ -155,7 +224,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Lint everything (Google's library has no size limit) and say which
     // lines Google's crawler would not read.
     let robots = RobotsTxt::parse(&body);
-    let mut prefs = PreferenceLint::new(&robots);
+    let mut facts = FileFacts {
+        robots: &robots,
+        prefs: PreferenceLint::new(&robots),
+        html: looks_like_html(&body),
+        html_said: false,
+    };
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = false;
@@ -169,7 +243,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
         for (i, line) in robots.lines().enumerate() {
             let m = &line.metadata;
-            let diagnosis = diagnose(&line, &robots, &mut prefs);
+            let diagnosis = diagnose(&line, &mut facts);
             findings |= has_finding(&diagnosis);
             let value = match line.key {
                 Some(k) if k.value_is_escaped() => {
@@ -205,7 +279,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
-        let diagnosis = diagnose(&line, &robots, &mut prefs);
+        let diagnosis = diagnose(&line, &mut facts);
         findings |= has_finding(&diagnosis);
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()

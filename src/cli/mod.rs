@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Google-exact robots.txt analysis, from one file to a whole Common Crawl.
 #[derive(Debug, Parser)]
@@ -28,9 +28,9 @@ enum Command {
     Check(check::Args),
     /// Every line of a robots.txt with its diagnosis, and a summary.
     Lint(lint::Args),
-    /// WARC files (local, or https://, http:// and s3:// URLs) to Parquet
-    /// tables (captures, user_agents, rules, sitemaps, directives,
-    /// named_verdicts, errors, agents) under --out.
+    // WARC files to Parquet tables: the help names every table, from the
+    // list of tables itself.
+    #[command(about = ingest_about())]
     Ingest(Box<ingest::Args>),
     /// Merges the small part files of a finished ingest output into fewer
     /// large ones, with the same rows, atomically.
@@ -39,9 +39,91 @@ enum Command {
     Schema(schema::Args),
 }
 
+/// `ingest`'s line of help, naming every table.
+fn ingest_about() -> String {
+    let tables: Vec<&str> = robostats::classify::Table::ALL
+        .iter()
+        .map(|t| t.name())
+        .collect();
+    format!(
+        "WARC files (local, or https://, http:// and s3:// URLs) to Parquet tables ({}) \
+         under --out.",
+        tables.join(", ")
+    )
+}
+
 /// Parses the process's arguments (exits with usage on error).
 pub fn parse() -> Cli {
-    Cli::parse()
+    Cli::try_parse().unwrap_or_else(|mut err| {
+        let args: Vec<String> = std::env::args().collect();
+        if let Some(tips) = agent_flag_tips(&err, &args) {
+            use clap::error::{ContextKind, ContextValue};
+            err.remove(ContextKind::SuggestedArg);
+            // clap's usage line would show the `--agents` it suggested.
+            let mut cli = Cli::command();
+            cli.build();
+            if let Some(ingest) = cli.find_subcommand_mut("ingest") {
+                err.insert(
+                    ContextKind::Usage,
+                    ContextValue::StyledStr(ingest.render_usage()),
+                );
+            }
+            err.insert(
+                ContextKind::Suggested,
+                ContextValue::StyledStrs(tips.into_iter().map(Into::into).collect()),
+            );
+        }
+        err.exit()
+    })
+}
+
+/// For `ingest --agent TOKEN`, what to do instead: clap's own tip,
+/// `--agents`, takes a file and replaces the whole list.
+fn agent_flag_tips(err: &clap::Error, args: &[String]) -> Option<Vec<String>> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let Some(ContextValue::String(flag)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let ingest = args.iter().skip(1).find(|a| !a.starts_with('-'));
+    if err.kind() != ErrorKind::UnknownArgument
+        || ingest.map(String::as_str) != Some("ingest")
+        || !(flag == "--agent" || flag.starts_with("--agent="))
+    {
+        return None;
+    }
+    let joined = args.iter().find_map(|a| a.strip_prefix("--agent="));
+    let given = match joined {
+        Some(token) => Some(token),
+        None => args
+            .iter()
+            .position(|a| a == "--agent")
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str)
+            .filter(|a| !a.is_empty() && !a.starts_with('-')),
+    };
+    let token = given.unwrap_or("GPTBot");
+    let mut tips = vec![
+        "ingest has no flag for one crawler: --add-agents FILE adds the crawlers FILE lists \
+         (product tokens, one a line) to the default list, and --agents FILE replaces the list"
+            .to_owned(),
+        format!(
+            "for example: echo {token} > agents.txt, then robostats ingest ... --add-agents \
+             agents.txt"
+        ),
+    ];
+    let list = robostats::classify::agents::AgentList::default_list();
+    let known = given.and_then(|given| {
+        list.agents
+            .iter()
+            .find(|a| a.token.eq_ignore_ascii_case(given))
+    });
+    if let Some(known) = known {
+        tips.push(format!(
+            "{} is in the default list already: ingest judges it without any flag",
+            known.token
+        ));
+    }
+    Some(tips)
 }
 
 /// Runs one command.

@@ -15,6 +15,7 @@ files that `robotstxt.paths.gz` lists, and `crawl/` holds copies of the
 samples.
 """
 
+import collections
 import gzip
 import os
 import re
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, connect, ingest, run_query
 
 DOCS = ["README.md", "queries/README.md"] + sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")
@@ -140,3 +141,146 @@ def test_every_documented_command_runs_as_written(clone):
     work = clone[0]
     assert (work / ".cargo-root" / "bin" / "robostats").exists()
     assert (work / "out" / "_manifest").is_dir()
+
+
+def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
+    """queries/README.md's figures are those of the README's first command
+    (`samples/` into `out/`), recomputed here with the queries."""
+    text = (ROOT / "queries" / "README.md").read_text()
+    section = loose(text[text.index("## Figures on `samples/`"):])
+    readme = (ROOT / "README.md").read_text()
+    assert "ingest samples/ --out out/" in readme
+    assert "`robostats ingest samples/ --out out/`, the README's first command" in section
+    assert "robostats ingest samples/ --out out/\nduckdb" in text
+
+    out = tmp_path / "out"
+    ingest(["samples/"], out)
+    con = connect(out)
+
+    def rows(name):
+        return run_query(con, name)[1]
+
+    def listed(pairs):
+        return ", ".join(f"{a} {b}" for a, b in pairs)
+
+    expected = []
+    classes = rows("status_classes")
+    by = lambda kind: [(r["class"], r["captures"]) for r in classes if r["classification"] == kind]
+    cc, google, current = by("cc_class"), by("google_class"), dict(by("google_current_class"))
+    expected += [
+        f"`cc_class` {listed(cc)};",
+        f"`google_class` {listed(google)} (",
+        f"(`google_current_class`: {current['full_allow']} / {current['full_disallow']},",
+    ]
+    valid = {r["unit"]: r for r in rows("valid_robotstxt")}
+    expected.append(
+        f"{valid['captures']['valid']} of {valid['captures']['total']} captures, "
+        f"{valid['urls']['valid']} of {valid['urls']['total']} robots.txt URLs, "
+        f"{valid['hosts']['valid']} of {valid['hosts']['total']} hosts."
+    )
+    expected.append(f"({valid['captures']['total']} captures:")
+    blocking = {r["agent"]: r for r in rows("ai_crawler_blocking")}
+    star, gpt = blocking["*"], blocking["GPTBot"]
+    expected += [
+        f"`*` disallows everything in {star['disallow_all']} of {star['robots_txt']} robots.txt "
+        f"captures ({star['effective_disallow_all']} of {star['captures']} effective);",
+        f"GPTBot is named in {gpt['named']} files, {gpt['named_disallow_all']} of which disallow "
+        f"it entirely, {gpt['disallow_all']} with the `*` fallback "
+        f"({gpt['effective_disallow_all']} effective).",
+    ]
+    agents = rows("top_user_agents")
+    assert agents[0]["agent_token"] == "*"
+    expected.append(
+        f"`*` in {agents[0]['files']} files ({agents[0]['lines']} lines), then "
+        + listed((r["agent_token"], r["files"]) for r in agents[1:5]) + "."
+    )
+    buckets = [r["captures"] for r in rows("size_buckets")]
+    stats = rows("size_stats")[0]
+    assert sum(buckets) == stats["files"]
+    expected.append(
+        f"sizes of the {stats['files']} robots.txt bodies: {buckets[0]} empty, {buckets[1]} up to "
+        f"1 KiB, {buckets[2]} up to 10 KiB, {buckets[3]} up to 100 KiB, {buckets[4]} up to 500 KiB, "
+        f"{buckets[5]} over 500 KiB ({stats['truncated']} truncated at 1 MiB); median "
+        f"{stats['p50']} bytes."
+    )
+    directives = sorted(rows("nonstandard_directives"), key=lambda r: (-r["lines"], r["name"]))
+    known = [(r["name"], r["lines"]) for r in directives if r["known_elsewhere"]]
+    other = [(r["name"], r["lines"]) for r in directives if not r["known_elsewhere"]]
+    expected.append(f"non-standard directives: {known[0][0]} {known[0][1]} lines, {listed(known[1:])} (")
+    expected += [f"(and {name} {lines}," for name, lines in other]
+    typos = rows("typos")
+    accepted = collections.Counter()
+    for r in typos:
+        if r["accepted_by_google"]:
+            accepted[r["directive"]] += r["lines"]
+    ignored = [r for r in typos if not r["accepted_by_google"]]
+    expected.append(
+        f"{accepted['disallow']} accepted disallow typos, {accepted['user-agent']} user-agent, "
+        f"{accepted['sitemap']} sitemap; {sum(r['lines'] for r in ignored)} lines of misspellings "
+        f"Google ignores ({listed((r['spelling'], r['lines']) for r in ignored[:2])}, ...,"
+    )
+    resolution = collections.defaultdict(dict)
+    for r in rows("redirect_resolution"):
+        resolution[r["resolution"]][r["hops"]] = r["urls"]
+    total = sum(sum(h.values()) for h in resolution.values())
+    expected.append(
+        f"of {total} robots.txt URLs, {resolution['direct'][0]} direct, "
+        f"{sum(resolution['resolved'].values())} resolved ({resolution['resolved'][1]} in one hop, "
+        f"{resolution['resolved'][2]} in two), {resolution['target_not_captured'][0]} whose target "
+        f"was not captured, {resolution['missing_location'][0]} without a `Location`."
+    )
+    adoption = {r["directive"]: r for r in rows("preference_adoption")}
+    signal, usage, either = adoption["content-signal"], adoption["content-usage"], adoption["any"]
+    expected.append(
+        f"{either['files']} of the {stats['files']} robots.txt bodies "
+        f"({100 * either['share_of_files']:.1f} %) have a preference line: `Content-Signal` "
+        f"{signal['lines']} lines in {signal['files']} files ({signal['cloudflare_block_lines']} inside "
+        f"a Cloudflare-managed block, {signal['lines_before_groups']} before any group, "
+        f"{signal['unparseable_lines']} unparseable), `Content-Usage` {usage['lines']} lines in "
+        f"{usage['files']} files ({usage['unparseable_lines']} unparseable, "
+        f"{usage['lines_before_groups']} before any group)."
+    )
+    labels = {(r["directive"], r["label"], r["value"]): r for r in rows("preference_labels")}
+    vintage = {r["label"]: r for r in rows("preference_vintage")}
+    expected.append(
+        f"`ai-train=no` in {labels['content-signal', 'ai-train', 'no']['lines']} signal lines, "
+        f"`search=yes` in {labels['content-signal', 'search', 'yes']['lines']}; `train-ai` in "
+        f"{vintage['train-ai']['lines']} usage lines, `search` in {vintage['search']['lines']};"
+    )
+    earlier = collections.defaultdict(list)
+    for label, r in sorted(vintage.items()):
+        if r["vintage"] == "earlier_draft" and r["lines"]:
+            earlier[r["lines"]].append(f"`{label}`")
+    said = []
+    for lines, names in sorted(earlier.items(), reverse=True):
+        if len(names) == 1:
+            said.append(f"{names[0]} in {lines} lines")
+        else:
+            said.append(f"{', '.join(names[:-1])} and {names[-1]} in {lines} lines each")
+    expected.append(f"labels of earlier drafts: {', '.join(said)}.")
+    managed = rows("cloudflare_managed")[0]
+    assert managed["managed_without_signal_in_block"] == 0
+    expected.append(
+        f"{managed['managed']} files ({managed['managed_hosts']} hosts) carry a managed block, each "
+        f"with its signal line; {managed['other_signal_files']} other files write one by hand."
+    )
+    gpt = next(r for r in rows("preference_contradictions") if r["agent"] == "GPTBot")
+    both = gpt["allowed_signal_ai_train_n"] + gpt["allowed_usage_train_ai_n"] - gpt["allowed_no_ai_training"]
+    assert gpt["blocked_no_preference"] == gpt["blocked"]
+    expected.append(
+        f"GPTBot may fetch `/` in {gpt['allowed']} files, {gpt['allowed_no_ai_training']} of which say "
+        f"no AI training to it ({gpt['allowed_signal_ai_train_n']} by `Content-Signal`, "
+        f"{gpt['allowed_usage_train_ai_n']} by `Content-Usage`, {both} by both); of the "
+        f"{gpt['blocked']} that shut it out, none states a preference for it, "
+        f"{gpt['blocked_no_preference_in_preference_files']} of them files that state preferences "
+        f"for others."
+    )
+    hosts = {r["outcome"]: r["hosts"] for r in rows("host_outcome_shares")}
+    expected.append(
+        f"hosts: {hosts['robots_txt_with_rules']} with rules, {hosts['robots_txt_no_rules']} without "
+        f"rules, {hosts['not_robots_txt']} not a robots.txt, {hosts['allow_all']} allow-all by status, "
+        f"{hosts['forbidden']} forbidden, {hosts['defer_visits']} defer visits, "
+        f"{hosts['redirect_unresolved']} unresolved redirects."
+    )
+    missing = [e for e in expected if loose(e) not in section]
+    assert not missing, "\n".join(missing)
