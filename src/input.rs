@@ -333,8 +333,10 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
 
 /// A URL as given, in its normal form.
 fn parse_url(text: &str) -> Result<Url, ListError> {
+    // Text that does not parse is shown without what may be a password
+    // (`scheme://user:secret@...`) or a signature (a query).
     let bad = |why: String| ListError::BadUrl {
-        text: text.to_owned(),
+        text: remote::shown(text),
         why,
     };
     let url = Url::parse(text).map_err(|e| bad(e.to_string()))?;
@@ -364,13 +366,24 @@ fn parse_url(text: &str) -> Result<Url, ListError> {
         "awsaccesskeyid",
         "signature",
     ];
-    if url
+    let keys: Vec<String> = url
         .query_pairs()
-        .any(|(key, _)| SIGNATURES.contains(&key.to_ascii_lowercase().as_str()))
-    {
+        .map(|(key, _)| key.to_ascii_lowercase())
+        .collect();
+    let has = |k: &str| keys.iter().any(|key| key == k);
+    // Google Cloud Storage's signed URLs (V4 and V2), and Azure's shared
+    // access signatures (`sig` with a version, expiry or permissions).
+    let google = has("x-goog-signature") || has("x-goog-credential") || has("googleaccessid");
+    let azure = has("sig")
+        && ["sv", "se", "sp", "st", "spr", "srt", "ss", "sr", "skoid"]
+            .iter()
+            .any(|k| has(k));
+    if google || azure || keys.iter().any(|key| SIGNATURES.contains(&key.as_str())) {
         return Err(bad(
-            "it is a presigned URL, whose signature would be written into the tables and \
-             the manifest: read the object as s3://BUCKET/KEY with credentials instead"
+            "it is a signed URL (S3 presigned, Google Cloud Storage or an Azure shared access \
+             signature), whose signature would be written into the tables and the manifest: \
+             read S3 objects as s3://BUCKET/KEY with credentials, other stores' through a \
+             URL without a signature"
                 .to_owned(),
         ));
     }
@@ -825,6 +838,11 @@ mod tests {
             "s3://bucket/key?versionId=3",
             "https://user:secret@example.com/a.warc.gz",
             "https://b.s3.amazonaws.com/a.warc.gz?X-Amz-Credential=AKIA&X-Amz-Signature=f00",
+            "https://storage.googleapis.com/b/a.warc.gz?X-Goog-Credential=x&X-Goog-Signature=secret",
+            "https://storage.googleapis.com/b/a.warc.gz?GoogleAccessId=x&Signature=secret",
+            "https://a.blob.core.windows.net/c/a.warc.gz?sv=2022-11-02&se=2030-01-01&sig=secret",
+            "https://user:secret@[::1/a.warc.gz",
+            "http://user:secret@exa mple.org/a.warc.gz",
         ] {
             let err = list(&Sources {
                 args: &[bad.to_owned()],
@@ -834,6 +852,8 @@ mod tests {
             assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
             assert!(!err.to_string().contains("secret"), "{err}");
         }
+        // `sig` alone is not Azure's.
+        assert!(parse_url("https://example.org/a.warc.gz?sig=figure").is_ok());
         // A paths file given as a URL needs a client to read it.
         let err = list(&Sources {
             paths: Some("https://data.commoncrawl.org/paths.gz"),
