@@ -13,8 +13,13 @@
 //!   the whole run down when a server says it is overloaded. The
 //!   defaults follow Common Crawl's guidance (see [`Options`]).
 //! - **Robust.** Retries with exponential backoff and jitter, `Retry-After`
-//!   honoured, broken transfers resumed with a range request after
-//!   checking the object did not change (module `transfer`).
+//!   honoured (up to a cap), broken transfers resumed with a range request
+//!   after checking the object did not change (module `transfer`).
+//! - **Bounded.** Every wait has a bound (a timeout, a minimum rate, caps
+//!   on resumptions and on `Retry-After`), and a breaker stops the run
+//!   after many inputs in a row failed the same way ([`Options`]).
+//! - **Credentials stay home.** Signed (`s3://`) requests follow no
+//!   redirect; others never from `https://` to `http://`; no `Referer`.
 //!
 //! # Crates, and why
 //!
@@ -396,32 +401,47 @@ struct Breaker {
     tripped: Option<String>,
 }
 
-impl Shared {
-    /// Counts an input's outcome; stops the run after
-    /// `max_failures_in_a_row` failures of one class in a row.
-    fn record(&self, outcome: &Result<(), FetchError>) {
-        let limit = self.options.max_failures_in_a_row;
-        let mut breaker = self.breaker.lock().expect("breaker lock");
+impl Breaker {
+    /// Counts an input's outcome; trips after `limit` (`0`: never)
+    /// failures of one class in a row. Whether it tripped now.
+    fn record(&mut self, outcome: &Result<(), FetchError>, limit: u32) -> bool {
         let error = match outcome {
             Ok(()) => {
-                breaker.class = None;
-                breaker.count = 0;
-                return;
+                self.class = None;
+                self.count = 0;
+                return false;
             }
             Err(e) => e,
         };
-        let Some(class) = error.class() else { return };
-        if breaker.class.as_ref() == Some(&class) {
-            breaker.count += 1;
+        let Some(class) = error.class() else {
+            return false;
+        };
+        if self.class.as_ref() == Some(&class) {
+            self.count += 1;
         } else {
-            breaker.class = Some(class);
-            breaker.count = 1;
+            self.class = Some(class);
+            self.count = 1;
         }
-        if limit > 0 && breaker.count >= limit && breaker.tripped.is_none() {
-            breaker.tripped = Some(format!(
-                "{limit} inputs in a row failed the same way (the last: {error})"
-            ));
-            drop(breaker);
+        if limit == 0 || self.count < limit || self.tripped.is_some() {
+            return false;
+        }
+        self.tripped = Some(format!(
+            "{limit} inputs in a row failed the same way (the last: {error})"
+        ));
+        true
+    }
+}
+
+impl Shared {
+    /// Counts an input's outcome; stops the run when the breaker trips.
+    fn record(&self, outcome: &Result<(), FetchError>) {
+        let limit = self.options.max_failures_in_a_row;
+        let tripped = self
+            .breaker
+            .lock()
+            .expect("breaker lock")
+            .record(outcome, limit);
+        if tripped {
             self.stop.notify_waiters();
         }
     }
@@ -646,6 +666,44 @@ impl Read for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_breaker_trips_after_failures_of_one_kind_in_a_row() {
+        let refused = || {
+            Err(FetchError::Transport {
+                what: "cannot connect: Connection refused (os error 111)".to_owned(),
+                retries: 10,
+            })
+        };
+        let status = |status| {
+            Err(FetchError::Status {
+                status,
+                code: None,
+                retries: 0,
+            })
+        };
+        let mut b = Breaker::default();
+        for _ in 0..2 {
+            assert!(!b.record(&refused(), 3));
+        }
+        // another kind of failure, a success, a stopped input: a new count
+        assert!(!b.record(&status(404), 3));
+        assert!(!b.record(&refused(), 3));
+        assert!(!b.record(&Ok(()), 3));
+        assert!(!b.record(&Err(FetchError::Cancelled), 3));
+        assert!(!b.record(&refused(), 3) && !b.record(&refused(), 3));
+        assert!(b.tripped.is_none());
+        assert!(b.record(&refused(), 3));
+        let why = b.tripped.clone().unwrap();
+        assert!(
+            why.starts_with("3 inputs in a row failed the same way"),
+            "{why}"
+        );
+        assert!(!b.record(&refused(), 3), "trips once");
+        // 0: never
+        let mut b = Breaker::default();
+        assert!((0..100).all(|_| !b.record(&status(503), 0)));
+    }
 
     #[test]
     fn urls_are_told_from_paths() {
