@@ -963,3 +963,12 @@ def test_the_progress_bar_moves_while_the_network_waits(tmp_path):
     clocks = set(re.findall(r"\d\d:\d\d:(\d\d)", text))
     assert {"01", "02", "03"} <= clocks, text
     assert re.search(r"[1-9]\d* retries", text), text
+
+
+@pytest.mark.parametrize("endpoint", ["http://u:c0ffee77@127.0.0.1:9", "http://u:c0ffee77@[::1"], ids=["parsed", "unparsed"])
+def test_an_s3_endpoint_with_a_password_is_refused_and_not_shown(tmp_path, endpoint):
+    env = clean_env(**credential_env(("AKIDENDPOINTTEST", "secret-endpoint-test")), AWS_REGION="us-east-1")
+    proc = run(tmp_path / "out", *FAST, "--s3-endpoint", endpoint, f"s3://bucket/{NAME}", env=env, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "S3 endpoint 'http://" in could_not_read(proc.stderr, f"s3://bucket/{NAME}"), proc.stderr
+    assert "c0ffee77" not in proc.stdout + proc.stderr
