@@ -24,8 +24,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use url::Url;
 
@@ -355,7 +357,7 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
         expand(arg, &mut all)?;
     }
     if let Some(paths) = sources.paths {
-        for line in read_lines(paths, sources.client)?.lines() {
+        for line in &read_lines(paths, sources.client)? {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -396,8 +398,10 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
 
 /// A URL as given, in its normal form.
 fn parse_url(text: &str) -> Result<Url, ListError> {
+    // Text that does not parse is shown without what may be a password
+    // (`scheme://user:secret@...`) or a signature (a query).
     let bad = |why: String| ListError::BadUrl {
-        text: text.to_owned(),
+        text: remote::shown(text),
         why,
     };
     let url = Url::parse(text).map_err(|e| bad(e.to_string()))?;
@@ -427,13 +431,24 @@ fn parse_url(text: &str) -> Result<Url, ListError> {
         "awsaccesskeyid",
         "signature",
     ];
-    if url
+    let keys: Vec<String> = url
         .query_pairs()
-        .any(|(key, _)| SIGNATURES.contains(&key.to_ascii_lowercase().as_str()))
-    {
+        .map(|(key, _)| key.to_ascii_lowercase())
+        .collect();
+    let has = |k: &str| keys.iter().any(|key| key == k);
+    // Google Cloud Storage's signed URLs (V4 and V2), and Azure's shared
+    // access signatures (`sig` with a version, expiry or permissions).
+    let google = has("x-goog-signature") || has("x-goog-credential") || has("googleaccessid");
+    let azure = has("sig")
+        && ["sv", "se", "sp", "st", "spr", "srt", "ss", "sr", "skoid"]
+            .iter()
+            .any(|k| has(k));
+    if google || azure || keys.iter().any(|key| SIGNATURES.contains(&key.as_str())) {
         return Err(bad(
-            "it is a presigned URL, whose signature would be written into the tables and \
-             the manifest: read the object as s3://BUCKET/KEY with credentials instead"
+            "it is a signed URL (S3 presigned, Google Cloud Storage or an Azure shared access \
+             signature), whose signature would be written into the tables and the manifest: \
+             read S3 objects as s3://BUCKET/KEY with credentials, other stores' through a \
+             URL without a signature"
                 .to_owned(),
         ));
     }
@@ -547,14 +562,30 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), ListError> {
     Ok(())
 }
 
-/// A paths file's text (gzip or plain), local or a URL.
-fn read_lines(paths: &str, client: Option<&remote::Client>) -> Result<String, ListError> {
+/// The most lines a paths file may have: 2,000,000, twenty crawls'
+/// `robotstxt.paths.gz` of about 100,000 lines (each listed input costs
+/// some hundreds of bytes of memory until the run ends).
+pub const MAX_PATHS_LINES: usize = 2_000_000;
+/// The most text a paths file may hold, decompressed: 512 MiB (the
+/// lines of [`MAX_PATHS_LINES`] at 256 bytes each; Common Crawl's are
+/// about 110).
+pub const MAX_PATHS_BYTES: u64 = 512 << 20;
+/// The longest line of a paths file: 64 KiB (a URL is a few hundred bytes).
+pub const MAX_PATHS_LINE: usize = 64 << 10;
+/// The most text a gzipped paths file may hold per compressed byte, once
+/// past 16 MiB: 100 (lists of paths compress about 10 to 1; a gzip bomb
+/// about 1,000 to 1).
+pub const MAX_PATHS_RATIO: u64 = 100;
+
+/// A paths file's lines (gzip or plain), local or a URL: streamed line by
+/// line, within the caps above.
+fn read_lines(paths: &str, client: Option<&remote::Client>) -> Result<Vec<String>, ListError> {
     let path = Path::new(paths);
     let read = |source| ListError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let bytes = if remote::is_url(paths) {
+    let source: Box<dyn Read> = if remote::is_url(paths) {
         let url = parse_url(paths)?;
         let Some(client) = client else {
             return Err(ListError::Fetch {
@@ -562,21 +593,91 @@ fn read_lines(paths: &str, client: Option<&remote::Client>) -> Result<String, Li
                 source: remote::FetchError::Setup("no network client was given".to_owned()),
             });
         };
-        client.get(&url).map_err(|source| ListError::Fetch {
+        let fetch = |source| ListError::Fetch {
             url: paths.to_owned(),
             source,
-        })?
+        };
+        Box::new(client.open(&url).map_err(fetch)?)
     } else {
-        std::fs::read(path).map_err(read)?
+        Box::new(std::fs::File::open(path).map_err(read)?)
     };
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .map_err(read)?;
-        Ok(text)
+    let failed = |e: std::io::Error| match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<remote::FetchError>())
+    {
+        Some(source) if remote::is_url(paths) => ListError::Fetch {
+            url: paths.to_owned(),
+            source: source.clone(),
+        },
+        _ => read(e),
+    };
+    let compressed = Arc::new(AtomicU64::new(0));
+    let mut input = std::io::BufReader::new(Counted(source, Arc::clone(&compressed)));
+    let gzip = input.fill_buf().map_err(failed)?.starts_with(&[0x1f, 0x8b]);
+    let text: Box<dyn BufRead> = if gzip {
+        Box::new(std::io::BufReader::new(
+            flate2::bufread::MultiGzDecoder::new(input),
+        ))
     } else {
-        String::from_utf8(bytes).map_err(|_| ListError::NotText(path.to_path_buf()))
+        Box::new(input)
+    };
+    let too_large = |why: String| read(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    let mut lines = Vec::new();
+    let mut total = 0u64;
+    // One line, read at most MAX_PATHS_LINE + 1 bytes at a time.
+    let mut text = text.take(0);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        text.set_limit(MAX_PATHS_LINE as u64 + 1);
+        let n = text.read_until(b'\n', &mut line).map_err(failed)?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if line.len() > MAX_PATHS_LINE && !line.ends_with(b"\n") {
+            return Err(too_large(format!(
+                "line {} is longer than {} KiB: this is not a list of paths",
+                lines.len() + 1,
+                MAX_PATHS_LINE >> 10
+            )));
+        }
+        if lines.len() >= MAX_PATHS_LINES {
+            return Err(too_large(format!(
+                "it has more than {MAX_PATHS_LINES} lines: split it, and run once for each part"
+            )));
+        }
+        if total > MAX_PATHS_BYTES {
+            return Err(too_large(format!(
+                "it holds more than {} MiB of text: split it, and run once for each part",
+                MAX_PATHS_BYTES >> 20
+            )));
+        }
+        let packed = compressed.load(Ordering::Relaxed).max(1);
+        if gzip && total > 16 << 20 && total / packed > MAX_PATHS_RATIO {
+            return Err(too_large(format!(
+                "its gzip expands more than {MAX_PATHS_RATIO} times ({} MiB from {} KiB so \
+                 far): this is not a list of paths",
+                total >> 20,
+                packed >> 10
+            )));
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            return Err(ListError::NotText(path.to_path_buf()));
+        };
+        lines.push(text.trim_end_matches(['\n', '\r']).to_owned());
+    }
+    Ok(lines)
+}
+
+/// A reader counting the bytes read through it.
+struct Counted<R>(R, Arc<AtomicU64>);
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        self.1.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 
@@ -687,6 +788,51 @@ mod tests {
     }
 
     #[test]
+    fn paths_files_are_read_within_their_caps() {
+        use std::io::Write;
+        let d = temp_dir("caps");
+        let gz = |name: &str, chunk: &[u8], times: usize| {
+            let path = d.0.join(name);
+            let mut z = flate2::write::GzEncoder::new(
+                std::fs::File::create(&path).unwrap(),
+                flate2::Compression::best(),
+            );
+            for _ in 0..times {
+                z.write_all(chunk).unwrap();
+            }
+            z.finish().unwrap();
+            path.to_string_lossy().into_owned()
+        };
+        let lines = gz("ok.gz", b"a.warc.gz\r\nb.warc.gz\n\n", 1);
+        assert_eq!(
+            read_lines(&lines, None).unwrap(),
+            ["a.warc.gz", "b.warc.gz", ""]
+        );
+        let why = |path: &str| match read_lines(path, None) {
+            Err(ListError::Read { source, .. }) => source.to_string(),
+            other => panic!("{other:?}"),
+        };
+        let zeros = gz("zeros.gz", &[0; 1 << 16], 2);
+        assert!(
+            why(&zeros).contains("longer than 64 KiB"),
+            "{}",
+            why(&zeros)
+        );
+        let many = gz("many.gz", &b"\n".repeat(1 << 20), 3);
+        assert!(
+            why(&many).contains("more than 2000000 lines"),
+            "{}",
+            why(&many)
+        );
+        let bomb = gz("bomb.gz", &b"a.warc.gz\n".repeat(1 << 20), 2);
+        assert!(
+            why(&bomb).contains("expands more than 100 times"),
+            "{}",
+            why(&bomb)
+        );
+    }
+
+    #[test]
     fn urls_are_inputs_named_as_listed() {
         let d = temp_dir("urls");
         std::fs::write(
@@ -759,6 +905,11 @@ mod tests {
             "s3://bucket/key?versionId=3",
             "https://user:secret@example.com/a.warc.gz",
             "https://b.s3.amazonaws.com/a.warc.gz?X-Amz-Credential=AKIA&X-Amz-Signature=f00",
+            "https://storage.googleapis.com/b/a.warc.gz?X-Goog-Credential=x&X-Goog-Signature=secret",
+            "https://storage.googleapis.com/b/a.warc.gz?GoogleAccessId=x&Signature=secret",
+            "https://a.blob.core.windows.net/c/a.warc.gz?sv=2022-11-02&se=2030-01-01&sig=secret",
+            "https://user:secret@[::1/a.warc.gz",
+            "http://user:secret@exa mple.org/a.warc.gz",
         ] {
             let err = list(&Sources {
                 args: &[bad.to_owned()],
@@ -768,6 +919,8 @@ mod tests {
             assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
             assert!(!err.to_string().contains("secret"), "{err}");
         }
+        // `sig` alone is not Azure's.
+        assert!(parse_url("https://example.org/a.warc.gz?sig=figure").is_ok());
         // A paths file given as a URL needs a client to read it.
         let err = list(&Sources {
             paths: Some("https://data.commoncrawl.org/paths.gz"),

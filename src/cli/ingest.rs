@@ -95,6 +95,12 @@ struct Network {
     /// the next run.
     #[arg(long, value_name = "N", default_value_t = 10)]
     retries: u32,
+    /// Resumptions of one transfer: a request that brought bytes starts a
+    /// new count of retries at most this often (a 3 MB file cut every
+    /// 150 KB still arrives; a server cutting every answer short is not
+    /// asked for ever).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_resumes: u32,
     /// Seconds before the first retry, doubled at each next one (with
     /// jitter); a Retry-After that asks for more is honoured.
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
@@ -102,10 +108,26 @@ struct Network {
     /// The longest wait between two retries, seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120.0)]
     retry_wait_max: f64,
+    /// The longest Retry-After honoured, seconds: a server asking for an
+    /// hour does not pause every download for an hour at each retry.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    retry_after_max: f64,
     /// Seconds to wait for a connection, an answer, or the next bytes of
-    /// a body.
+    /// a body; also the window of --min-rate.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     timeout: f64,
+    /// The slowest body accepted, KiB a second over each --timeout
+    /// window; slower is a stall, retried and resumed (0: no minimum). At
+    /// 10 KiB/s a 3 MB robotstxt file takes 5 minutes; a body sent at
+    /// 1 byte a second ends after a minute, not never.
+    #[arg(long, value_name = "KIB", default_value_t = 10.0)]
+    min_rate: f64,
+    /// Stop the run after this many inputs in a row failed the same way
+    /// (the network down, a wrong prefix or credentials): the inputs not
+    /// read yet fail at once, the summary says why, and the exit status
+    /// is 3 (0: never stop).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_failures_in_a_row: u32,
     /// The S3 endpoint, for S3-compatible stores [default:
     /// AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's, else AWS].
     #[arg(long, value_name = "URL")]
@@ -140,13 +162,22 @@ impl Network {
         if timeout.is_zero() {
             bail!("--timeout must be more than 0 seconds");
         }
+        let min_rate = self.min_rate;
+        if !(min_rate.is_finite() && (0.0..=1e9).contains(&min_rate)) {
+            bail!("--min-rate takes KiB a second, from 0 (no minimum) up");
+        }
         Ok(remote::Options {
             max_requests_per_second: self.max_requests_per_second,
             max_downloads: self.max_downloads,
             retries: self.retries,
+            max_resumes: self.max_resumes,
             retry_wait: seconds("retry-wait", self.retry_wait)?,
             retry_wait_max: seconds("retry-wait-max", self.retry_wait_max)?,
+            retry_after_max: seconds("retry-after-max", self.retry_after_max)?,
             timeout,
+            min_rate: min_rate * 1024.0,
+            max_failures_in_a_row: self.max_failures_in_a_row,
+            log_retries: false,
             s3: remote::S3Options {
                 endpoint: self.s3_endpoint.clone(),
                 region: self.s3_region.clone(),
@@ -344,7 +375,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let shard = shard(args)?;
-    let options = args.network.options()?;
+    let mut options = args.network.options()?;
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    // Without a bar, each retry is a line: a run waiting on the network
+    // says so.
+    options.log_retries = !args.quiet && !show_bar;
     // A paths file given as a URL is read with the run's client; a local
     // one may list URLs, found once it is read.
     let mut client = make_client(&options, args.paths.as_deref().is_some_and(remote::is_url))?;
@@ -378,7 +413,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             robostats::robots::GOOGLE_MAX_BYTES
         },
     };
-    let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let (summary, failed) = if show_bar {
         let bar = ProgressBar::new(0).with_style(
             ProgressStyle::with_template(
@@ -395,7 +429,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             failed: Mutex::new(Vec::new()),
             client: client.clone(),
         };
-        let summary = pipeline::run(&config, &progress)?;
+        // The bar, its clock and its counters move while the network
+        // stalls.
+        progress.bar.enable_steady_tick(Duration::from_millis(500));
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let summary = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(500));
+                    progress.message();
+                }
+            });
+            let summary = pipeline::run(&config, &progress);
+            done.store(true, Ordering::Relaxed);
+            summary
+        })?;
         progress.bar.finish_and_clear();
         (summary, progress.failed.into_inner().unwrap())
     } else {
@@ -413,6 +461,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map(|(i, input)| (input.id.as_str(), i))
         .collect();
     failed.sort_by_key(|r| position.get(r.id.as_str()).copied());
+    // Inputs the stopped run did not read: one line for all of them.
+    let stopped = client.as_ref().and_then(|c| c.stopped());
+    let not_read = |r: &FileReport| {
+        r.reason
+            .as_deref()
+            .is_some_and(|why| why.contains(remote::STOPPED))
+    };
+    let unread = failed.iter().filter(|r| not_read(r)).count();
+    failed.retain(|r| !not_read(r));
     for report in &failed {
         let opened = &report.location;
         let place = if *opened == report.input {
@@ -425,7 +482,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             report.reason.as_deref().unwrap_or("unknown reason")
         );
     }
-    if !failed.is_empty() {
+    if let Some(why) = &stopped {
+        eprintln!(
+            "robostats: stopped: {why}; {} not read (recorded as failed): check the \
+             network, the prefix or the credentials, then run again",
+            plural(unread as u64, "input", "inputs")
+        );
+    }
+    if !failed.is_empty() || unread > 0 {
         eprintln!(
             "robostats: nothing of a failed input is in the tables (the manifest says why); \
              a re-run tries the failed inputs again"
@@ -463,7 +527,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             net.bytes as f64 / (1024.0 * 1024.0)
         );
     }
-    Ok(if s.files_failed > 0 {
+    if let Some(why) = &stopped {
+        println!("stopped: {why}");
+    }
+    Ok(if stopped.is_some() {
+        ExitCode::from(3)
+    } else if s.files_failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -13,8 +13,13 @@
 //!   the whole run down when a server says it is overloaded. The
 //!   defaults follow Common Crawl's guidance (see [`Options`]).
 //! - **Robust.** Retries with exponential backoff and jitter, `Retry-After`
-//!   honoured, broken transfers resumed with a range request after
-//!   checking the object did not change (module `transfer`).
+//!   honoured (up to a cap), broken transfers resumed with a range request
+//!   after checking the object did not change (module `transfer`).
+//! - **Bounded.** Every wait has a bound (a timeout, a minimum rate, caps
+//!   on resumptions and on `Retry-After`), and a breaker stops the run
+//!   after many inputs in a row failed the same way ([`Options`]).
+//! - **Credentials stay home.** Signed (`s3://`) requests follow no
+//!   redirect; others never from `https://` to `http://`; no `Referer`.
 //!
 //! # Crates, and why
 //!
@@ -65,7 +70,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use url::Url;
 
 pub use limit::Limiter;
-pub use transfer::FetchError;
+pub use transfer::{FetchError, STOPPED, shown};
 
 /// Bytes buffered a transfer, at most (about): what a transfer may get
 /// ahead of its reader. Common Crawl's robots.txt WARC files are 1-3 MB,
@@ -92,17 +97,36 @@ pub struct Options {
     /// the AWS profile Common Crawl recommends.
     pub max_downloads: usize,
     /// Retries of one request (a request that moves a transfer on starts
-    /// a new count). Default 10.
+    /// a new count, at most `max_resumes` times). Default 10.
     pub retries: u32,
+    /// Resumptions of one transfer: how often a request that made
+    /// progress may start a new count of retries. Default 20 (a 3 MB file
+    /// cut every 150 KB still arrives; a server that cuts every answer
+    /// after a few bytes is asked 21 times, not for ever).
+    pub max_resumes: u32,
     /// The wait before the first retry, doubled at each next one.
     /// Default 1 s ("no more than once per second", Common Crawl's advice
     /// for retrying whole files).
     pub retry_wait: Duration,
     /// The longest wait between retries. Default 120 s.
     pub retry_wait_max: Duration,
+    /// The longest `Retry-After` honoured. Default 120 s (the longest
+    /// backoff): a server asking for an hour does not pause the run for
+    /// an hour at each retry.
+    pub retry_after_max: Duration,
     /// How long to wait for a connection, an answer, or the next bytes of
-    /// a body. Default 60 s.
+    /// a body; and the window of `min_rate`. Default 60 s.
     pub timeout: Duration,
+    /// The slowest body accepted, bytes a second over each `timeout`
+    /// window; slower is a stall (retried, resumed). `0.0`: no minimum.
+    /// Default 10 KiB/s: a 3 MB robotstxt file within 5 minutes.
+    pub min_rate: f64,
+    /// After this many inputs in a row failed the same way, the run stops
+    /// (the inputs not read yet fail at once, without a request). `0`:
+    /// never. Default 20.
+    pub max_failures_in_a_row: u32,
+    /// Each retry as a line on standard error (without a progress bar).
+    pub log_retries: bool,
     /// S3's set-up.
     pub s3: S3Options,
 }
@@ -113,9 +137,14 @@ impl Default for Options {
             max_requests_per_second: 2.0,
             max_downloads: 2,
             retries: 10,
+            max_resumes: 20,
             retry_wait: Duration::from_secs(1),
             retry_wait_max: Duration::from_secs(120),
+            retry_after_max: Duration::from_secs(120),
             timeout: Duration::from_secs(60),
+            min_rate: 10_240.0,
+            max_failures_in_a_row: 20,
+            log_retries: false,
             s3: S3Options::default(),
         }
     }
@@ -156,7 +185,15 @@ struct Stats {
 
 /// What every transfer shares.
 struct Shared {
+    /// For `http(s)://` URLs: redirects followed, never from https://
+    /// to http://.
     http: reqwest::Client,
+    /// For signed (`s3://`) requests: no redirect followed.
+    signed: reqwest::Client,
+    /// Inputs failing in a row, and why the run stopped.
+    breaker: Mutex<Breaker>,
+    /// Wakes the transfers waiting when the run stops.
+    stop: tokio::sync::Notify,
     limiter: Limiter,
     options: Options,
     stats: Stats,
@@ -199,17 +236,36 @@ impl Client {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the network thread: {e}"))?;
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("robostats/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(options.timeout)
-            .read_timeout(options.timeout)
-            .build()
-            .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
+        let client = |policy| {
+            reqwest::Client::builder()
+                .user_agent(concat!("robostats/", env!("CARGO_PKG_VERSION")))
+                .connect_timeout(options.timeout)
+                .read_timeout(options.timeout)
+                .referer(false)
+                .redirect(policy)
+                .build()
+                .map_err(|e| format!("cannot make the HTTP client: {e}"))
+        };
+        let http =
+            client(reqwest::redirect::Policy::custom(
+                |attempt| match transfer::redirect_refusal(
+                    attempt.previous().last(),
+                    attempt.url(),
+                    attempt.previous().len(),
+                ) {
+                    Some(why) => attempt.error(why),
+                    None => attempt.follow(),
+                },
+            ))?;
+        let signed = client(reqwest::redirect::Policy::none())?;
         let max_downloads = options.max_downloads.max(1);
         Ok(Client {
             runtime,
             shared: Arc::new(Shared {
                 http,
+                signed,
+                breaker: Mutex::default(),
+                stop: tokio::sync::Notify::new(),
                 limiter: Limiter::new(options.max_requests_per_second),
                 options: Options {
                     max_downloads,
@@ -233,23 +289,25 @@ impl Client {
         }
     }
 
-    /// The whole of a small object (a paths file), with the run's
-    /// retries and request budget.
-    pub fn get(&self, url: &Url) -> Result<Vec<u8>, FetchError> {
-        struct Buffer(Vec<u8>);
-        impl transfer::Sink for Buffer {
-            async fn put(&mut self, bytes: Bytes) -> bool {
-                self.0.extend_from_slice(&bytes);
-                true
-            }
-        }
-        let shared = Arc::clone(&self.shared);
-        let target = Target::parse(url)?;
-        self.runtime.block_on(async move {
-            let _permit = shared.active.acquire().await.expect("never closed");
-            let mut buffer = Buffer(Vec::new());
-            transfer::run(&shared, &target, &mut buffer).await?;
-            Ok(buffer.0)
+    /// Why the run stopped early, if it did: its inputs kept failing the
+    /// same way (see [`Options::max_failures_in_a_row`]).
+    pub fn stopped(&self) -> Option<String> {
+        self.shared
+            .breaker
+            .lock()
+            .expect("breaker lock")
+            .tripped
+            .clone()
+    }
+
+    /// One object as a `Read` (a paths file), streamed with the run's
+    /// retries and request budget: memory stays bounded whatever its size.
+    pub fn open(&self, url: &Url) -> Result<Download, FetchError> {
+        let prefetch = self.prefetch(vec![(0, url.clone())], 1);
+        let stream = prefetch.open(0)?;
+        Ok(Download {
+            stream,
+            _prefetch: prefetch,
         })
     }
 
@@ -299,6 +357,7 @@ impl Client {
                         Ok(target) => transfer::run(&shared, &target, &mut sink).await,
                         Err(e) => Err(e),
                     };
+                    shared.record(&outcome);
                     let last = match outcome {
                         Ok(()) => Piece::End,
                         Err(FetchError::Cancelled) => return,
@@ -316,6 +375,91 @@ impl Client {
             scheduler,
             tasks,
         }
+    }
+}
+
+/// One object being read: a `Read` (see [`Client::open`]).
+pub struct Download {
+    stream: Stream,
+    _prefetch: Prefetch,
+}
+
+impl Read for Download {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.stream.read(buf)
+    }
+}
+
+/// The inputs failing in a row the same way.
+#[derive(Debug, Default)]
+struct Breaker {
+    /// The class of the last failures (`FetchError::class`), and how many
+    /// inputs in a row failed so.
+    class: Option<String>,
+    count: u32,
+    /// Why the run stopped.
+    tripped: Option<String>,
+}
+
+impl Breaker {
+    /// Counts an input's outcome; trips after `limit` (`0`: never)
+    /// failures of one class in a row. Whether it tripped now.
+    fn record(&mut self, outcome: &Result<(), FetchError>, limit: u32) -> bool {
+        let error = match outcome {
+            Ok(()) => {
+                self.class = None;
+                self.count = 0;
+                return false;
+            }
+            Err(e) => e,
+        };
+        let Some(class) = error.class() else {
+            return false;
+        };
+        if self.class.as_ref() == Some(&class) {
+            self.count += 1;
+        } else {
+            self.class = Some(class);
+            self.count = 1;
+        }
+        if limit == 0 || self.count < limit || self.tripped.is_some() {
+            return false;
+        }
+        self.tripped = Some(format!(
+            "{limit} inputs in a row failed the same way (the last: {error})"
+        ));
+        true
+    }
+}
+
+impl Shared {
+    /// Counts an input's outcome; stops the run when the breaker trips.
+    fn record(&self, outcome: &Result<(), FetchError>) {
+        let limit = self.options.max_failures_in_a_row;
+        let tripped = self
+            .breaker
+            .lock()
+            .expect("breaker lock")
+            .record(outcome, limit);
+        if tripped {
+            self.stop.notify_waiters();
+        }
+    }
+
+    /// `Err(Stopped)` once the run stopped.
+    fn check_stopped(&self) -> Result<(), FetchError> {
+        match &self.breaker.lock().expect("breaker lock").tripped {
+            Some(why) => Err(FetchError::Stopped(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Sleeps `wait`, or less if the run stops meanwhile.
+    async fn sleep(&self, wait: Duration) -> Result<(), FetchError> {
+        let stop = self.stop.notified();
+        self.check_stopped()?;
+        let _ = tokio::time::timeout(wait, stop).await;
+        self.check_stopped()
     }
 }
 
@@ -371,6 +515,13 @@ impl Target {
 
     pub(crate) fn is_s3(&self) -> bool {
         matches!(self, Target::S3(_))
+    }
+
+    /// The URL as given (`s3://...` for S3), for messages.
+    fn name(&self) -> &str {
+        match self {
+            Target::Http(url) | Target::S3(url) => url.as_str(),
+        }
     }
 
     /// The URL to send a GET to, and the headers that sign it.
@@ -515,6 +666,44 @@ impl Read for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_breaker_trips_after_failures_of_one_kind_in_a_row() {
+        let refused = || {
+            Err(FetchError::Transport {
+                what: "cannot connect: Connection refused (os error 111)".to_owned(),
+                retries: 10,
+            })
+        };
+        let status = |status| {
+            Err(FetchError::Status {
+                status,
+                code: None,
+                retries: 0,
+            })
+        };
+        let mut b = Breaker::default();
+        for _ in 0..2 {
+            assert!(!b.record(&refused(), 3));
+        }
+        // another kind of failure, a success, a stopped input: a new count
+        assert!(!b.record(&status(404), 3));
+        assert!(!b.record(&refused(), 3));
+        assert!(!b.record(&Ok(()), 3));
+        assert!(!b.record(&Err(FetchError::Cancelled), 3));
+        assert!(!b.record(&refused(), 3) && !b.record(&refused(), 3));
+        assert!(b.tripped.is_none());
+        assert!(b.record(&refused(), 3));
+        let why = b.tripped.clone().unwrap();
+        assert!(
+            why.starts_with("3 inputs in a row failed the same way"),
+            "{why}"
+        );
+        assert!(!b.record(&refused(), 3), "trips once");
+        // 0: never
+        let mut b = Breaker::default();
+        assert!((0..100).all(|_| !b.record(&status(503), 0)));
+    }
 
     #[test]
     fn urls_are_told_from_paths() {

@@ -42,7 +42,13 @@ pub struct S3 {
 impl std::fmt::Debug for S3 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("S3")
-            .field("endpoint", &self.endpoint.as_ref().map(Url::as_str))
+            .field(
+                "endpoint",
+                &self
+                    .endpoint
+                    .as_ref()
+                    .map(|e| super::transfer::shown(e.as_str())),
+            )
             .field("region", &self.region)
             .field("signed", &self.credentials.is_some())
             .finish()
@@ -67,12 +73,24 @@ impl S3 {
             .or_else(|| config.endpoint_url().map(str::to_owned))
             .filter(|e| !e.is_empty());
         let endpoint = match endpoint {
-            Some(e) => Some(
-                Url::parse(&e)
-                    .map_err(|why| format!("the S3 endpoint '{e}' is not a URL: {why}"))?,
-            ),
+            Some(e) => Some(Url::parse(&e).map_err(|why| {
+                format!(
+                    "the S3 endpoint '{}' is not a URL: {why}",
+                    super::transfer::shown(&e)
+                )
+            })?),
             None => None,
         };
+        if endpoint
+            .as_ref()
+            .is_some_and(|e| !e.username().is_empty() || e.password().is_some())
+        {
+            return Err(format!(
+                "the S3 endpoint '{}' holds a user name or password: give credentials the AWS \
+                 way (environment, profile, role), not in the endpoint",
+                super::transfer::shown(endpoint.as_ref().map_or("", Url::as_str))
+            ));
+        }
         Ok(S3 {
             endpoint,
             region: config

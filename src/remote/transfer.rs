@@ -8,8 +8,16 @@
 //! `Range: bytes=N-` from the first byte not received, conditional on
 //! the object being the one first read (`If-Match` with its ETag, else
 //! `If-Unmodified-Since` with its Last-Modified), and the answer is
-//! checked again (its ETag, and a `Content-Range` starting at N): no byte
-//! reaches the reader twice, and none is skipped.
+//! checked again (the validator sent must come back unchanged, and a
+//! `Content-Range` start at N): no byte reaches the reader twice, and none
+//! is skipped. A body longer than announced fails the transfer.
+//!
+//! Every wait is bounded: the connection, the headers and each read by
+//! the timeout; a body by a minimum rate over each timeout window; the
+//! resumptions of a transfer by a cap (a request that made progress starts
+//! a new count of retries, at most that many times); a `Retry-After` by
+//! its own cap; and a run whose inputs keep failing the same way stops
+//! (module `mod`'s breaker).
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -52,7 +60,13 @@ pub enum FetchError {
     Setup(String),
     /// The reader went away (the run is stopping).
     Cancelled,
+    /// Not read: the run stopped early, because its inputs kept failing
+    /// the same way (the reason).
+    Stopped(String),
 }
+
+/// How the reason of an input the stopped run did not read begins.
+pub const STOPPED: &str = "not read: the run stopped";
 
 impl std::fmt::Display for FetchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,6 +100,7 @@ impl std::fmt::Display for FetchError {
             FetchError::Unresumable(why) => write!(f, "{why}"),
             FetchError::Setup(why) => write!(f, "{why}"),
             FetchError::Cancelled => f.write_str("the run stopped"),
+            FetchError::Stopped(why) => write!(f, "{STOPPED} after {why}"),
         }
     }
 }
@@ -93,6 +108,24 @@ impl std::fmt::Display for FetchError {
 impl std::error::Error for FetchError {}
 
 impl FetchError {
+    /// What kind of failure this is, for the run's breaker: the status,
+    /// or the words of a transport failure without their figures.
+    /// `None`: not a failure of the input (the run is stopping).
+    pub(super) fn class(&self) -> Option<String> {
+        match self {
+            FetchError::Status { status, code, .. } => {
+                Some(format!("HTTP {status} {}", code.as_deref().unwrap_or("")))
+            }
+            FetchError::Transport { what, .. } => {
+                Some(what.chars().filter(|c| !c.is_ascii_digit()).collect())
+            }
+            FetchError::Changed { .. } => Some("changed".to_owned()),
+            FetchError::Unresumable(_) => Some("unresumable".to_owned()),
+            FetchError::Setup(why) => Some(why.clone()),
+            FetchError::Cancelled | FetchError::Stopped(_) => None,
+        }
+    }
+
     /// As an I/O error, for the reader.
     pub fn into_io(self) -> std::io::Error {
         let kind = match &self {
@@ -149,10 +182,12 @@ pub(super) async fn run(
     let options = &shared.options;
     let mut state = State::default();
     let mut retries = 0u32;
+    let mut resumes = 0u32;
     loop {
+        shared.check_stopped()?;
         let wait = shared.limiter.reserve();
         if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
+            shared.sleep(wait).await?;
         }
         let before = state.received;
         let outcome = attempt(shared, target, &mut state, sink).await;
@@ -167,23 +202,59 @@ pub(super) async fn run(
                 wait,
                 throttled,
             } => {
-                // A request that moved the transfer on starts a new count.
+                // A request that moved the transfer on starts a new count,
+                // at most `max_resumes` times: a server that cuts every
+                // answer short is not asked again for ever.
                 if state.received > before {
+                    resumes += 1;
+                    if resumes > options.max_resumes {
+                        return Err(broke(error, resumes, retries));
+                    }
                     retries = 0;
                 }
                 if retries >= options.retries {
                     return Err(with_retries(error, retries));
                 }
                 let backoff = backoff(options.retry_wait, options.retry_wait_max, retries);
-                let pause = wait.map_or(backoff, |w| w.max(backoff));
+                let asked = wait.map(|w| w.min(options.retry_after_max));
+                let pause = asked.map_or(backoff, |w| w.max(backoff));
                 if throttled {
                     shared.limiter.throttled(pause, options.max_downloads);
                 }
                 retries += 1;
                 shared.stats.retries.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(pause).await;
+                if options.log_retries {
+                    eprintln!(
+                        "robostats: retrying {}: {error} ({retries}/{}, next in {} s)",
+                        target.name(),
+                        options.retries,
+                        seconds(pause)
+                    );
+                }
+                shared.sleep(pause).await?;
             }
         }
+    }
+}
+
+/// A wait in words: whole seconds, or tenths below 10 s.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        format!("{s:.1}")
+    } else {
+        format!("{s:.0}")
+    }
+}
+
+/// The error of a transfer that broke more often than it may resume.
+fn broke(e: FetchError, resumes: u32, retries: u32) -> FetchError {
+    match with_retries(e, retries) {
+        FetchError::Transport { what, retries } => FetchError::Transport {
+            what: format!("{what} (the transfer broke {resumes} times)"),
+            retries,
+        },
+        other => other,
     }
 }
 
@@ -215,6 +286,9 @@ struct State {
     /// The first answer's headers: what the object was (its validators).
     first: HeaderMap,
     sized: bool,
+    /// The end of the bytes this answer announced (exclusive): more is
+    /// an error.
+    limit: Option<u64>,
 }
 
 async fn attempt(
@@ -233,7 +307,12 @@ async fn attempt(
         Ok(request) => request,
         Err(e) => return Attempt::Fail(FetchError::Setup(e)),
     };
-    let mut request = shared.http.get(url);
+    let client = if target.is_s3() {
+        &shared.signed
+    } else {
+        &shared.http
+    };
+    let mut request = client.get(url);
     for (name, value) in signature {
         request = request.header(name, value);
     }
@@ -258,6 +337,9 @@ async fn attempt(
         Err(_) => {
             return transport(format!("no answer within {} s", timeout.as_secs_f64()));
         }
+        // A redirect refused by the policy (a downgrade to http://):
+        // asking again gets the same answer.
+        Ok(Err(e)) if e.is_redirect() => return Attempt::Fail(FetchError::Setup(describe(e))),
         Ok(Err(e)) => return transport(describe(e)),
         Ok(Ok(response)) => response,
     };
@@ -267,11 +349,12 @@ async fn attempt(
     match status.as_u16() {
         200 => {
             if resuming {
-                // The server ignored the range: the same object, read
-                // past what was received.
+                // The server ignored the range: the same object (its
+                // validator unchanged), read past what was received.
                 if let Some(changed) = changed(&state.first, &headers) {
                     return Attempt::Fail(changed);
                 }
+                state.limit = state.total;
                 if let (Some(then), Some(now)) = (state.total, response.content_length())
                     && then != now
                 {
@@ -282,6 +365,7 @@ async fn attempt(
                 skip = state.received;
             } else {
                 state.total = response.content_length();
+                state.limit = state.total;
                 state.first = headers.clone();
             }
         }
@@ -290,15 +374,18 @@ async fn attempt(
                 return Attempt::Fail(changed);
             }
             match content_range(&headers) {
-                Some((start, total)) if start == state.received => match (state.total, total) {
-                    (Some(then), Some(now)) if then != now => {
-                        return Attempt::Fail(FetchError::Changed {
-                            how: format!("its size went from {then} to {now} bytes"),
-                        });
+                Some((start, end, total)) if start == state.received => {
+                    match (state.total, total) {
+                        (Some(then), Some(now)) if then != now => {
+                            return Attempt::Fail(FetchError::Changed {
+                                how: format!("its size went from {then} to {now} bytes"),
+                            });
+                        }
+                        (None, now) => state.total = now,
+                        _ => {}
                     }
-                    (None, now) => state.total = now,
-                    _ => {}
-                },
+                    state.limit = Some(end.saturating_add(1));
+                }
                 _ => {
                     return Attempt::Fail(FetchError::Unresumable(format!(
                         "the server answered a request for the bytes from {} with other bytes \
@@ -336,6 +423,10 @@ async fn attempt(
         sink.size(total);
         state.sized = true;
     }
+    // The body's pace: at least `min_rate` bytes a second over each
+    // window of `timeout` (a trickle is a stall).
+    let min_rate = shared.options.min_rate;
+    let mut window = (tokio::time::Instant::now(), 0u64);
     loop {
         match tokio::time::timeout(timeout, response.chunk()).await {
             Err(_) => {
@@ -355,7 +446,35 @@ async fn attempt(
                         continue;
                     }
                 }
-                state.received += bytes.len() as u64;
+                let len = bytes.len() as u64;
+                if let Some(limit) = state.limit
+                    && state.received + len > limit
+                {
+                    return Attempt::Fail(FetchError::Unresumable(format!(
+                        "the server sent more bytes than it announced (more than {limit}): \
+                         the transfer cannot be trusted"
+                    )));
+                }
+                state.received += len;
+                window.1 += len;
+                let elapsed = window.0.elapsed();
+                if elapsed >= timeout {
+                    if min_rate > 0.0 && (window.1 as f64) < min_rate * elapsed.as_secs_f64() {
+                        // Delivered first: the resumption starts after them.
+                        shared.stats.bytes.fetch_add(len, Ordering::Relaxed);
+                        if !sink.put(bytes).await {
+                            return Attempt::Fail(FetchError::Cancelled);
+                        }
+                        return transport(format!(
+                            "the transfer was too slow: {} bytes in {:.0} s, under the \
+                             minimum of {} bytes a second",
+                            window.1,
+                            elapsed.as_secs_f64(),
+                            min_rate
+                        ));
+                    }
+                    window = (tokio::time::Instant::now(), 0);
+                }
                 shared
                     .stats
                     .bytes
@@ -426,8 +545,65 @@ async fn refused(
             wait: retry_after,
             throttled: slow_down,
         },
+        // Signed requests follow no redirect (the signature, the session
+        // token and the request's path would go elsewhere).
+        300..=399 if target.is_s3() => Attempt::Fail(FetchError::Setup(format!(
+            "the S3 endpoint answered {error} with a redirect to {}: a signed request is \
+             not sent anywhere else (give --s3-endpoint or --s3-region of the bucket's \
+             own endpoint)",
+            header_text(headers, header::LOCATION).map_or_else(|| "nowhere".to_owned(), shown)
+        ))),
         _ => Attempt::Fail(error),
     }
+}
+
+/// A URL as it may be shown: without user name, password, query or
+/// fragment (a signature may be in them); text that is not a URL is
+/// shown up to its first `?` or `#`, without what is before an `@` of its
+/// authority.
+pub fn shown(text: &str) -> String {
+    let text = text.split(['?', '#']).next().unwrap_or("");
+    match text.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(end);
+            let host = authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => text.to_owned(),
+    }
+}
+
+/// Whether a redirect from `from` to `to` is followed (`None`), or why
+/// not: never from https:// to anything else, at most 10 in a row.
+pub(super) fn redirect_refusal(
+    from: Option<&url::Url>,
+    to: &url::Url,
+    hops: usize,
+) -> Option<String> {
+    if hops >= 10 {
+        return Some(format!(
+            "more than 10 redirects in a row (the last to {})",
+            shown(to.as_str())
+        ));
+    }
+    let from_https = from.is_some_and(|u| u.scheme() == "https");
+    if from_https && to.scheme() != "https" {
+        return Some(format!(
+            "a redirect from https:// to {} is not followed (it would send the request in \
+             clear text)",
+            shown(to.as_str())
+        ));
+    }
+    if !matches!(to.scheme(), "http" | "https") {
+        return Some(format!(
+            "a redirect to {} is not followed",
+            shown(to.as_str())
+        ));
+    }
+    None
 }
 
 /// A reqwest error in words, without its URL.
@@ -465,10 +641,23 @@ fn validator(headers: &HeaderMap) -> Option<Validator> {
     }
 }
 
-/// Whether a resumed answer is of another object than the first one: its
-/// ETag, or its Last-Modified, differs from the first answer's (each
-/// compared where both answers have it).
+/// Whether a resumed answer is of another object than the first one: the
+/// validator the resumption sent (ETag, else Last-Modified) must come
+/// back unchanged, and the other header, where both answers have it, too.
 fn changed(first: &HeaderMap, now: &HeaderMap) -> Option<FetchError> {
+    let (required, spelt) = match validator(first) {
+        Some(Validator::ETag(_)) => (header::ETAG, "ETag"),
+        _ => (header::LAST_MODIFIED, "Last-Modified"),
+    };
+    if header_text(first, required.clone()).is_some()
+        && header_text(now, required.clone()).is_none()
+    {
+        return Some(FetchError::Changed {
+            how: format!(
+                "the answer to the resumed request has no {spelt}, so it may be another object"
+            ),
+        });
+    }
     [header::ETAG, header::LAST_MODIFIED]
         .into_iter()
         .find_map(|name| {
@@ -484,13 +673,15 @@ fn changed(first: &HeaderMap, now: &HeaderMap) -> Option<FetchError> {
         })
 }
 
-/// `Content-Range: bytes START-END/TOTAL`: START, and TOTAL if known.
-fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
+/// `Content-Range: bytes START-END/TOTAL`: START, END, and TOTAL if
+/// known.
+fn content_range(headers: &HeaderMap) -> Option<(u64, u64, Option<u64>)> {
     let text = header_text(headers, header::CONTENT_RANGE)?.trim();
     let rest = text.strip_prefix("bytes ")?;
     let (range, total) = rest.split_once('/')?;
-    let (start, _end) = range.split_once('-')?;
-    Some((start.trim().parse().ok()?, total.trim().parse().ok()))
+    let (start, end) = range.split_once('-')?;
+    let (start, end) = (start.trim().parse().ok()?, end.trim().parse().ok()?);
+    (start <= end).then_some((start, end, total.trim().parse().ok()))
 }
 
 /// `Content-Range: bytes */TOTAL` (a 416's): TOTAL.
@@ -552,7 +743,7 @@ mod tests {
             ("etag", "\"abc\""),
             ("retry-after", "7"),
         ]);
-        assert_eq!(content_range(&h), Some((100, Some(200))));
+        assert_eq!(content_range(&h), Some((100, 199, Some(200))));
         assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
         assert!(matches!(validator(&h), Some(Validator::ETag(t)) if t == "\"abc\""));
         let weak = headers(&[
@@ -598,8 +789,83 @@ mod tests {
             wrapped.extend_from_slice(&body);
             let _ = s3_code(&wrapped);
             let h = headers(&[("content-range", &format!("bytes {start}-{}/{}", start + len - 1, start + len))]);
-            proptest::prop_assert_eq!(content_range(&h), Some((start, Some(start + len))));
+            proptest::prop_assert_eq!(content_range(&h), Some((start, start + len - 1, Some(start + len))));
         }
+    }
+
+    #[test]
+    fn redirects_never_downgrade_and_end() {
+        let u = |s: &str| url::Url::parse(s).unwrap();
+        let https = u("https://a.example/x");
+        let http = u("http://b.example/x");
+        assert!(redirect_refusal(Some(&https), &u("https://b.example/y"), 0).is_none());
+        assert!(redirect_refusal(Some(&http), &u("https://b.example/y"), 0).is_none());
+        assert!(redirect_refusal(Some(&http), &http, 3).is_none());
+        let why =
+            redirect_refusal(Some(&https), &u("http://u:secret@b.example/k?sig=1"), 0).unwrap();
+        assert!(
+            why.contains("http://b.example/k") && !why.contains("secret") && !why.contains("sig"),
+            "{why}"
+        );
+        assert!(redirect_refusal(Some(&http), &u("ftp://b.example/"), 0).is_some());
+        assert!(redirect_refusal(Some(&http), &http, 10).is_some());
+    }
+
+    #[test]
+    fn urls_are_shown_without_userinfo_or_query() {
+        assert_eq!(
+            shown("https://u:p@h:1/a?X-Goog-Signature=1#f"),
+            "https://h:1/a"
+        );
+        assert_eq!(shown("http://user:p@ss@host/x"), "http://host/x");
+        assert_eq!(shown("s3://b/k"), "s3://b/k");
+        assert_eq!(shown("http://[::1"), "http://[::1");
+        assert_eq!(shown("no scheme?q"), "no scheme");
+        assert_eq!(shown("é://ü@é"), "é://é");
+    }
+
+    #[test]
+    fn a_resumed_answer_must_bring_back_its_validator() {
+        let first = headers(&[
+            ("etag", "\"a\""),
+            ("last-modified", "Tue, 01 Jan 2030 00:00:00 GMT"),
+        ]);
+        assert!(changed(&first, &first).is_none());
+        // no ETag, no Last-Modified: another object, perhaps
+        assert!(changed(&first, &HeaderMap::new()).is_some());
+        assert!(changed(&first, &headers(&[("etag", "\"b\"")])).is_some());
+        let dated = headers(&[("last-modified", "Tue, 01 Jan 2030 00:00:00 GMT")]);
+        assert!(changed(&dated, &dated).is_none());
+        assert!(changed(&dated, &headers(&[("etag", "\"b\"")])).is_some());
+        // a first answer without validators is never resumed (see attempt)
+        assert!(changed(&HeaderMap::new(), &HeaderMap::new()).is_none());
+        assert_eq!(
+            content_range(&headers(&[("content-range", "bytes 9-3/10")])),
+            None
+        );
+    }
+
+    #[test]
+    fn failures_of_one_kind_are_one_class() {
+        let a = FetchError::Transport {
+            what: "the body ended after 10 of 700 bytes".into(),
+            retries: 1,
+        };
+        let b = FetchError::Transport {
+            what: "the body ended after 20 of 700 bytes".into(),
+            retries: 3,
+        };
+        assert_eq!(a.class(), b.class());
+        assert_ne!(
+            a.class(),
+            FetchError::Status {
+                status: 503,
+                code: None,
+                retries: 0
+            }
+            .class()
+        );
+        assert_eq!(FetchError::Cancelled.class(), None);
     }
 
     #[test]

@@ -25,6 +25,17 @@ used up the path is served normally. The actions:
     ("change", data)            bytes, or `data`, another ETag and a later
                                 Last-Modified), then this request is served
                                 normally
+    ("cut_at", 10)              the headers, the first 10 bytes of the body
+                                asked for, then the connection is closed
+    ("trickle", 1.0)            the headers, then one byte of the body every
+                                second, until the body or the server ends
+    ("other_200", data)         a 200 with `data` as its body, whatever the
+                                Range, and no ETag nor Last-Modified
+    ("long_206", 100)           the 206 of the range asked for, with 100 more
+                                bytes than its Content-Range says (and a
+                                Content-Length that counts them)
+    ("endless", b"line\n")      a 200 without Content-Length whose body is
+                                `line` again and again until the client goes
 
 A script is any iterable, so `itertools.repeat(("status", 503))` fails every
 request.
@@ -254,6 +265,27 @@ class _Handler(BaseHTTPRequestHandler):
         if action and action[0] == "reset":
             self._reset(req)
             return
+        if action and action[0] == "other_200":
+            req.status = 200
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(action[1])))
+            self.end_headers()
+            if body:
+                self.wfile.write(action[1])
+            return
+        if action and action[0] == "endless":
+            req.status = 200
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            chunk = action[1] * max(1, 65536 // max(1, len(action[1])))
+            try:
+                while body and not remote.stopping.is_set():
+                    self.wfile.write(chunk)
+            except OSError:
+                pass  # the client went away
+            return
 
         obj = remote.objects.get(path)
         if obj is None:
@@ -276,7 +308,7 @@ class _Handler(BaseHTTPRequestHandler):
             status = 206
 
         length = end - start
-        if action and action[0] == "wrong_length":
+        if action and action[0] in ("wrong_length", "long_206"):
             length += action[1]
         req.status = status
         self.send_response(status)
@@ -292,7 +324,23 @@ class _Handler(BaseHTTPRequestHandler):
         if not body:
             return
 
-        if action and action[0] in ("cut", "stall"):
+        if action and action[0] == "cut_at":
+            self._send_bytes(obj, start, min(end, start + action[1]))
+            self._close()
+        elif action and action[0] == "trickle":
+            try:
+                for i in range(start, end):
+                    if remote.stopping.wait(action[1]):
+                        break
+                    self._send_bytes(obj, i, i + 1)
+                    self.wfile.flush()
+            except OSError:
+                pass  # the client gave up
+            self._close()
+        elif action and action[0] == "long_206":
+            self._send_bytes(obj, start, end)
+            self.wfile.write(b"\0" * action[1])
+        elif action and action[0] in ("cut", "stall"):
             self._send_bytes(obj, start, start + int((end - start) * action[1]))
             if action[0] == "stall":
                 remote.stopping.wait(action[2])

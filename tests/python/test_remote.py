@@ -726,3 +726,249 @@ def test_s3_anonymous_request_for_a_private_object_fails(s3, tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     could_not_read(proc.stderr, url)
     assert len(s3_requests_since(s3, start, PRIVATE)) == 1  # a 403 from S3 is not retried
+
+
+# ---- hostile servers ---------------------------------------------------------
+#
+# Each fault is bounded by a flag shrunk here (deadlines, retries, waits), so
+# that every test ends in seconds.
+
+
+def free_port():
+    """A port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ingest_loud(out, *args, env=None, timeout=120):
+    """ingest without -q (its retry lines on standard error), timed."""
+    start = time.monotonic()
+    proc = subprocess.run(
+        [str(BIN), "ingest", "--out", str(out), *map(str, args)],
+        cwd=ROOT,
+        env=env or clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return proc, time.monotonic() - start
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_s3_a_redirect_is_not_followed_and_takes_no_credential_elsewhere(corpus, tmp_path, status):
+    # the endpoint answers with a redirect to another port, which serves an
+    # unsigned object: nothing goes there, and the input fails naming it
+    key = f"/bucket/{NAME}"
+    with RemoteServer({key: corpus.files[NAME]}) as other, RemoteServer() as endpoint:
+        endpoint.script(key, itertools.repeat(("status", status, {"Location": f"{other.url}{key}"})))
+        creds = ("AKIDREDIRECTTEST", "secret-redirect-test", "session-token-redirect-test")
+        env = clean_env(**credential_env(creds), AWS_REGION="us-east-1")
+        out = tmp_path / "out"
+        proc = run(out, *FAST, "--s3-endpoint", endpoint.url, f"s3://bucket/{NAME}", env=env, check=False)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        reason = could_not_read(proc.stderr, f"s3://bucket/{NAME}")
+        assert f"redirect to {other.url}{key}" in reason, reason
+        assert other.log() == []
+        assert len(endpoint.log()) == 1  # not retried
+        assert input_status(out) == {f"s3://bucket/{NAME}": "failed"}
+        assert_no_secrets(proc, out, creds[1:])
+
+
+def test_http_a_redirect_is_followed_without_a_referer(server, local, corpus, tmp_path):
+    with RemoteServer({f"/{NAME}": corpus.files[NAME]}) as other:
+        server.script(f"/{NAME}", [("status", 302, {"Location": f"{other.url}/{NAME}"})])
+        run_one(server, tmp_path, None)
+        [moved] = other.log()
+        assert "referer" not in moved.headers, moved.headers
+    assert [r.status for r in gets(server)] == [302]
+    assert_same_rows(local([NAME]), tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    "url, secret",
+    [
+        ("https://storage.googleapis.com/b/k.warc.gz?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+         "&X-Goog-Credential=svc%40p.iam.gserviceaccount.com&X-Goog-Signature=c0ffee11", "c0ffee11"),
+        ("https://storage.googleapis.com/b/k.warc.gz?GoogleAccessId=svc&Expires=1&Signature=c0ffee22", "c0ffee22"),
+        ("https://acct.blob.core.windows.net/c/k.warc.gz?sv=2022-11-02&se=2030-01-01&sp=r&sig=c0ffee33", "c0ffee33"),
+        ("https://u:c0ffee44@example.org/k.warc.gz", "c0ffee44"),
+        # does not parse: shown without what is before the @
+        ("https://u:c0ffee55@[::1/k.warc.gz", "c0ffee55"),
+        ("https://u:c0ffee66@exa mple.org/k.warc.gz?sig=1", "c0ffee66"),
+    ],
+    ids=["gcs-v4", "gcs-v2", "azure-sas", "userinfo", "userinfo-unparsed", "userinfo-space"],
+)
+def test_signed_urls_and_passwords_are_refused_and_never_shown(tmp_path, url, secret):
+    for args in ([url], ["--paths", paths_file(tmp_path, [url])]):
+        proc = run(tmp_path / "out", *args, check=False)
+        assert proc.returncode != 0, proc.stdout + proc.stderr
+        assert "not a URL to read" in proc.stderr, proc.stderr
+        assert secret not in proc.stdout + proc.stderr, proc.stderr
+        assert not (tmp_path / "out" / "_manifest").exists()
+
+
+def test_a_range_answered_with_other_bytes_and_no_validator_fails(server, local, corpus, tmp_path):
+    # cut in half; the range request answered 200 with other bytes of the
+    # same length, without ETag or Last-Modified: nothing is spliced in
+    data = corpus.files[NAME]
+    proc = run_one(server, tmp_path, [("cut", 0.5), ("other_200", data[::-1])], check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "no ETag" in could_not_read(proc.stderr, NAME), proc.stderr
+    assert input_status(tmp_path / "out") == {NAME: "failed"}
+    assert [r.status for r in gets(server)] == [200, 200]
+    # the next run reads it again, whole
+    server.clear_log()
+    proc = run_one(server, tmp_path, None)
+    assert "1 retried" in proc.stdout, proc.stdout
+    assert_same_rows(local([NAME]), tmp_path / "out")
+
+
+def test_a_206_longer_than_its_content_range_fails(server, corpus, tmp_path):
+    proc = run_one(server, tmp_path, [("cut", 0.5), ("long_206", 100)], check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "more bytes than it announced" in could_not_read(proc.stderr, NAME)
+    assert input_status(tmp_path / "out") == {NAME: "failed"}
+    assert [r.status for r in gets(server)] == [200, 206]
+
+
+def test_a_body_at_one_byte_a_second_ends(server, corpus, tmp_path):
+    # two inputs trickling, two download slots: each attempt ends after a
+    # 1 s window under 1 KiB/s, each transfer after 2 resumptions
+    lines = [NAME, WHIRLWIND]
+    for line in lines:
+        server.script(f"/{line}", itertools.repeat(("trickle", 0.25)))
+    start = time.monotonic()
+    proc = run(
+        tmp_path / "out", *FAST, "--timeout", "1", "--min-rate", "1", "--max-resumes", "2",
+        "--retries", "1", "--max-failures-in-a-row", "0",
+        "--paths", paths_file(tmp_path, lines), "--prefix", server.url, check=False,
+    )
+    assert time.monotonic() - start < 30
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    for line in lines:
+        assert "too slow" in could_not_read(proc.stderr, line), proc.stderr
+        assert 2 <= len(server.log(f"/{line}", "GET")) <= 6
+    assert input_status(tmp_path / "out") == {line: "failed" for line in lines}
+
+
+def test_a_server_cutting_every_answer_is_not_asked_for_ever(server, tmp_path):
+    server.script(f"/{NAME}", itertools.repeat(("cut_at", 10)))
+    proc = run_one(server, tmp_path, None, "--retries", "2", "--max-resumes", "3", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "broke 4 times" in could_not_read(proc.stderr, NAME), proc.stderr
+    # the first request and 3 resumptions, each 10 bytes further
+    assert [resumed_from(r) for r in gets(server)[1:]] == [10, 20, 30]
+
+
+def test_retry_after_is_capped(server, local, corpus, tmp_path):
+    proc = run_one(server, tmp_path, [("status", 503, {"Retry-After": "3600"})], "--retry-after-max", "1")
+    first, second = gets(server)
+    assert 0.9 <= second.time - first.time < 10, second.time - first.time
+    assert_same_rows(local([NAME]), tmp_path / "out")
+    assert_network(proc, server, len(corpus.files[NAME]), retries=1)
+
+
+def test_nothing_listening_stops_the_run_after_failures_in_a_row(tmp_path):
+    # 40 inputs, nothing at the prefix's port: 5 fail (each with its retry,
+    # said on standard error), then the run stops and reads no other
+    lines = [f"crawl/{i:02d}.warc.gz" for i in range(40)]
+    prefix = f"http://127.0.0.1:{free_port()}/"
+    out = tmp_path / "out"
+    proc, seconds = ingest_loud(
+        out, *FAST, "--retries", "1", "--max-failures-in-a-row", "5",
+        "--paths", paths_file(tmp_path, lines), "--prefix", prefix,
+    )
+    assert seconds < 30, seconds
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert re.search(r"^robostats: retrying http://127\.0\.0\.1:\d+/crawl/00\.warc\.gz: cannot connect.* \(1/1, next in [\d.]+ s\)$",
+                     proc.stderr, re.M), proc.stderr
+    assert re.search(r"^stopped: 5 inputs in a row failed the same way", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^robostats: stopped: .*; \d+ inputs not read", proc.stderr, re.M), proc.stderr
+    # the inputs read and failed are named; the others are not, one by one
+    assert 5 <= proc.stderr.count("robostats: could not read") <= 7, proc.stderr
+    assert set(input_status(out).values()) == {"failed"} and len(input_status(out)) == 40
+    retries = proc.stderr.count("robostats: retrying")
+    assert 5 <= retries <= 7, proc.stderr
+
+
+def test_an_endless_paths_body_is_refused(server, tmp_path):
+    import resource
+
+    for line, words in ((b"crawl/x.warc.gz\n", "more than 2000000 lines"), (b"x" * 1000, "longer than 64 KiB")):
+        server.script("/endless.paths", [("endless", line)])
+        server.put("/endless.paths", b"")
+        start = time.monotonic()
+        proc = run(tmp_path / "out", *FAST, "--paths", f"{server.url}/endless.paths", check=False)
+        assert time.monotonic() - start < 60
+        assert proc.returncode != 0 and words in proc.stderr, proc.stderr
+    # the children's peak memory: far from the gigabytes of a whole body
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1_500_000
+
+
+@pytest.mark.parametrize(
+    "chunk, words",
+    [(b"\0" * (1 << 20), "longer than 64 KiB"), (b"crawl/x.warc.gz\n" * 65536, "expands more than 100 times")],
+    ids=["zeros", "lines"],
+)
+def test_a_gzip_bomb_as_paths_file_is_refused(tmp_path, chunk, words):
+    import zlib
+
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip
+    bomb = tmp_path / "bomb.paths.gz"
+    with open(bomb, "wb") as f:
+        for _ in range(200):  # 200 MiB of text
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+    assert bomb.stat().st_size < 2 << 20
+    start = time.monotonic()
+    proc = run(tmp_path / "out", "--paths", bomb, check=False)
+    assert time.monotonic() - start < 30
+    assert proc.returncode != 0 and words in proc.stderr, proc.stderr
+
+
+def test_the_progress_bar_moves_while_the_network_waits(tmp_path):
+    # on a terminal, nothing listening and long retry waits: the bar's clock
+    # and its retry counter still move
+    import pty
+    import select
+
+    prefix = f"http://127.0.0.1:{free_port()}/"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(BIN), "ingest", "--out", str(tmp_path / "out"), "--max-requests-per-second", "0",
+         "--retry-wait", "1.5", "--retries", "5", "--paths", paths_file(tmp_path, ["a.warc.gz"]),
+         "--prefix", prefix],
+        cwd=ROOT, env=clean_env(TERM="xterm"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 4.5
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    text = seen.decode(errors="replace")
+    clocks = set(re.findall(r"\d\d:\d\d:(\d\d)", text))
+    assert {"01", "02", "03"} <= clocks, text
+    assert re.search(r"[1-9]\d* retries", text), text
+
+
+@pytest.mark.parametrize("endpoint", ["http://u:c0ffee77@127.0.0.1:9", "http://u:c0ffee77@[::1"], ids=["parsed", "unparsed"])
+def test_an_s3_endpoint_with_a_password_is_refused_and_not_shown(tmp_path, endpoint):
+    env = clean_env(**credential_env(("AKIDENDPOINTTEST", "secret-endpoint-test")), AWS_REGION="us-east-1")
+    proc = run(tmp_path / "out", *FAST, "--s3-endpoint", endpoint, f"s3://bucket/{NAME}", env=env, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "S3 endpoint 'http://" in could_not_read(proc.stderr, f"s3://bucket/{NAME}"), proc.stderr
+    assert "c0ffee77" not in proc.stdout + proc.stderr
