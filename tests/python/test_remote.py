@@ -819,6 +819,12 @@ def test_a_range_answered_with_other_bytes_and_no_validator_fails(server, local,
     assert "no ETag" in could_not_read(proc.stderr, NAME), proc.stderr
     assert input_status(tmp_path / "out") == {NAME: "failed"}
     assert [r.status for r in gets(server)] == [200, 200]
+    # nothing of the failed input is visible, although half of it was read
+    for table in ("captures", "errors", "rules"):
+        [(n,)] = duckdb.sql(
+            f"SELECT count(*) FROM read_parquet('{tmp_path / 'out'}/{table}/*.parquet')"
+        ).fetchall()
+        assert n == 0, table
     # the next run reads it again, whole
     server.clear_log()
     proc = run_one(server, tmp_path, None)

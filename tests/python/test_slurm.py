@@ -132,8 +132,11 @@ def test_array_job_equals_a_single_run_and_a_rerun_redoes_nothing(slurm, crawl, 
         text = task_logs[f"{job}_{i}.out"]
         assert f"shard {i}/4: 2 of 8 inputs" in text, text
         assert "2 files done, 0 failed" in text, text
-    manifests = sorted(p.name for p in (out / "_manifest").iterdir())
+    manifests = sorted(p.name for p in (out / "_manifest").glob("*.jsonl"))
     assert manifests == [f"shard-{i:05}-of-00004.jsonl" for i in range(4)]
+    # each shard's lock, and the data set's (see docs/concurrency.md)
+    locks = sorted(p.name for p in (out / "_manifest").glob("*.lock"))
+    assert locks == ["dataset.lock"] + [f"shard-{i:05}-of-00004.lock" for i in range(4)]
     assert_same_tables(single_run, out)
 
     # The whole job again: every task skips its finished inputs.
