@@ -216,10 +216,10 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         threads: config.threads.max(1),
         ..config.clone()
     };
-    let dataset = Dataset::create(&config.out, config.allow_other_files)?;
     // One writer per manifest, and none beside a compaction: taken before
-    // the manifests are read, held to the end.
-    let lock = dataset.lock_ingest(&config.run_name())?;
+    // anything is written or the manifests are read, held to the end.
+    let (dataset, lock) =
+        Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name())?;
     let plan = plan(config, &dataset)?;
     progress.planned(&plan, lock.honoured());
     let client = match &config.remote {
@@ -240,6 +240,20 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
         started_unix: manifest::unix_now(),
     }))?;
     dataset.write_agents(&config.agents)?;
+    // A done input about to be done again is no longer done: should this
+    // run be killed while its part files are replaced, the next run
+    // redoes it rather than trusting the old line.
+    for (input, why) in &plan.redone {
+        manifest.append(&Line::Input(InputLine {
+            input: input.name.clone(),
+            id: Some(input.id.clone()),
+            status: InputStatus::Failed,
+            counts: Counts::default(),
+            parts: Vec::new(),
+            reason: Some(format!("being done again: {why}")),
+            ended_ms: Some(manifest::unix_now_ms()),
+        }))?;
+    }
     let manifest = Mutex::new(manifest);
     let reports = execute(
         config,
@@ -874,6 +888,9 @@ impl ChunkFiller {
             match read {
                 Ok(true) => {
                     self.errors_in_a_row = 0;
+                    // A record read whole after it: what was cut is in the
+                    // middle (a broken member), not the input's end.
+                    self.cut_short = None;
                     chunk.records_read += 1;
                     if self.spare.record_type() == RecordType::Response {
                         chunk.responses.push(std::mem::take(&mut self.spare));

@@ -280,12 +280,56 @@ fn an_input_cut_short_fails_and_is_done_once_whole() {
     );
     assert!(stdout.starts_with("ingest: 1 file done"), "{stdout}");
     assert_same_rows(&work.join("whole"), &work.join("out"));
+    // Before its part files were replaced, the input was marked failed (a
+    // run killed then redoes it), then done.
+    let manifest = fs::read_to_string(work.join("out/_manifest/run.jsonl")).unwrap();
+    let marked = manifest.find("being done again: --redo names it").unwrap();
+    assert!(
+        manifest[marked..].contains("\"status\":\"done\""),
+        "{manifest}"
+    );
     let stdout = ok(&ingest(&work, &["x.warc.gz", "--out", "out"]));
     assert!(stdout.contains("1 skipped"), "{stdout}");
     // --redo of a name not among the inputs is refused.
     let o = ingest(&work, &["x.warc.gz", "--out", "out", "--redo", "y.warc.gz"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--redo 'y.warc.gz'"), "{}", stderr(&o));
+    fs::remove_dir_all(&work).unwrap();
+}
+
+#[test]
+fn a_broken_member_in_the_middle_is_an_error_row_and_the_input_done() {
+    use crate::warc_broken::{gz, ok_record, three_members};
+    let work = temp_out("broken-middle");
+    fs::create_dir_all(&work).unwrap();
+    let bad = gz(&ok_record(1));
+    // Cut in the middle, records after it: done, with an errors row.
+    fs::write(
+        work.join("middle.warc.gz"),
+        three_members(bad[..bad.len() / 2].to_vec()),
+    )
+    .unwrap();
+    // Cut at the end: failed.
+    let mut end = three_members(bad.clone());
+    let last = gz(&ok_record(2));
+    end.truncate(end.len() - last.len() / 2);
+    fs::write(work.join("end.warc.gz"), &end).unwrap();
+    let o = ingest(&work, &["middle.warc.gz", "end.warc.gz", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("could not read 'end.warc.gz': the input is cut short"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("'middle.warc.gz'"), "{}", stderr(&o));
+    let (said, held) = captures_per_input(&work.join("out"));
+    assert_eq!(said, held);
+    assert_eq!(said, [("middle.warc.gz".to_owned(), 2)]);
+    let errors = rows(&work.join("out"), Table::Errors);
+    assert!(
+        !errors.is_empty() && errors.iter().all(|e| e.starts_with("middle.warc.gz\t")),
+        "{errors:?}"
+    );
     fs::remove_dir_all(&work).unwrap();
 }
 

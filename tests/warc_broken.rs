@@ -24,7 +24,7 @@ fn response(uri: Option<&str>, block: &[u8]) -> Vec<u8> {
     r
 }
 
-fn ok_record(i: usize) -> Vec<u8> {
+pub(crate) fn ok_record(i: usize) -> Vec<u8> {
     let body = format!("User-agent: *\nDisallow: /{i}/\n");
     let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n{body}");
     response(
@@ -33,7 +33,7 @@ fn ok_record(i: usize) -> Vec<u8> {
     )
 }
 
-fn gz(data: &[u8]) -> Vec<u8> {
+pub(crate) fn gz(data: &[u8]) -> Vec<u8> {
     let mut enc = GzEncoder::new(Vec::new(), Compression::default());
     enc.write_all(data).unwrap();
     enc.finish().unwrap()
@@ -47,7 +47,7 @@ fn urls(items: &[Item]) -> Vec<String> {
     captures(items).iter().map(|c| c.url.clone()).collect()
 }
 
-fn three_members(middle: Vec<u8>) -> Vec<u8> {
+pub(crate) fn three_members(middle: Vec<u8>) -> Vec<u8> {
     [gz(&ok_record(0)), middle, gz(&ok_record(2))].concat()
 }
 

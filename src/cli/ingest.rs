@@ -440,9 +440,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     progress.message();
                 }
             });
-            let summary = pipeline::run(&config, &progress);
-            done.store(true, Ordering::Relaxed);
-            summary
+            // Set when the run returns or unwinds: a panic must not leave
+            // the ticker (and so the scope) waiting for ever.
+            struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop = Stop(&done);
+            pipeline::run(&config, &progress)
         })?;
         progress.bar.finish_and_clear();
         (summary, progress.failed.into_inner().unwrap())

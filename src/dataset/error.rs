@@ -326,7 +326,7 @@ impl fmt::Display for OutputError {
                 wanted_by,
             } => write!(
                 f,
-                "{wanted_by} cannot run now: {holder} holds the lock {}. One ingest per \
+                "{wanted_by} cannot run now: the lock {} is held by {holder}. One ingest per \
                  manifest (shard) at a time, and compact alone, or rows would be lost or \
                  doubled: wait for it to end (or stop it), then run again",
                 path.display()

@@ -78,7 +78,18 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
             })
         }
         Holder::Compact => {
-            try_lock(&dataset, &dataset_path, true, holder)?;
+            if let Err(mut e) = try_lock(&dataset, &dataset_path, true, holder) {
+                // Ingests hold the data set's lock shared and do not sign
+                // it (what it says is an earlier compaction's): a shared
+                // lock that can be had means that they are the holders.
+                if let OutputError::Locked { holder, .. } = &mut e
+                    && dataset.try_lock_shared().is_ok()
+                {
+                    let _ = dataset.unlock();
+                    *holder = "one or more ingests".to_owned();
+                }
+                return Err(e);
+            }
             let honoured = honoured(&dataset_path)?;
             sign(&dataset, &dataset_path, holder)?;
             files.push(dataset);
@@ -157,8 +168,7 @@ fn read_holder(path: &Path) -> String {
     }
     let text = text.trim();
     if text.is_empty() {
-        // With a dataset lock: the shared holders are ingests, who do not
-        // sign it.
+        // Not signed yet (it is being taken at this moment).
         "another robostats process".to_owned()
     } else {
         text.to_owned()
@@ -205,11 +215,12 @@ mod tests {
                 && message.contains(&std::process::id().to_string()),
             "{message}"
         );
-        // compact waits for every ingest.
-        assert!(matches!(
-            acquire(&out, Holder::Compact),
-            Err(OutputError::Locked { .. })
-        ));
+        // compact waits for every ingest, and says so.
+        let message = acquire(&out, Holder::Compact).unwrap_err().to_string();
+        assert!(
+            message.contains("is held by one or more ingests"),
+            "{message}"
+        );
         drop(first);
         drop(shard);
         let compact = acquire(&out, Holder::Compact).unwrap();

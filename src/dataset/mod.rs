@@ -64,7 +64,31 @@ impl Dataset {
     /// A directory that holds other files than an output's is refused
     /// (tables written beside foreign files, or foreign files in a table's
     /// directory, would break every query), unless `allow_other_files`.
+    ///
+    /// No lock is taken: an ingest calls [`Dataset::create_locked`].
     pub fn create(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        let dataset = Dataset::prepare(dir, allow_other_files)?;
+        dataset.init_tables()?;
+        Ok(dataset)
+    }
+
+    /// [`Dataset::create`] for an ingest writing the manifest `name`: the
+    /// directory is checked and made, the run's locks taken (see
+    /// [`lock`]), and only then is anything written into it.
+    pub fn create_locked(
+        dir: &Path,
+        allow_other_files: bool,
+        name: &str,
+    ) -> Result<(Dataset, lock::Held), OutputError> {
+        let dataset = Dataset::prepare(dir, allow_other_files)?;
+        let held = dataset.lock_ingest(name)?;
+        dataset.init_tables()?;
+        Ok((dataset, held))
+    }
+
+    /// Checks `dir` (not an older format, no foreign files) and creates it;
+    /// writes nothing into it.
+    fn prepare(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
         if dir.join("agent_verdicts").is_dir() && manifest::dir(dir).is_dir() {
             return Err(OutputError::OlderFormat {
                 dir: dir.to_path_buf(),
@@ -80,14 +104,18 @@ impl Dataset {
             }
         }
         fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
-        let dataset = Dataset {
+        Ok(Dataset {
             dir: dir.to_path_buf(),
-        };
-        dataset.refuse_links()?;
+        })
+    }
+
+    /// Refuses planted links, then writes every table's schema-only file.
+    fn init_tables(&self) -> Result<(), OutputError> {
+        self.refuse_links()?;
         for &table in Table::ALL {
-            dataset.write_empty_table(table)?;
+            self.write_empty_table(table)?;
         }
-        Ok(dataset)
+        Ok(())
     }
 
     /// An existing output directory of `ingest` (it has a manifest).
