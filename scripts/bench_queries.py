@@ -1,0 +1,88 @@
+"""Times every query of queries/ and a few typical ad-hoc queries on one
+robostats output directory, with the DuckDB of the Python running this
+script: each run in a fresh process (2 threads, DuckDB's default memory
+limit), the median of RUNS runs, and the largest peak RSS. Prints one
+Markdown row per query. Run by scripts/bench_queries.sh.
+
+    python3 scripts/bench_queries.py OUT CAPTURES RUNS [QUERY...]
+"""
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERIES = ROOT / "queries"
+
+# What users write on the views (the issue's typical ad-hoc queries).
+AD_HOC = {
+    "adhoc_disallow_all_share_per_agent": """
+        SELECT agent, avg((effective_class = 'disallow_all')::INT) AS share
+        FROM agent_verdicts GROUP BY agent ORDER BY agent""",
+    "adhoc_one_agent_joined_with_captures": """
+        SELECT c.crawl, v.effective_class, count(*)::BIGINT AS captures
+        FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+        WHERE v.agent = 'GPTBot' GROUP BY ALL ORDER BY ALL""",
+    "adhoc_preference_columns_per_agent": """
+        SELECT agent, signal_ai_train, usage_train_ai, count(*)::BIGINT AS captures
+        FROM agent_verdicts GROUP BY ALL ORDER BY ALL""",
+}
+
+# One run, in the child process: load the views, run the query to the end.
+CHILD = r"""
+import json, resource, sys, time, duckdb
+out, sql = sys.argv[1], sys.stdin.read()
+con = duckdb.connect()
+con.execute("SET threads = 2")
+con.execute("SET enable_progress_bar = false")
+con.execute("SET VARIABLE robostats_out = ?", [out])
+con.execute(open(sys.argv[2]).read())
+start = time.perf_counter()
+rows = con.sql(sql).fetchall()
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+print(json.dumps({"seconds": seconds, "rows": len(rows), "peak_kib": peak}))
+"""
+
+
+def run_once(out, sql):
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(out), str(QUERIES / "views.sql")],
+        input=sql, capture_output=True, text=True, check=True, timeout=3600,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main():
+    out, captures, runs = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    only = set(sys.argv[4:])
+    import duckdb  # the version measured
+
+    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql")) if p.stem != "views"}
+    queries.update(AD_HOC)
+    for name, sql in queries.items():
+        if only and name not in only:
+            continue
+        times, rss = [], 0
+        try:
+            for _ in range(runs):
+                result = run_once(out, sql)
+                times.append(result["seconds"])
+                rss = max(rss, result["peak_kib"])
+        except subprocess.CalledProcessError as e:
+            why = (e.stderr.strip().splitlines() or ["?"])[-1][:120]
+            print(f"| {name} | {duckdb.__version__} | {captures:,} | failed: {why} | | | |", flush=True)
+            continue
+        secs = statistics.median(times)
+        per_m = secs / (captures / 1e6)
+        print(
+            f"| {name} | {duckdb.__version__} | {captures:,} | {secs:.2f} | {per_m:.2f} "
+            f"| {rss / 1024:.0f} | {per_m * 100 / 60:.1f} min |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
