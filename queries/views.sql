@@ -48,6 +48,42 @@ CREATE OR REPLACE VIEW agents AS
 
 -- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope
 CREATE OR REPLACE VIEW agent_verdicts AS
+    WITH named AS (
+        -- Each capture's named verdicts and resolved preferences as maps
+        -- keyed by crawler, looked up after the expansion: no join has the
+        -- captures x crawlers product on a side (DuckDB 2.0 builds hash
+        -- tables on it when it may: BENCHMARKS.md).
+        SELECT warc_filename, warc_record_offset,
+               map(list(agent), list({'root_allowed': root_allowed,
+                                      'rules_class': rules_class})) AS verdicts
+        FROM named_verdicts
+        GROUP BY ALL
+    ),
+    preferences AS (
+        SELECT warc_filename, warc_record_offset,
+               map(list(agent), list({'usage_train_ai': usage_train_ai,
+                                      'usage_search': usage_search,
+                                      'usage_line': usage_line,
+                                      'signal_search': signal_search,
+                                      'signal_ai_train': signal_ai_train,
+                                      'signal_ai_input': signal_ai_input,
+                                      'signal_use': signal_use,
+                                      'signal_line': signal_line,
+                                      'signal_scope': signal_scope})) AS preferences
+        FROM resolved_preferences
+        GROUP BY ALL
+    ),
+    expanded AS (
+        SELECT c.warc_filename, c.warc_record_offset, c.google_class, c.robots_parsed,
+               c.global_group_match, c.global_root_allowed, c.global_class,
+               a.token, a.category, a.operator, a.ignores_global_group,
+               n.verdicts[a.token] AS n,
+               p.preferences
+        FROM captures c
+        LEFT JOIN named n USING (warc_filename, warc_record_offset)
+        LEFT JOIN preferences p USING (warc_filename, warc_record_offset)
+        CROSS JOIN agents a
+    )
     SELECT warc_filename, warc_record_offset, agent, agent_category,
            group_match, root_allowed, rules_class,
            CASE google_class
@@ -63,47 +99,36 @@ CREATE OR REPLACE VIEW agent_verdicts AS
                ELSE false
            END AS effective_root_allowed,
            agent_operator,
-           CASE WHEN stated THEN p_usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
-           CASE WHEN stated THEN p_usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
-           p_usage_line AS usage_line,
-           CASE WHEN stated THEN p_signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
-           CASE WHEN stated THEN p_signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
-           CASE WHEN stated THEN p_signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
-           CASE WHEN stated THEN p_signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
-           p_signal_line AS signal_line,
-           p_signal_scope AS signal_scope
+           CASE WHEN stated THEN p.usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
+           CASE WHEN stated THEN p.usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
+           p.usage_line AS usage_line,
+           CASE WHEN stated THEN p.signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
+           CASE WHEN stated THEN p.signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
+           CASE WHEN stated THEN p.signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
+           CASE WHEN stated THEN p.signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
+           p.signal_line AS signal_line,
+           p.signal_scope AS signal_scope
     FROM (
-        SELECT c.warc_filename, c.warc_record_offset, c.google_class,
-               p.agent IS NOT NULL AS stated,
-               p.usage_train_ai AS p_usage_train_ai, p.usage_search AS p_usage_search,
-               p.usage_line AS p_usage_line, p.signal_search AS p_signal_search,
-               p.signal_ai_train AS p_signal_ai_train, p.signal_ai_input AS p_signal_ai_input,
-               p.signal_use AS p_signal_use, p.signal_line AS p_signal_line,
-               p.signal_scope AS p_signal_scope,
-               a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
-               CASE WHEN NOT c.robots_parsed THEN NULL
-                    WHEN n.agent IS NOT NULL THEN 'specific'
-                    WHEN a.ignores_global_group THEN 'none'
-                    ELSE c.global_group_match END AS group_match,
-               CASE WHEN NOT c.robots_parsed THEN NULL
-                    WHEN n.agent IS NOT NULL THEN n.root_allowed
-                    WHEN a.ignores_global_group THEN true
-                    ELSE c.global_root_allowed END AS root_allowed,
-               CASE WHEN NOT c.robots_parsed THEN NULL
-                    WHEN n.agent IS NOT NULL THEN n.rules_class
-                    WHEN a.ignores_global_group THEN 'allow_all'
-                    ELSE c.global_class END AS rules_class
-        FROM captures c
-        CROSS JOIN agents a
-        LEFT JOIN named_verdicts n
-            ON n.warc_filename = c.warc_filename
-           AND n.warc_record_offset = c.warc_record_offset
-           AND n.agent = a.token
-        LEFT JOIN resolved_preferences p
-            ON p.warc_filename = c.warc_filename
-           AND p.warc_record_offset = c.warc_record_offset
-           AND p.agent = CASE WHEN n.agent IS NOT NULL OR a.ignores_global_group
-                              THEN a.token ELSE '*' END
+        SELECT warc_filename, warc_record_offset, google_class, p, p IS NOT NULL AS stated,
+               agent, agent_category, agent_operator,
+               CASE WHEN NOT robots_parsed THEN NULL
+                    WHEN n IS NOT NULL THEN 'specific'
+                    WHEN ignores_global_group THEN 'none'
+                    ELSE global_group_match END AS group_match,
+               CASE WHEN NOT robots_parsed THEN NULL
+                    WHEN n IS NOT NULL THEN n.root_allowed
+                    WHEN ignores_global_group THEN true
+                    ELSE global_root_allowed END AS root_allowed,
+               CASE WHEN NOT robots_parsed THEN NULL
+                    WHEN n IS NOT NULL THEN n.rules_class
+                    WHEN ignores_global_group THEN 'allow_all'
+                    ELSE global_class END AS rules_class
+        FROM (
+            SELECT *, token AS agent, category AS agent_category, operator AS agent_operator,
+                   preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
+                                    THEN token ELSE '*' END] AS p
+            FROM expanded
+        )
     );
 
 -- END robostats schema --views
