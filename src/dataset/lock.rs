@@ -21,7 +21,7 @@
 
 use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::error::{At, Op, OutputError};
 use super::{manifest, open_options_no_follow};
@@ -183,17 +183,6 @@ fn host_name() -> String {
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "this host".to_owned())
-}
-
-/// The lock files of `out` (for the clean-up's sake: they are the output
-/// directory's own).
-pub fn is_lock_file(name: &str) -> bool {
-    name.ends_with(".lock")
-}
-
-/// The path of the lock an ingest writing manifest `name` takes.
-pub fn path_of(out: &Path, name: &str) -> PathBuf {
-    manifest::dir(out).join(format!("{name}.lock"))
 }
 
 #[cfg(test)]

@@ -266,14 +266,7 @@ impl Dataset {
     pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
         for &table in Table::ALL.iter().filter(|t| t.per_input()) {
             self.remove_in(table, |name| {
-                is_part_of(stem, name)
-                    || name
-                        .strip_prefix('.')
-                        .and_then(|n| n.split_once(".parquet."))
-                        .is_some_and(|(part, _)| {
-                            let part = format!("{part}.parquet");
-                            is_part_of(stem, &part) && is_temp_of(name, &part)
-                        })
+                is_part_of(stem, name) || temp_of(name).is_some_and(|part| is_part_of(stem, part))
             })?;
         }
         Ok(())
@@ -316,13 +309,7 @@ impl Dataset {
                 .is_some_and(|hex| hex.len() == 16 && is_lower_hex(hex))
         };
         self.remove_in(Table::Agents, |n| {
-            (is_list(n) && n != name)
-                || n.strip_prefix('.')
-                    .and_then(|n| n.split_once(".parquet."))
-                    .is_some_and(|(list, _)| {
-                        let list = format!("{list}.parquet");
-                        is_list(&list) && is_temp_of(n, &list)
-                    })
+            (is_list(n) && n != name) || temp_of(n).is_some_and(is_list)
         })?;
         sync_dir(&dir)
     }
@@ -428,20 +415,20 @@ pub fn is_part_of(stem: &str, name: &str) -> bool {
     is_digits(lane) && lane.len() >= 2
 }
 
-/// Whether `name` is a temporary name of the file `final_name` (see
-/// [`temp_path`]): `.<final_name>.<pid>-<8 hex>.tmp`, exactly.
+/// The final name whose temporary name `name` is (see [`temp_path`]):
+/// `.<final name>.<pid>-<8 hex>.tmp`, exactly; `None` for any other name.
+pub fn temp_of(name: &str) -> Option<&str> {
+    let (final_name, token) = name
+        .strip_prefix('.')?
+        .strip_suffix(".tmp")?
+        .rsplit_once('.')?;
+    let (pid, hash) = token.split_once('-')?;
+    (is_digits(pid) && hash.len() == 8 && is_lower_hex(hash)).then_some(final_name)
+}
+
+/// Whether `name` is a temporary name of the file `final_name`.
 pub fn is_temp_of(name: &str, final_name: &str) -> bool {
-    let Some(token) = name
-        .strip_prefix('.')
-        .and_then(|n| n.strip_prefix(final_name))
-        .and_then(|n| n.strip_prefix('.'))
-        .and_then(|n| n.strip_suffix(".tmp"))
-    else {
-        return false;
-    };
-    token
-        .split_once('-')
-        .is_some_and(|(pid, hash)| is_digits(pid) && hash.len() == 8 && is_lower_hex(hash))
+    temp_of(name) == Some(final_name)
 }
 
 /// Options that open a file without following a symbolic link at its
