@@ -39,7 +39,8 @@ use crate::batch::schema_of;
 use crate::classify::Table;
 use crate::dataset::manifest::{CompactLine, Line, Merged};
 use crate::dataset::{
-    At, Dataset, EMPTY_PART, InputStatus, Op, OutputError, PartFile, short_hash, sync_dir,
+    At, Dataset, EMPTY_PART, InputStatus, LEGACY_EMPTY_PART, Op, OutputError, PartFile, short_hash,
+    sync_dir,
 };
 
 /// What `compact` does.
@@ -57,7 +58,7 @@ pub struct Options {
 pub struct TableReport {
     /// The table.
     pub table: &'static str,
-    /// Part files before (`_empty.parquet` not counted).
+    /// Part files before (the schema-only file not counted).
     pub files_before: usize,
     /// Part files after.
     pub files_after: usize,
@@ -97,6 +98,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
     // No ingest runs beside a compaction, nor starts during it.
     let _lock = dataset.lock_compact()?;
     remove_staging(&dataset)?;
+    dataset.retire_legacy_empty()?;
     let fixed = final_parts(&dataset)?;
     // A name for this compaction's files, unique to it.
     let nanos = std::time::SystemTime::now()
@@ -168,7 +170,7 @@ fn final_parts(dataset: &Dataset) -> Result<HashSet<PathBuf>, OutputError> {
         .collect())
 }
 
-/// A table's part files, sorted by name (`_empty.parquet` aside). A hidden
+/// A table's part files, sorted by name (the schema-only file aside). A hidden
 /// file means an ingest is writing, or was interrupted: nothing is merged
 /// then.
 fn list_parts(
@@ -188,7 +190,7 @@ fn list_parts(
         if name.starts_with('.') {
             return Err(OutputError::Unfinished { path });
         }
-        if name.ends_with(".parquet") && name != EMPTY_PART {
+        if name.ends_with(".parquet") && name != EMPTY_PART && name != LEGACY_EMPTY_PART {
             let size = entry.metadata().at(Op::ListDir, &path)?.len();
             let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
             parts.push(PartInfo {

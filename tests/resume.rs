@@ -328,7 +328,7 @@ impl KillPoint {
             KillPoint::FirstVisiblePart => part_files(out)
                 .0
                 .iter()
-                .any(|p| !p.ends_with("_empty.parquet")),
+                .any(|p| !p.ends_with("~empty.parquet")),
             KillPoint::InputsDone(n) => done_inputs(out) >= n,
             KillPoint::After(d) => started.elapsed() >= d,
         }
@@ -451,7 +451,7 @@ fn compact(out: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The part files of each table, `_empty.parquet` aside.
+/// The part files of each table, `~empty.parquet` aside.
 fn parts_per_table(out: &Path) -> Vec<Vec<String>> {
     Table::ALL
         .iter()
@@ -459,7 +459,7 @@ fn parts_per_table(out: &Path) -> Vec<Vec<String>> {
             let mut names: Vec<String> = fs::read_dir(out.join(t.name()))
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| n != "_empty.parquet")
+                .filter(|n| n != "~empty.parquet")
                 .collect();
             names.sort();
             names

@@ -82,7 +82,7 @@ fn rerun_gives_the_rows_of_one_run(inputs: &Inputs, out: &Path, tag: &str) {
 
 /// Whatever a reader sees is whole: no temporary file is left, every
 /// visible part file is a complete Parquet file, and each belongs to an
-/// input the manifest records as done (or is a table's `_empty.parquet`, or
+/// input the manifest records as done (or is a table's `~empty.parquet`, or
 /// the data set's crawler list).
 fn assert_no_partial_part_file(out: &Path) {
     let (visible, hidden) = part_files(out);
@@ -96,7 +96,7 @@ fn assert_no_partial_part_file(out: &Path) {
     for path in visible {
         SerializedFileReader::new(fs::File::open(&path).unwrap())
             .unwrap_or_else(|e| panic!("{}: not a whole Parquet file: {e}", path.display()));
-        let empty = path.file_name().unwrap() == "_empty.parquet";
+        let empty = path.file_name().unwrap() == "~empty.parquet";
         let list = path.parent().unwrap().ends_with("agents");
         assert!(
             empty || list || done.contains(&path),

@@ -6,7 +6,7 @@
 //! ```text
 //! OUT/_manifest/run.jsonl                  which inputs are done (the manifest; a shard
 //!                                          writes shard-00003-of-00100.jsonl, compact compact.jsonl)
-//! OUT/<table>/_empty.parquet               schema only: an empty table reads as empty
+//! OUT/<table>/~empty.parquet               schema only: an empty table reads as empty
 //! OUT/<table>/.<part>.parquet.<token>.tmp  a part file being written
 //! OUT/<table>/<stem>-<hash>[-shard-..]-<lane>.parquet   a finished part file
 //! ```
@@ -42,8 +42,16 @@ use crate::classify::agents::AgentList;
 use crate::shard::Shard;
 use crate::sink::ParquetSink;
 
-/// The name of the schema-only part file every table directory holds.
-pub const EMPTY_PART: &str = "_empty.parquet";
+/// The name of the schema-only part file every table directory holds. It
+/// sorts after every part file (whose names are made of ASCII letters,
+/// digits, `-`, `_` and `.`: [`part_stem`]): DuckDB 2.0 estimates a glob's
+/// rows from the first file it lists, and an empty first file made it
+/// plan every join of a data set as if its tables were empty.
+pub const EMPTY_PART: &str = "~empty.parquet";
+
+/// The schema-only file's name before it was [`EMPTY_PART`]: still read as
+/// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`]).
+pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 
 /// The start of the name of the `agents` table's file, the data set's
 /// crawler list: `list-<version>.parquet`.
@@ -205,6 +213,24 @@ impl Dataset {
         self.write_once(table, EMPTY_PART, schema_of(table.columns()), None)
     }
 
+    /// Replaces the schema-only file of a data set written before it was
+    /// named [`EMPTY_PART`] (`_empty.parquet`, which DuckDB lists first).
+    /// Only under `compact`'s exclusive lock: a reader listing the files
+    /// in the meantime would miss it.
+    pub fn retire_legacy_empty(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            let legacy = self.table_dir(table).join(LEGACY_EMPTY_PART);
+            match fs::symlink_metadata(&legacy) {
+                Ok(meta) if meta.is_file() => {
+                    self.write_empty_table(table)?;
+                    fs::remove_file(&legacy).at(Op::RemoveLeftover, &legacy)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the file `name` of `table`, with `batch`'s rows (or none),
     /// unless it is there already. Shards starting together all write it,
     /// with the same bytes, and one rename wins; the temporary files of
@@ -360,7 +386,7 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
                 || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
                 && inner.ends_with(".tmp");
             let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
-            if inner != EMPTY_PART && !list && !temporary {
+            if inner != EMPTY_PART && inner != LEGACY_EMPTY_PART && !list && !temporary {
                 others.push(format!("{name}/{inner}"));
             }
         }

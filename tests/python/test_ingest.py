@@ -81,11 +81,11 @@ def test_manifest_counts_equal_table_rows(request, out_fixture):
         assert i["captures"] == per_table.get("captures", 0)
         assert i["errors"] == per_table.get("errors", 0)
 
-    # every part file on disk is listed (but the schema-only _empty.parquet of
+    # every part file on disk is listed (but the schema-only ~empty.parquet of
     # each table, which holds no row, and the crawler list), and the end line
     # sums the inputs
     on_disk = {p for t in TABLES for p in (out / t).glob("*.parquet")}
-    empty = {out / t / "_empty.parquet" for t in TABLES}
+    empty = {out / t / "~empty.parquet" for t in TABLES}
     assert empty <= on_disk
     assert all(pq.ParquetFile(p).metadata.num_rows == 0 for p in empty)
     agents = {p for p in on_disk - empty if p.parent.name == "agents"}
