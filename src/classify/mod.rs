@@ -25,6 +25,7 @@ pub mod capture;
 pub mod lines;
 pub mod typo;
 pub mod verdict;
+pub mod views;
 
 use std::sync::OnceLock;
 
@@ -32,9 +33,10 @@ pub use agents::AgentRow;
 pub use capture::{Capture, CaptureKey, RobotsColumns};
 pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserAgentRow};
 pub use verdict::{
-    EffectiveClass, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict, VerdictRow,
+    EffectiveClass, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict,
     crawl_delay, global_verdict, verdicts,
 };
+pub use views::{VerdictCountRow, VerdictRow};
 
 use crate::error::{Error, ErrorKind, Stage};
 use crate::http::{GoogleClass, Response};
@@ -175,25 +177,30 @@ tables! {
 /// declared by a row type like a table's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
-    /// `agent_verdicts`: see [`VerdictRow`] and [`verdict::AGENT_VERDICTS_SQL`].
+    /// `agent_verdicts`: see [`VerdictRow`] and [`views::AGENT_VERDICTS_SQL`].
     AgentVerdicts,
+    /// `agent_verdict_counts`: see [`VerdictCountRow`] and
+    /// [`views::AGENT_VERDICT_COUNTS_SQL`].
+    AgentVerdictCounts,
 }
 
 impl View {
     /// Every view, in output order.
-    pub const ALL: &'static [View] = &[View::AgentVerdicts];
+    pub const ALL: &'static [View] = &[View::AgentVerdicts, View::AgentVerdictCounts];
 
     /// The view's name.
     pub fn name(self) -> &'static str {
         match self {
             View::AgentVerdicts => "agent_verdicts",
+            View::AgentVerdictCounts => "agent_verdict_counts",
         }
     }
 
     /// Its query over the table views.
     pub fn sql(self) -> &'static str {
         match self {
-            View::AgentVerdicts => verdict::AGENT_VERDICTS_SQL,
+            View::AgentVerdicts => views::AGENT_VERDICTS_SQL,
+            View::AgentVerdictCounts => views::AGENT_VERDICT_COUNTS_SQL,
         }
     }
 
@@ -203,6 +210,10 @@ impl View {
             View::AgentVerdicts => {
                 static COLUMNS: OnceLock<Vec<Column>> = OnceLock::new();
                 COLUMNS.get_or_init(columns_of::<VerdictRow<'static>>)
+            }
+            View::AgentVerdictCounts => {
+                static COLUMNS: OnceLock<Vec<Column>> = OnceLock::new();
+                COLUMNS.get_or_init(columns_of::<VerdictCountRow<'static>>)
             }
         }
     }

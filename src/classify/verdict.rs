@@ -150,29 +150,6 @@ pub fn crawl_delay(robots: &RobotsTxt<'_>) -> Option<f64> {
 }
 
 columns! {
-    /// `agent_verdicts` (a view, `queries/views.sql`): one row per capture
-    /// and crawler of interest, `*` included. Derived from `captures` (the
-    /// `*` verdict and the HTTP outcome), `named_verdicts` and `agents`; the
-    /// columns are declared here so that the documentation and the view's
-    /// test follow them.
-    #[derive(Clone, Debug, PartialEq)]
-    pub struct VerdictRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
-        /// the crawler (embedded list or --agents); * is a crawler no group names
-        pub agent: &'a str as dict,
-        /// search, ads, seo, archive, ai (from the list); global for *
-        pub agent_category: &'a str as dict,
-        /// What it may fetch.
-        pub verdict: Verdict,
-        /// who runs the crawler (from the list)
-        pub agent_operator: &'a str as dict,
-        /// What the file prefers it do with what it fetches.
-        pub preferences: PreferenceColumns,
-    }
-}
-
-columns! {
     /// One crawler's AI-use preferences at `/` (docs/robots-txt.md, "AI-use
     /// preferences"): null where the body was not parsed or the crawler may
     /// not fetch `/` (preferences apply only where crawling is allowed);
@@ -242,97 +219,6 @@ columns! {
         pub preferences: PreferenceColumns,
     }
 }
-
-/// The query of the `agent_verdicts` view (`queries/views.sql`): every
-/// capture with every crawler of `agents`. A crawler a group names has its
-/// `named_verdicts` row; any other gets nothing (when it ignores the `*`
-/// group) or the `*` verdict of the capture (`captures.global_*`); the
-/// HTTP outcome then gives the effective class, as [`Verdict::of`] does.
-/// The preferences are the crawler's `resolved_preferences` row (its own,
-/// or `*`'s), else unknown where it may fetch `/`.
-pub const AGENT_VERDICTS_SQL: &str =
-    "    WITH named AS (
-        -- Each capture's named verdicts and resolved preferences as maps
-        -- keyed by crawler, looked up after the expansion: no join has the
-        -- captures x crawlers product on a side (DuckDB 2.0 builds hash
-        -- tables on it when it may: BENCHMARKS.md).
-        SELECT warc_filename, warc_record_offset,
-               map(list(agent), list({'root_allowed': root_allowed,
-                                      'rules_class': rules_class})) AS verdicts
-        FROM named_verdicts
-        GROUP BY ALL
-    ),
-    preferences AS (
-        SELECT warc_filename, warc_record_offset,
-               map(list(agent), list({'usage_train_ai': usage_train_ai,
-                                      'usage_search': usage_search,
-                                      'usage_line': usage_line,
-                                      'signal_search': signal_search,
-                                      'signal_ai_train': signal_ai_train,
-                                      'signal_ai_input': signal_ai_input,
-                                      'signal_use': signal_use,
-                                      'signal_line': signal_line,
-                                      'signal_scope': signal_scope})) AS preferences
-        FROM resolved_preferences
-        GROUP BY ALL
-    ),
-    expanded AS (
-        SELECT c.warc_filename, c.warc_record_offset, c.google_class, c.robots_parsed,
-               c.global_group_match, c.global_root_allowed, c.global_class,
-               a.token, a.category, a.operator, a.ignores_global_group,
-               n.verdicts[a.token] AS n,
-               p.preferences
-        FROM captures c
-        LEFT JOIN named n USING (warc_filename, warc_record_offset)
-        LEFT JOIN preferences p USING (warc_filename, warc_record_offset)
-        CROSS JOIN agents a
-    )
-    SELECT warc_filename, warc_record_offset, agent, agent_category,
-           group_match, root_allowed, rules_class,
-           CASE google_class
-               WHEN 'conditional_allow' THEN rules_class
-               WHEN 'redirect' THEN 'unresolved_redirect'
-               WHEN 'full_allow' THEN 'allow_all'
-               ELSE 'disallow_all'
-           END AS effective_class,
-           CASE google_class
-               WHEN 'conditional_allow' THEN root_allowed
-               WHEN 'redirect' THEN NULL
-               WHEN 'full_allow' THEN true
-               ELSE false
-           END AS effective_root_allowed,
-           agent_operator,
-           CASE WHEN stated THEN p.usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
-           CASE WHEN stated THEN p.usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
-           p.usage_line AS usage_line,
-           CASE WHEN stated THEN p.signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
-           CASE WHEN stated THEN p.signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
-           CASE WHEN stated THEN p.signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
-           CASE WHEN stated THEN p.signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
-           p.signal_line AS signal_line,
-           p.signal_scope AS signal_scope
-    FROM (
-        SELECT warc_filename, warc_record_offset, google_class, p, p IS NOT NULL AS stated,
-               agent, agent_category, agent_operator,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN 'specific'
-                    WHEN ignores_global_group THEN 'none'
-                    ELSE global_group_match END AS group_match,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN n.root_allowed
-                    WHEN ignores_global_group THEN true
-                    ELSE global_root_allowed END AS root_allowed,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN n.rules_class
-                    WHEN ignores_global_group THEN 'allow_all'
-                    ELSE global_class END AS rules_class
-        FROM (
-            SELECT *, token AS agent, category AS agent_category, operator AS agent_operator,
-                   preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
-                                    THEN token ELSE '*' END] AS p
-            FROM expanded
-        )
-    )";
 
 columns! {
     /// `named_verdicts`: one row per 2xx capture and crawler of interest

@@ -343,3 +343,23 @@ def test_the_dictionary_reader_of_the_tests():
                 b"train-ai;has;parameters=\"?\";"):
         with pytest.raises(ValueError):
             sf_dictionary(bad)
+
+
+def test_agent_verdict_counts_is_agent_verdicts_counted(data):
+    """agent_verdict_counts (computed without building every capture x
+    crawler) has exactly the rows of agent_verdicts counted, EXCEPT ALL
+    both ways."""
+    con, _, _ = data
+    columns = [c[0] for c in q(con, "DESCRIBE agent_verdict_counts")]
+    assert columns[:3] == ["crawl", "google_class", "robots_parsed"] and columns[-1] == "captures"
+    view_columns = [c[0] for c in q(con, "DESCRIBE agent_verdicts")][2:]
+    assert columns[3:-1] == view_columns
+    counted = f"""
+        SELECT c.crawl, c.google_class, c.robots_parsed, {', '.join('v.' + c for c in view_columns)},
+               count(*)::BIGINT AS captures
+        FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+        GROUP BY ALL"""
+    for a, b in ((counted, "SELECT * FROM agent_verdict_counts"), ("SELECT * FROM agent_verdict_counts", counted)):
+        assert q(con, f"SELECT count(*) FROM ({a} EXCEPT ALL {b})") == [(0,)]
+    assert q(con, "SELECT sum(captures) FROM agent_verdict_counts") == q(
+        con, "SELECT count(*) * (SELECT count(*) FROM agents) FROM captures")

@@ -39,6 +39,14 @@ def test_the_view_has_the_declared_columns_and_the_dense_tables_types(con):
     assert [line.split()[0] for line in declared.splitlines()] == COLUMNS + PREFERENCE_COLUMNS
 
 
+def test_the_counts_view_has_the_declared_columns(con):
+    view = [c[0] for c in q(con, "DESCRIBE agent_verdict_counts")]
+    schema = subprocess.run([str(BIN), "schema"], capture_output=True, text=True, check=True).stdout
+    declared = schema.split("agent_verdict_counts (view)\n")[1].split("\n\n")[0]
+    assert [line.split()[0] for line in declared.splitlines()] == view
+    assert view == ["crawl", "google_class", "robots_parsed"] + COLUMNS[2:] + PREFERENCE_COLUMNS + ["captures"]
+
+
 def test_the_view_gives_the_dense_rows_of_earlier_versions(con):
     """EXCEPT ALL both ways against the table commit ec9f90b wrote for the
     samples. Only the crawlers that ignore the * group differ, and only
@@ -174,7 +182,7 @@ def test_the_crawler_list_is_one_file_replaced_until_an_input_is_done(tmp_path):
     agents.write_text("GPTBot\nAdsBot-Google\n")
     ingest([str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")], out, "--agents", str(agents))
     files = sorted(p.name for p in (out / "agents").iterdir())
-    assert len(files) == 2 and files[0] == "_empty.parquet" and files[1].startswith("list-"), files
+    assert len(files) == 2 and files[1] == "~empty.parquet" and files[0].startswith("list-"), files
     con = connect(out)
     assert q(con, "SELECT count(DISTINCT list_version), count(*) FROM agents") == [(1, 3)]
     assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, "SELECT 3 * count(*) FROM captures")
