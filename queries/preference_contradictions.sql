@@ -17,8 +17,15 @@
 -- product token, compared as Google does), else the `*` groups
 -- (user_agents."group" and aipref_group number the groups of both groupings
 -- as preference_statements does).
--- Reads: agent_verdicts.agent, agent_category, group_match, root_allowed,
--- usage_train_ai, signal_ai_train; captures.robots_parsed, preference_lines;
+-- The counts come from agent_verdict_counts (agent_verdicts counted); the
+-- blocked crawlers of the files with preference lines, a small part of the
+-- data, are found capture by capture with agent_verdicts' rules: a group
+-- naming the crawler decides (named_verdicts), else the * verdict, unless
+-- the crawler ignores the * group (then nothing blocks it).
+-- Reads: agent_verdict_counts.agent, agent_category, robots_parsed,
+-- root_allowed, usage_train_ai, signal_ai_train, captures; captures.robots_parsed,
+-- preference_lines, global_group_match, global_root_allowed; named_verdicts;
+-- agents;
 -- preference_statements.directive, line, google_group, aipref_group;
 -- user_agents."group", aipref_group, is_global, product_token.
 -- Result: agent, agent_category, robots_txt (captures whose body was parsed
@@ -44,13 +51,46 @@ signal_lines AS (
     FROM preference_statements
     WHERE directive = 'content-signal'
 ),
-blocked AS (
-    SELECT warc_filename, warc_record_offset, agent, group_match
-    FROM agent_verdicts
-    SEMI JOIN preference_files USING (warc_filename, warc_record_offset)
+-- the parsed captures with preference statements or lines
+candidates AS (
+    SELECT c.warc_filename, c.warc_record_offset, c.global_group_match, c.global_root_allowed,
+           c.preference_lines > 0 AS has_lines, f.warc_filename IS NOT NULL AS in_files
+    FROM captures c
+    LEFT JOIN preference_files f USING (warc_filename, warc_record_offset)
+    WHERE c.robots_parsed AND (c.preference_lines > 0 OR f.warc_filename IS NOT NULL)
+),
+named AS (
+    SELECT warc_filename, warc_record_offset,
+           map(list(agent), list({'root_allowed': root_allowed})) AS verdicts
+    FROM named_verdicts
+    SEMI JOIN candidates USING (warc_filename, warc_record_offset)
+    GROUP BY ALL
+),
+-- their crawlers that may not fetch / (agent_verdicts.root_allowed false)
+blocked_anywhere AS (
+    SELECT warc_filename, warc_record_offset, agent, group_match, has_lines, in_files
+    FROM (
+        SELECT warc_filename, warc_record_offset, has_lines, in_files, agent,
+               CASE WHEN v IS NOT NULL THEN 'specific'
+                    WHEN ignores_global_group THEN 'none'
+                    ELSE global_group_match END AS group_match,
+               CASE WHEN v IS NOT NULL THEN v.root_allowed
+                    WHEN ignores_global_group THEN true
+                    ELSE global_root_allowed END AS root_allowed
+        FROM (
+            SELECT c.*, a.token AS agent, a.ignores_global_group, n.verdicts[a.token] AS v
+            FROM candidates c
+            LEFT JOIN named n USING (warc_filename, warc_record_offset)
+            CROSS JOIN agents a
+        )
+    )
     WHERE NOT root_allowed
 ),
--- the user-agent lines by which each blocked crawler finds its groups
+blocked AS (
+    SELECT warc_filename, warc_record_offset, agent, group_match
+    FROM blocked_anywhere
+    WHERE in_files
+),
 own_user_agents AS (
     SELECT b.warc_filename, b.warc_record_offset, b.agent, g."group" AS google_group, g.aipref_group
     FROM blocked b
@@ -72,25 +112,49 @@ stated AS (
     FROM blocked b
     JOIN signal_lines l USING (warc_filename, warc_record_offset)
     WHERE l.google_group IS NULL
+),
+stated_counts AS (
+    SELECT agent, count(*) AS stated, count_if(b.has_lines) AS stated_with_lines
+    FROM stated s
+    JOIN blocked_anywhere b USING (warc_filename, warc_record_offset, agent)
+    GROUP BY agent
+),
+blocked_with_lines AS (
+    SELECT agent, count(*) AS blocked_with_lines
+    FROM blocked_anywhere
+    WHERE has_lines
+    GROUP BY agent
+),
+counts AS (
+    SELECT agent,
+           agent_category,
+           sum(captures)::BIGINT AS robots_txt,
+           coalesce(sum(captures) FILTER (root_allowed), 0)::BIGINT AS allowed,
+           coalesce(sum(captures) FILTER (root_allowed AND (usage_train_ai = 'n' OR signal_ai_train = 'n')), 0)::BIGINT
+               AS allowed_no_ai_training,
+           coalesce(sum(captures) FILTER (root_allowed AND usage_train_ai = 'n'), 0)::BIGINT
+               AS allowed_usage_train_ai_n,
+           coalesce(sum(captures) FILTER (root_allowed AND signal_ai_train = 'n'), 0)::BIGINT
+               AS allowed_signal_ai_train_n,
+           coalesce(sum(captures) FILTER (NOT root_allowed), 0)::BIGINT AS blocked
+    FROM agent_verdict_counts
+    WHERE robots_parsed
+    GROUP BY agent, agent_category
 )
-SELECT v.agent,
-       v.agent_category,
-       count_if(c.robots_parsed)::BIGINT AS robots_txt,
-       count_if(v.root_allowed)::BIGINT AS allowed,
-       count_if(v.root_allowed AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n'))::BIGINT AS allowed_no_ai_training,
-       count_if(v.root_allowed AND v.usage_train_ai = 'n')::BIGINT AS allowed_usage_train_ai_n,
-       count_if(v.root_allowed AND v.signal_ai_train = 'n')::BIGINT AS allowed_signal_ai_train_n,
-       count_if(v.root_allowed AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n'))
-           / nullif(count_if(v.root_allowed), 0) AS allowed_no_ai_training_share,
-       count_if(NOT v.root_allowed)::BIGINT AS blocked,
-       count_if(NOT v.root_allowed AND s.agent IS NULL)::BIGINT AS blocked_no_preference,
-       count_if(NOT v.root_allowed AND s.agent IS NULL) / nullif(count_if(NOT v.root_allowed), 0)
-           AS blocked_no_preference_share,
-       count_if(NOT v.root_allowed AND s.agent IS NULL AND c.preference_lines > 0)::BIGINT
+SELECT agent,
+       agent_category,
+       robots_txt,
+       allowed,
+       allowed_no_ai_training,
+       allowed_usage_train_ai_n,
+       allowed_signal_ai_train_n,
+       allowed_no_ai_training / nullif(allowed, 0) AS allowed_no_ai_training_share,
+       blocked,
+       (blocked - coalesce(s.stated, 0))::BIGINT AS blocked_no_preference,
+       (blocked - coalesce(s.stated, 0)) / nullif(blocked, 0) AS blocked_no_preference_share,
+       (coalesce(w.blocked_with_lines, 0) - coalesce(s.stated_with_lines, 0))::BIGINT
            AS blocked_no_preference_in_preference_files
-FROM agent_verdicts v
-JOIN captures c USING (warc_filename, warc_record_offset)
-LEFT JOIN stated s USING (warc_filename, warc_record_offset, agent)
-WHERE c.robots_parsed
-GROUP BY v.agent, v.agent_category
-ORDER BY v.agent_category <> 'ai', allowed_no_ai_training DESC, v.agent;
+FROM counts
+LEFT JOIN stated_counts s USING (agent)
+LEFT JOIN blocked_with_lines w USING (agent)
+ORDER BY agent_category <> 'ai', allowed_no_ai_training DESC, agent;
