@@ -17,32 +17,50 @@
 -- managed_without_signal_in_block (managed files whose block has no
 -- Content-Signal line), other_signal_files, other_signal_lines (files
 -- without a managed block that have Content-Signal lines, and their lines).
+-- Method: the Content-Signal lines are counted per capture first and joined
+-- to captures (one row per capture: its key is unique), so no grouping on
+-- the capture key over all captures; hosts are grouped once.
 WITH signal_lines AS (
     SELECT DISTINCT warc_filename, warc_record_offset, line, in_cloudflare_block
     FROM preference_statements
     WHERE directive = 'content-signal'
 ),
+signals AS (
+    SELECT warc_filename, warc_record_offset,
+           count(line) FILTER (WHERE in_cloudflare_block) AS in_block,
+           count(line) FILTER (WHERE NOT in_cloudflare_block) AS outside_block
+    FROM signal_lines
+    GROUP BY warc_filename, warc_record_offset
+),
 per_capture AS (
-    SELECT c.warc_filename, c.warc_record_offset, c.url_host_name,
+    SELECT c.url_host_name,
            c.cloudflare_blocks > 0 AS managed,
-           any_value(c.cloudflare_blocks) AS blocks,
-           count(s.line) FILTER (WHERE s.in_cloudflare_block) AS in_block,
-           count(s.line) FILTER (WHERE NOT s.in_cloudflare_block) AS outside_block
+           c.cloudflare_blocks AS blocks,
+           coalesce(s.in_block, 0) AS in_block,
+           coalesce(s.outside_block, 0) AS outside_block
     FROM captures c
-    LEFT JOIN signal_lines s USING (warc_filename, warc_record_offset)
+    LEFT JOIN signals s USING (warc_filename, warc_record_offset)
     WHERE c.robots_parsed
-    GROUP BY c.warc_filename, c.warc_record_offset, c.url_host_name, c.cloudflare_blocks > 0
+),
+files AS (
+    SELECT count(*) AS robots_txt,
+           count_if(managed)::BIGINT AS managed,
+           count_if(managed) / count(*) AS managed_share,
+           coalesce(sum(blocks) FILTER (WHERE managed), 0)::BIGINT AS blocks,
+           coalesce(sum(in_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_in_block,
+           coalesce(sum(outside_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_outside_block,
+           count_if(managed AND in_block = 0)::BIGINT AS managed_without_signal_in_block,
+           count_if(NOT managed AND outside_block > 0)::BIGINT AS other_signal_files,
+           coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0)::BIGINT AS other_signal_lines
+    FROM per_capture
+),
+hosts AS (
+    SELECT count(*) AS hosts, count_if(managed)::BIGINT AS managed_hosts
+    FROM (SELECT url_host_name, bool_or(managed) AS managed
+          FROM per_capture WHERE url_host_name IS NOT NULL GROUP BY url_host_name)
 )
-SELECT count(*) AS robots_txt,
-       count_if(managed)::BIGINT AS managed,
-       count_if(managed) / count(*) AS managed_share,
-       count(DISTINCT url_host_name) AS hosts,
-       count(DISTINCT url_host_name) FILTER (WHERE managed) AS managed_hosts,
-       count(DISTINCT url_host_name) FILTER (WHERE managed) / count(DISTINCT url_host_name) AS managed_hosts_share,
-       coalesce(sum(blocks) FILTER (WHERE managed), 0)::BIGINT AS blocks,
-       coalesce(sum(in_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_in_block,
-       coalesce(sum(outside_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_outside_block,
-       count_if(managed AND in_block = 0)::BIGINT AS managed_without_signal_in_block,
-       count_if(NOT managed AND outside_block > 0)::BIGINT AS other_signal_files,
-       coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0)::BIGINT AS other_signal_lines
-FROM per_capture;
+SELECT f.robots_txt, f.managed, f.managed_share,
+       h.hosts, h.managed_hosts, h.managed_hosts / h.hosts AS managed_hosts_share,
+       f.blocks, f.managed_signal_lines_in_block, f.managed_signal_lines_outside_block,
+       f.managed_without_signal_in_block, f.other_signal_files, f.other_signal_lines
+FROM files f, hosts h;

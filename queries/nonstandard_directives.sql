@@ -12,16 +12,34 @@
 -- Result: name (the key, lower case), known_elsewhere (true when other
 -- crawlers use it), lines, files, share_of_files (of captures whose body was
 -- parsed as robots.txt). Ordered by files, descending.
-SELECT d.name,
-       d.known_elsewhere IS NOT NULL AS known_elsewhere,
-       count(*) AS lines,
-       count(DISTINCT (d.warc_filename, d.warc_record_offset)) AS files,
-       count(DISTINCT (d.warc_filename, d.warc_record_offset))
-           / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files
-FROM directives d
-JOIN captures c USING (warc_filename, warc_record_offset)
-WHERE d.typo_of IS NULL
-  AND (d.known_elsewhere IS NOT NULL
-       OR (NOT c.looks_like_html AND regexp_full_match(d.name, '[a-z][a-z0-9_-]*')))
-GROUP BY d.name, d.known_elsewhere IS NOT NULL
-ORDER BY files DESC, lines DESC, d.name;
+-- Method: every directives row belongs to a capture, so only the keys that
+-- need the HTML test are looked up, against the (fewer) HTML captures; files
+-- are counted by grouping on the capture first.
+WITH d AS (
+    SELECT warc_filename, warc_record_offset, name, known_elsewhere IS NOT NULL AS known_elsewhere
+    FROM directives
+    WHERE typo_of IS NULL
+      AND (known_elsewhere IS NOT NULL OR regexp_full_match(name, '[a-z][a-z0-9_-]*'))
+),
+html AS (
+    SELECT warc_filename, warc_record_offset FROM captures WHERE looks_like_html IS NOT false
+),
+kept AS (
+    SELECT * FROM d WHERE known_elsewhere
+    UNION ALL
+    SELECT * FROM d ANTI JOIN html USING (warc_filename, warc_record_offset)
+    WHERE NOT d.known_elsewhere
+),
+per_file AS (
+    SELECT name, known_elsewhere, count(*) AS lines
+    FROM kept
+    GROUP BY name, known_elsewhere, warc_filename, warc_record_offset
+)
+SELECT name,
+       known_elsewhere,
+       sum(lines)::BIGINT AS lines,
+       count(*) AS files,
+       count(*) / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files
+FROM per_file
+GROUP BY name, known_elsewhere
+ORDER BY files DESC, lines DESC, name;

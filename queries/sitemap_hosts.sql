@@ -7,13 +7,38 @@
 -- distinct_sitemaps, robots_hosts (distinct hosts whose robots.txt lists it),
 -- other_host_lines (lines from a robots.txt on another host). Ordered by
 -- robots_hosts, then sitemap_lines, descending.
-SELECT s.url_host_name AS sitemap_host,
-       count(*) AS sitemap_lines,
-       count(DISTINCT s.url) AS distinct_sitemaps,
-       count(DISTINCT c.url_host_name) AS robots_hosts,
-       count_if(NOT s.same_host)::BIGINT AS other_host_lines
-FROM sitemaps s
-JOIN captures c USING (warc_filename, warc_record_offset)
-WHERE s.is_valid
-GROUP BY s.url_host_name
+-- Method: every sitemaps row belongs to a capture; the lines are counted
+-- per capture and sitemap host before the join with captures, and
+-- distinct_sitemaps is counted on sitemaps alone.
+WITH valid AS (
+    SELECT warc_filename, warc_record_offset, url_host_name, url, same_host
+    FROM sitemaps
+    WHERE is_valid
+),
+per_capture AS (
+    SELECT warc_filename, warc_record_offset, url_host_name AS sitemap_host,
+           count(*) AS lines, count_if(NOT same_host) AS other_host_lines
+    FROM valid
+    GROUP BY warc_filename, warc_record_offset, url_host_name
+),
+hosts AS (
+    SELECT p.sitemap_host, sum(p.lines) AS lines,
+           count(DISTINCT c.url_host_name) AS robots_hosts,
+           sum(p.other_host_lines) AS other_host_lines
+    FROM per_capture p
+    JOIN captures c USING (warc_filename, warc_record_offset)
+    GROUP BY p.sitemap_host
+),
+urls AS (
+    SELECT url_host_name AS sitemap_host, count(DISTINCT url) AS distinct_sitemaps
+    FROM valid
+    GROUP BY url_host_name
+)
+SELECT h.sitemap_host,
+       h.lines::BIGINT AS sitemap_lines,
+       u.distinct_sitemaps,
+       h.robots_hosts,
+       h.other_host_lines::BIGINT AS other_host_lines
+FROM hosts h
+JOIN urls u ON h.sitemap_host IS NOT DISTINCT FROM u.sitemap_host
 ORDER BY robots_hosts DESC, sitemap_lines DESC, sitemap_host;

@@ -11,6 +11,8 @@
 -- Result: accepted_by_google, directive (what the key stands for), spelling
 -- (the key, lower case), lines, files. Ordered by accepted_by_google (true
 -- first), then lines, descending.
+-- Method: files are counted by grouping each spelling's lines by capture
+-- first, then counting the groups.
 WITH typo_lines AS (
     SELECT true AS accepted_by_google, 'user-agent' AS directive, lower(key) AS spelling,
            warc_filename, warc_record_offset
@@ -23,10 +25,15 @@ WITH typo_lines AS (
     UNION ALL
     SELECT false, typo_of, name, warc_filename, warc_record_offset
     FROM directives WHERE typo_of IS NOT NULL
+),
+per_file AS (
+    SELECT accepted_by_google, directive, spelling, count(*) AS lines
+    FROM typo_lines
+    GROUP BY accepted_by_google, directive, spelling, warc_filename, warc_record_offset
 )
 SELECT accepted_by_google, directive, spelling,
-       count(*) AS lines,
-       count(DISTINCT (warc_filename, warc_record_offset)) AS files
-FROM typo_lines
+       sum(lines)::BIGINT AS lines,
+       count(*) AS files
+FROM per_file
 GROUP BY accepted_by_google, directive, spelling
 ORDER BY accepted_by_google DESC, lines DESC, directive, spelling;
