@@ -6,11 +6,13 @@
 -- Reads: host_outcomes.outcome (from captures: see host_outcomes.sql).
 -- Result: outcome, hosts, share (of all hosts with a robots.txt capture;
 -- sums to 1). Every outcome is listed, absent ones with 0.
+-- host_outcomes is computed once (a materialized CTE), not once per use.
+WITH h AS MATERIALIZED (SELECT url_host_name, outcome FROM host_outcomes)
 SELECT o.outcome, count(h.url_host_name) AS hosts,
-       count(h.url_host_name) / (SELECT count(*) FROM host_outcomes) AS share
+       count(h.url_host_name) / (SELECT count(*) FROM h) AS share
 FROM (VALUES ('robots_txt_with_rules', 1), ('robots_txt_no_rules', 2), ('not_robots_txt', 3),
              ('allow_all', 4), ('forbidden', 5), ('defer_visits', 6), ('redirect_unresolved', 7))
      AS o(outcome, ord)
-LEFT JOIN host_outcomes h USING (outcome)
+LEFT JOIN h USING (outcome)
 GROUP BY o.outcome, o.ord
 ORDER BY o.ord;

@@ -274,16 +274,22 @@ CREATE OR REPLACE VIEW agent_verdict_counts AS
 
 -- Derived: the latest capture of each URL (Common Crawl's own analyses keep
 -- only it: ROW_NUMBER() OVER (PARTITION BY url ORDER BY fetch_time DESC)).
--- Ties on fetch_time are broken by file and offset, so the choice is stable.
+-- Ties on fetch_time are broken by file and offset, so the choice is stable:
+-- the latest is the capture ordered first by fetch_time DESC NULLS LAST,
+-- warc_filename DESC, warc_record_offset DESC. Computed without a window
+-- over whole rows: the largest key {has fetch_time, fetch_time, file,
+-- offset} of each URL (a struct max: the same order), then the capture of
+-- that key (warc_filename, warc_record_offset identify a capture), so a
+-- query on the view reads only the columns it uses.
 CREATE OR REPLACE VIEW latest_captures AS
-    SELECT * EXCLUDE (rn) FROM (
-        SELECT *, row_number() OVER (
-            PARTITION BY url
-            ORDER BY fetch_time DESC NULLS LAST, warc_filename DESC, warc_record_offset DESC
-        ) AS rn
+    SELECT c.*
+    FROM captures c
+    SEMI JOIN (
+        SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                    warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k
         FROM captures
-    )
-    WHERE rn = 1;
+        GROUP BY url
+    ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
 -- Derived: the redirect chain of every robots.txt URL, followed across
 -- captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
@@ -304,25 +310,79 @@ CREATE OR REPLACE VIEW latest_captures AS
 --   loop                 the last redirect's target is already in the chain
 --   too_many_hops        still a redirect after 5 hops (Google and Common
 --                        Crawl then allow everything)
+-- Method: the latest captures are computed once (as in latest_captures, on
+-- the columns used here), and the 5 hops are 5 joins of the chains still
+-- redirecting with the latest captures of redirect targets only.
 CREATE OR REPLACE VIEW robots_txt_chains AS
-    WITH RECURSIVE chain(start_url, url_host_name, hop, url, fetch_status, fetch_redirect,
-                         google_class, cc_class, urls, warc_filename, warc_record_offset) AS (
-        SELECT url, url_host_name, 0, url, fetch_status, fetch_redirect, google_class, cc_class,
-               [url], warc_filename, warc_record_offset
-        FROM latest_captures
+    WITH latest AS MATERIALIZED (
+        SELECT url, url_host_name, url_path, fetch_status, fetch_redirect, google_class, cc_class,
+               warc_filename, warc_record_offset
+        FROM captures c
+        SEMI JOIN (
+            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k
+            FROM captures
+            GROUP BY url
+        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
+    ),
+    targets AS MATERIALIZED (
+        SELECT * FROM latest
+        WHERE url IN (SELECT fetch_redirect FROM latest WHERE google_class = 'redirect')
+    ),
+    hop0 AS (
+        SELECT url AS start_url, url_host_name, 0 AS hop, url, fetch_status, fetch_redirect,
+               google_class, cc_class, [url] AS urls, warc_filename, warc_record_offset
+        FROM latest
         WHERE url_path = '/robots.txt'
-        UNION ALL
-        SELECT c.start_url, c.url_host_name, c.hop + 1, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url),
+    ),
+    hop1 AS (
+        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
+               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
                t.warc_filename, t.warc_record_offset
-        FROM chain c
-        JOIN latest_captures t ON t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect'
-          AND c.hop < 5
-          AND NOT list_contains(c.urls, t.url)
+        FROM hop0 c JOIN targets t ON t.url = c.fetch_redirect
+        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
+    ),
+    hop2 AS (
+        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
+               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
+               t.warc_filename, t.warc_record_offset
+        FROM hop1 c JOIN targets t ON t.url = c.fetch_redirect
+        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
+    ),
+    hop3 AS (
+        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
+               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
+               t.warc_filename, t.warc_record_offset
+        FROM hop2 c JOIN targets t ON t.url = c.fetch_redirect
+        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
+    ),
+    hop4 AS (
+        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
+               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
+               t.warc_filename, t.warc_record_offset
+        FROM hop3 c JOIN targets t ON t.url = c.fetch_redirect
+        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
+    ),
+    hop5 AS (
+        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
+               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
+               t.warc_filename, t.warc_record_offset
+        FROM hop4 c JOIN targets t ON t.url = c.fetch_redirect
+        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     last_hop AS (
-        SELECT * FROM chain
+        -- A start that is not a redirect is its own last hop; a redirecting
+        -- start has one row per hop reached, the last is the highest.
+        SELECT * FROM hop0 WHERE google_class <> 'redirect'
+        UNION ALL
+        SELECT * FROM (
+            SELECT * FROM hop0 WHERE google_class = 'redirect'
+            UNION ALL SELECT * FROM hop1
+            UNION ALL SELECT * FROM hop2
+            UNION ALL SELECT * FROM hop3
+            UNION ALL SELECT * FROM hop4
+            UNION ALL SELECT * FROM hop5
+        )
         QUALIFY row_number() OVER (PARTITION BY start_url ORDER BY hop DESC) = 1
     )
     SELECT start_url, url_host_name, hop AS hops,
@@ -351,7 +411,9 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
 -- type that is not text: the test of valid_robotstxt.sql). Ties: the latest
 -- final capture, then the start URL. One row per host: url_host_name, urls
 -- (robots.txt URLs of the host), outcome, start_url, final_url, final_status,
--- final_google_class, hops.
+-- final_google_class, hops. The best URL is the smallest struct {precedence,
+-- no fetch_time, -fetch_time in microseconds, start_url, ...} of the host (a
+-- struct min: the order above; start URLs differ, so it is one URL's).
 CREATE OR REPLACE VIEW host_outcomes AS
     WITH classified AS (
         SELECT h.url_host_name, h.start_url, h.hops, h.final_url, h.final_status,
@@ -377,16 +439,21 @@ CREATE OR REPLACE VIEW host_outcomes AS
                END AS outcome
         FROM robots_txt_chains h
         JOIN captures f USING (warc_filename, warc_record_offset)
+    ),
+    best AS (
+        SELECT url_host_name, count(*) AS urls,
+               min({precedence: CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
+                                     WHEN outcome = 'allow_all' THEN 2
+                                     WHEN outcome = 'forbidden' THEN 3
+                                     WHEN outcome = 'defer_visits' THEN 4
+                                     ELSE 5 END,
+                    no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
+                    start_url: start_url, outcome: outcome, final_url: final_url,
+                    final_status: final_status, final_google_class: final_google_class,
+                    hops: hops}) AS b
+        FROM classified
+        GROUP BY url_host_name
     )
-    SELECT url_host_name,
-           count(*) OVER (PARTITION BY url_host_name) AS urls,
-           outcome, start_url, final_url, final_status, final_google_class, hops
-    FROM classified
-    QUALIFY row_number() OVER (
-        PARTITION BY url_host_name
-        ORDER BY CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
-                      WHEN outcome = 'allow_all' THEN 2
-                      WHEN outcome = 'forbidden' THEN 3
-                      WHEN outcome = 'defer_visits' THEN 4
-                      ELSE 5 END,
-                 fetch_time DESC NULLS LAST, start_url) = 1;
+    SELECT url_host_name, urls, b.outcome, b.start_url, b.final_url, b.final_status,
+           b.final_google_class, b.hops
+    FROM best;
