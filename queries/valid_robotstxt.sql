@@ -25,10 +25,18 @@ WITH flagged AS (
                  false) AS valid
     FROM captures
 ),
+-- the latest capture of each robots.txt URL, as latest_captures chooses it
+-- (one aggregation here: every capture of a URL has its path)
 latest AS (
-    SELECT f.* FROM flagged f
-    JOIN latest_captures l USING (warc_filename, warc_record_offset)
-    WHERE f.url_path = '/robots.txt'
+    SELECT v.url_host_name, v.valid
+    FROM (
+        SELECT arg_max({url_host_name: url_host_name, valid: valid},
+                       {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS v
+        FROM flagged
+        WHERE url_path = '/robots.txt'
+        GROUP BY url
+    )
 ),
 hosts AS (
     SELECT url_host_name, bool_or(valid) AS valid FROM latest GROUP BY url_host_name
