@@ -77,7 +77,7 @@ CREATE OR REPLACE VIEW agent_verdicts AS
         SELECT c.warc_filename, c.warc_record_offset, c.google_class, c.robots_parsed,
                c.global_group_match, c.global_root_allowed, c.global_class,
                a.token, a.category, a.operator, a.ignores_global_group,
-               n.verdicts[a.token] AS n,
+               CASE WHEN n.verdicts IS NOT NULL THEN n.verdicts[a.token] END AS n,
                p.preferences
         FROM captures c
         LEFT JOIN named n USING (warc_filename, warc_record_offset)
@@ -125,8 +125,11 @@ CREATE OR REPLACE VIEW agent_verdicts AS
                     ELSE global_class END AS rules_class
         FROM (
             SELECT *, token AS agent, category AS agent_category, operator AS agent_operator,
-                   preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
-                                    THEN token ELSE '*' END] AS p
+                   -- (looked up only where there is a map: most captures
+                   -- have none, and a lookup costs even then)
+                   CASE WHEN preferences IS NOT NULL
+                        THEN preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
+                                              THEN token ELSE '*' END] END AS p
             FROM expanded
         )
     );

@@ -161,7 +161,7 @@ pub const AGENT_VERDICTS_SQL: &str = concat!(
         SELECT c.warc_filename, c.warc_record_offset, c.google_class, c.robots_parsed,
                c.global_group_match, c.global_root_allowed, c.global_class,
                a.token, a.category, a.operator, a.ignores_global_group,
-               n.verdicts[a.token] AS n,
+               CASE WHEN n.verdicts IS NOT NULL THEN n.verdicts[a.token] END AS n,
                p.preferences
         FROM captures c
         LEFT JOIN named n USING (warc_filename, warc_record_offset)
@@ -181,8 +181,11 @@ pub const AGENT_VERDICTS_SQL: &str = concat!(
     "
         FROM (
             SELECT *, token AS agent, category AS agent_category, operator AS agent_operator,
-                   preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
-                                    THEN token ELSE '*' END] AS p
+                   -- (looked up only where there is a map: most captures
+                   -- have none, and a lookup costs even then)
+                   CASE WHEN preferences IS NOT NULL
+                        THEN preferences[CASE WHEN n IS NOT NULL OR ignores_global_group
+                                              THEN token ELSE '*' END] END AS p
             FROM expanded
         )
     )"
