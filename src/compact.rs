@@ -39,8 +39,7 @@ use crate::batch::schema_of;
 use crate::classify::Table;
 use crate::dataset::manifest::{CompactLine, Line, Merged};
 use crate::dataset::{
-    At, Dataset, EMPTY_PART, InputStatus, LEGACY_EMPTY_PART, Op, OutputError, PartFile, short_hash,
-    sync_dir,
+    At, Dataset, InputStatus, Op, OutputError, PartFile, is_schema_only, short_hash, sync_dir,
 };
 
 /// What `compact` does.
@@ -190,7 +189,7 @@ fn list_parts(
         if name.starts_with('.') {
             return Err(OutputError::Unfinished { path });
         }
-        if name.ends_with(".parquet") && name != EMPTY_PART && name != LEGACY_EMPTY_PART {
+        if name.ends_with(".parquet") && !is_schema_only(&name) {
             let size = entry.metadata().at(Op::ListDir, &path)?.len();
             let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
             parts.push(PartInfo {

@@ -53,6 +53,11 @@ pub const EMPTY_PART: &str = "~empty.parquet";
 /// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`]).
 pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 
+/// Whether `name` is a table's schema-only file, by either name.
+pub fn is_schema_only(name: &str) -> bool {
+    name == EMPTY_PART || name == LEGACY_EMPTY_PART
+}
+
 /// The start of the name of the `agents` table's file, the data set's
 /// crawler list: `list-<version>.parquet`.
 pub const AGENTS_PREFIX: &str = "list-";
@@ -386,7 +391,7 @@ fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
                 || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
                 && inner.ends_with(".tmp");
             let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
-            if inner != EMPTY_PART && inner != LEGACY_EMPTY_PART && !list && !temporary {
+            if !is_schema_only(&inner) && !list && !temporary {
                 others.push(format!("{name}/{inner}"));
             }
         }
