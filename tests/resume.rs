@@ -607,3 +607,36 @@ fn a_killed_compaction_leaves_the_rows_as_they_were() {
     );
     fs::remove_dir_all(&whole).unwrap();
 }
+
+/// A data set written while the schema-only file was `_empty.parquet`
+/// (which DuckDB 2.0 lists first and takes the table's size from): compact
+/// replaces it, and leaves a link planted under that name alone.
+#[test]
+fn compact_replaces_the_legacy_schema_only_file() {
+    let inputs = Inputs::new("legacy-empty", 1);
+    let out = temp_out("legacy-empty");
+    ok(&inputs.run(&out, &["-j1"]));
+    let captures = out.join(Table::Captures.name());
+    fs::rename(
+        captures.join("~empty.parquet"),
+        captures.join("_empty.parquet"),
+    )
+    .unwrap();
+    let outside = out.with_extension("outside");
+    fs::write(&outside, b"not ours").unwrap();
+    let rules = out.join(Table::Rules.name());
+    std::os::unix::fs::symlink(&outside, rules.join("_empty.parquet")).unwrap();
+
+    ok(&compact(&out, &[]));
+    assert!(captures.join("~empty.parquet").is_file());
+    assert!(!captures.join("_empty.parquet").exists());
+    assert!(rules.join("_empty.parquet").is_symlink());
+    assert_eq!(fs::read(&outside).unwrap(), b"not ours");
+    // The table reads as before: the replacement holds the schema only.
+    let reader =
+        SerializedFileReader::new(fs::File::open(captures.join("~empty.parquet")).unwrap())
+            .unwrap();
+    assert_eq!(reader.metadata().file_metadata().num_rows(), 0);
+    fs::remove_file(&outside).unwrap();
+    fs::remove_dir_all(&out).unwrap();
+}
