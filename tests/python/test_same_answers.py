@@ -23,15 +23,8 @@ QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql")
                      if p.stem != "views" and p.stem not in RUN_SPECIFIC)
 
 
-def as_text(con, sql, path):
-    """The query's result written as CSV to `path`, read back as text."""
+def write_csv(con, sql, path):
     con.execute(f"COPY ({sql.strip().rstrip(';')}) TO '{path}' (HEADER, FORMAT csv)")
-    return read_text(path)
-
-
-def read_text(path):
-    rel = duckdb.sql(f"SELECT * FROM read_csv('{path}', {CSV})")
-    return rel.columns, rel.fetchall()
 
 
 @pytest.mark.parametrize("name", QUERY_FILES)
@@ -40,14 +33,16 @@ def test_query_gives_the_recorded_answers(con, name, tmp_path):
     recorded = RESULTS / f"{name}.csv"
     if os.environ.get("ROBOSTATS_BLESS"):
         RESULTS.mkdir(parents=True, exist_ok=True)
-        con.execute(f"COPY ({sql.strip().rstrip(';')}) TO '{recorded}' (HEADER, FORMAT csv)")
-    columns, rows = as_text(con, sql, tmp_path / "now.csv")
-    want_columns, want = read_text(recorded)
-    assert columns == want_columns, name
+        write_csv(con, sql, recorded)
+    now = tmp_path / "now.csv"
+    write_csv(con, sql, now)
     with duckdb.connect() as d:
-        d.execute(f"CREATE TABLE now AS SELECT * FROM read_csv('{tmp_path / 'now.csv'}', {CSV})")
+        d.execute(f"CREATE TABLE now AS SELECT * FROM read_csv('{now}', {CSV})")
         d.execute(f"CREATE TABLE want AS SELECT * FROM read_csv('{recorded}', {CSV})")
+        columns = [c[0] for c in d.sql("DESCRIBE now").fetchall()]
+        assert columns == [c[0] for c in d.sql("DESCRIBE want").fetchall()], name
         extra = d.sql("SELECT * FROM now EXCEPT ALL SELECT * FROM want").fetchall()
         missing = d.sql("SELECT * FROM want EXCEPT ALL SELECT * FROM now").fetchall()
-    assert not extra and not missing, (name, extra[:3], missing[:3])
+        assert not extra and not missing, (name, extra[:3], missing[:3])
+        rows, want = (d.sql(f"SELECT * FROM {t}").fetchall() for t in ("now", "want"))
     assert rows == want, f"{name}: the same rows in another order"
