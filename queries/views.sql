@@ -40,6 +40,9 @@ CREATE OR REPLACE VIEW named_verdicts AS
 CREATE OR REPLACE VIEW resolved_preferences AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/resolved_preferences/*.parquet');
 
+CREATE OR REPLACE VIEW verdict_counts AS
+    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/verdict_counts/*.parquet');
+
 CREATE OR REPLACE VIEW errors AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/errors/*.parquet');
 
@@ -136,142 +139,30 @@ CREATE OR REPLACE VIEW agent_verdicts AS
 
 -- Derived (agent_verdict_counts): crawl, google_class, robots_parsed, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope, captures
 CREATE OR REPLACE VIEW agent_verdict_counts AS
-    WITH preference_captures AS (
-        -- The captures with resolved preferences, and their preferences
-        -- for * (NULL when there is no * row).
-        SELECT warc_filename, warc_record_offset,
-               any_value({'usage_train_ai': usage_train_ai,
-                'usage_search': usage_search,
-                'usage_line': usage_line,
-                'signal_search': signal_search,
-                'signal_ai_train': signal_ai_train,
-                'signal_ai_input': signal_ai_input,
-                'signal_use': signal_use,
-                'signal_line': signal_line,
-                'signal_scope': signal_scope}) FILTER (WHERE agent = '*') AS star
-        FROM resolved_preferences
+    WITH summed AS (
+        -- The inputs' rows summed first: the same crawler lists recur.
+        SELECT crawl, google_class, robots_parsed, agents, group_match, root_allowed,
+               rules_class, effective_class, effective_root_allowed, usage_train_ai,
+               usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input,
+               signal_use, signal_line, signal_scope, sum(captures) AS captures
+        FROM verdict_counts
         GROUP BY ALL
     ),
-    base AS (
-        -- The captures grouped by what decides the verdict of a crawler no
-        -- group names.
-        SELECT c.crawl, c.google_class, c.robots_parsed, c.global_group_match,
-               c.global_root_allowed, c.global_class, s.star, count(*) AS weight
-        FROM captures c
-        LEFT JOIN preference_captures s USING (warc_filename, warc_record_offset)
-        GROUP BY ALL
-    ),
-    exceptional AS (
-        -- The (capture, crawler) pairs that may differ from the capture's *
-        -- (a group names the crawler, or it has preferences of its own),
-        -- grouped the same way, with what they have of their own: first
-        -- those of captures without preferences ...
-        SELECT v.agent, {'root_allowed': v.root_allowed, 'rules_class': v.rules_class} AS n,
-               NULL AS own, c.crawl, c.google_class, c.robots_parsed, c.global_group_match,
-               c.global_root_allowed, c.global_class, NULL AS star, count(*) AS weight
-        FROM named_verdicts v
-        JOIN captures c USING (warc_filename, warc_record_offset)
-        ANTI JOIN preference_captures USING (warc_filename, warc_record_offset)
-        GROUP BY ALL
-        UNION ALL
-        -- ... then those of captures with preferences.
-        SELECT agent, CASE WHEN v.named THEN {'root_allowed': v.root_allowed,
-                                              'rules_class': v.rules_class} END,
-               o.own, c.crawl, c.google_class, c.robots_parsed, c.global_group_match,
-               c.global_root_allowed, c.global_class, s.star, count(*)
-        FROM (SELECT warc_filename, warc_record_offset, agent, root_allowed, rules_class,
-                     true AS named
-              FROM named_verdicts
-              SEMI JOIN preference_captures USING (warc_filename, warc_record_offset)) v
-        FULL JOIN (SELECT warc_filename, warc_record_offset, agent,
-                          {'usage_train_ai': usage_train_ai,
-                'usage_search': usage_search,
-                'usage_line': usage_line,
-                'signal_search': signal_search,
-                'signal_ai_train': signal_ai_train,
-                'signal_ai_input': signal_ai_input,
-                'signal_use': signal_use,
-                'signal_line': signal_line,
-                'signal_scope': signal_scope} AS own
-                   FROM resolved_preferences
-                   WHERE agent <> '*') o
-            USING (warc_filename, warc_record_offset, agent)
-        JOIN captures c USING (warc_filename, warc_record_offset)
-        JOIN preference_captures s USING (warc_filename, warc_record_offset)
-        GROUP BY ALL
-    ),
-    terms AS (
-        -- Every crawler as if no group named it and it had no preferences
-        -- of its own, for every capture ...
-        SELECT a.token AS agent, a.category AS agent_category, a.operator AS agent_operator,
-               a.ignores_global_group, b.crawl, b.google_class, b.robots_parsed,
-               b.global_group_match, b.global_root_allowed, b.global_class,
-               NULL AS n, CASE WHEN a.ignores_global_group THEN NULL ELSE b.star END AS p,
-               b.weight
-        FROM base b
-        CROSS JOIN agents a
-        UNION ALL
-        -- ... less that for the pairs that may differ ...
-        SELECT a.token, a.category, a.operator, a.ignores_global_group, x.crawl,
-               x.google_class, x.robots_parsed, x.global_group_match, x.global_root_allowed,
-               x.global_class, NULL, CASE WHEN a.ignores_global_group THEN NULL ELSE x.star END,
-               -x.weight
-        FROM exceptional x
-        JOIN agents a ON a.token = x.agent
-        UNION ALL
-        -- ... plus what they are.
-        SELECT a.token, a.category, a.operator, a.ignores_global_group, x.crawl,
-               x.google_class, x.robots_parsed, x.global_group_match, x.global_root_allowed,
-               x.global_class, x.n,
-               CASE WHEN x.n IS NOT NULL OR a.ignores_global_group THEN x.own ELSE x.star END,
-               x.weight
-        FROM exceptional x
-        JOIN agents a ON a.token = x.agent
+    per_agent AS (
+        SELECT * EXCLUDE (agents), unnest(agents) AS agent
+        FROM summed
     )
-    SELECT crawl, google_class, robots_parsed, agent, agent_category,
-           group_match, root_allowed, rules_class,
-           CASE google_class
-               WHEN 'conditional_allow' THEN rules_class
-               WHEN 'redirect' THEN 'unresolved_redirect'
-               WHEN 'full_allow' THEN 'allow_all'
-               ELSE 'disallow_all'
-           END AS effective_class,
-           CASE google_class
-               WHEN 'conditional_allow' THEN root_allowed
-               WHEN 'redirect' THEN NULL
-               WHEN 'full_allow' THEN true
-               ELSE false
-           END AS effective_root_allowed,
-           agent_operator,
-           CASE WHEN stated THEN p.usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
-           CASE WHEN stated THEN p.usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
-           p.usage_line AS usage_line,
-           CASE WHEN stated THEN p.signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
-           CASE WHEN stated THEN p.signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
-           CASE WHEN stated THEN p.signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
-           CASE WHEN stated THEN p.signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
-           p.signal_line AS signal_line,
-           p.signal_scope AS signal_scope,
-           sum(weight)::BIGINT AS captures
-    FROM (
-        SELECT crawl, google_class, robots_parsed, weight, p, p IS NOT NULL AS stated,
-               agent, agent_category, agent_operator,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN 'specific'
-                    WHEN ignores_global_group THEN 'none'
-                    ELSE global_group_match END AS group_match,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN n.root_allowed
-                    WHEN ignores_global_group THEN true
-                    ELSE global_root_allowed END AS root_allowed,
-               CASE WHEN NOT robots_parsed THEN NULL
-                    WHEN n IS NOT NULL THEN n.rules_class
-                    WHEN ignores_global_group THEN 'allow_all'
-                    ELSE global_class END AS rules_class
-        FROM terms
-    )
-    GROUP BY ALL
-    HAVING sum(weight) <> 0;
+    SELECT v.crawl, v.google_class, v.robots_parsed, v.agent,
+           a.category AS agent_category,
+           v.group_match, v.root_allowed, v.rules_class, v.effective_class,
+           v.effective_root_allowed, a.operator AS agent_operator,
+           v.usage_train_ai, v.usage_search, v.usage_line, v.signal_search,
+           v.signal_ai_train, v.signal_ai_input, v.signal_use, v.signal_line,
+           v.signal_scope,
+           sum(v.captures)::BIGINT AS captures
+    FROM per_agent v
+    JOIN agents a ON a.token = v.agent
+    GROUP BY ALL;
 
 -- END robostats schema --views
 

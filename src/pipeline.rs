@@ -32,7 +32,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::batch::Batches;
-use crate::classify::{self, ErrorRow, Fate, Rows, Table, agents::AgentList};
+use crate::classify::{self, ErrorRow, Fate, Rows, Table, VerdictTally, agents::AgentList};
 use crate::dataset::manifest::{self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions};
 use crate::dataset::{
     Dataset, FinishedPart, InputEntry, InputStatus, PartFile, PartSummary, part_name, part_stem,
@@ -653,7 +653,7 @@ fn ingest_input(
         };
         return Ok(Some(report(counts, Vec::new())));
     }
-    let (parts, mut counts) = lanes.close(shared.dataset)?;
+    let (parts, mut counts) = lanes.close(shared.dataset, &input.name, &shared.config.agents)?;
     // The renames are durable before the manifest calls the input done.
     shared.dataset.sync_tables()?;
     counts.add(&read.counts);
@@ -1002,13 +1002,36 @@ impl Lanes {
     /// part files or none. On failure, the part files not yet published
     /// delete themselves when dropped; the caller deletes the published
     /// ones (the input's leftovers).
-    fn close(self, dataset: &Dataset) -> Result<(Vec<PartSummary>, Counts), OutputError> {
+    ///
+    /// The lanes' verdict counts are added up and written by the first
+    /// lane, so that an input's `verdict_counts` rows do not depend on how
+    /// its records were shared out.
+    fn close(
+        self,
+        dataset: &Dataset,
+        file: &str,
+        agents: &AgentList,
+    ) -> Result<(Vec<PartSummary>, Counts), OutputError> {
+        let mut lanes: Vec<Lane> = self
+            .lanes
+            .into_iter()
+            .map(|lane| {
+                lane.into_inner()
+                    .expect("no thread panicked holding a lane")
+            })
+            .collect();
+        let mut tally = VerdictTally::new();
+        for lane in &mut lanes {
+            tally.merge(std::mem::take(&mut lane.tally));
+        }
+        if let Some(first) = lanes.first_mut() {
+            for row in tally.rows(file, agents) {
+                first.batches.push(&row);
+            }
+        }
         let mut counts = Counts::default();
         let mut open = Vec::new();
-        for lane in self.lanes {
-            let mut lane = lane
-                .into_inner()
-                .expect("no thread panicked holding a lane");
+        for mut lane in lanes {
             lane.flush(dataset, 1);
             if let Some(e) = lane.failure {
                 return Err(e);
@@ -1034,6 +1057,8 @@ struct Lane {
     /// Its part files' name (one per table directory).
     part: String,
     batches: Batches,
+    /// Every crawler's verdict on its captures, counted.
+    tally: VerdictTally,
     writers: Vec<Option<PartFile>>,
     /// The rows it counted: captures, lost responses, errors.
     counts: Counts,
@@ -1045,6 +1070,7 @@ impl Lane {
         Lane {
             part,
             batches: Batches::new(),
+            tally: VerdictTally::new(),
             writers: Table::ALL.iter().map(|_| None).collect(),
             counts: Counts::default(),
             failure: None,
@@ -1066,6 +1092,7 @@ impl Lane {
                 &config.classify,
                 &config.agents,
                 &mut self.batches,
+                &mut self.tally,
             );
             match fate {
                 Fate::Captured => self.counts.captures += 1,

@@ -23,6 +23,7 @@
 pub mod agents;
 pub mod capture;
 pub mod lines;
+pub mod tally;
 pub mod typo;
 pub mod verdict;
 pub mod views;
@@ -32,8 +33,9 @@ use std::sync::OnceLock;
 pub use agents::AgentRow;
 pub use capture::{Capture, CaptureKey, RobotsColumns};
 pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserAgentRow};
+pub use tally::{VerdictTally, VerdictTallyRow};
 pub use verdict::{
-    EffectiveClass, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict,
+    EffectiveClass, Judged, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict,
     crawl_delay, global_verdict, verdicts,
 };
 pub use views::{VerdictCountRow, VerdictRow};
@@ -135,12 +137,18 @@ macro_rules! tables {
                 }
             }
 
-            /// Its rows lead back to input records: it starts with the
-            /// capture key (`warc_filename`, `warc_record_offset`), and an
-            /// input's rows are in its part files. Only `agents`, written
-            /// once per data set, is not.
+            /// Its rows lead back to inputs: it starts with the input's
+            /// name (`warc_filename`), and an input's rows are in its part
+            /// files. Only `agents`, written once per data set, is not.
             pub fn per_input(self) -> bool {
                 self != Table::Agents
+            }
+
+            /// Its rows lead back to input records: it starts with the
+            /// capture key (`warc_filename`, `warc_record_offset`). All
+            /// but `agents` and `verdict_counts` (counts per input).
+            pub fn per_record(self) -> bool {
+                !matches!(self, Table::Agents | Table::VerdictCounts)
             }
 
             /// The table's columns, from its row type.
@@ -169,6 +177,7 @@ tables! {
     PreferenceStatements = "preference_statements" => PreferenceStatementRow,
     NamedVerdicts = "named_verdicts" => NamedVerdictRow,
     ResolvedPreferences = "resolved_preferences" => ResolvedPreferenceRow,
+    VerdictCounts = "verdict_counts" => VerdictTallyRow,
     Errors = "errors" => ErrorRow,
     Agents = "agents" => AgentRow,
 }
@@ -234,7 +243,9 @@ pub enum Fate {
 /// Every row a response record of the input `file` makes (`crawl` is the
 /// crawl its reader found): its capture (with the `*` verdict), the rows
 /// of its robots.txt parse and of the crawlers a group names, and an
-/// `errors` row where something could not be read.
+/// `errors` row where something could not be read. Every crawler's verdict
+/// on the capture is counted in `tally` (the `verdict_counts` rows, made
+/// once the input is read).
 pub fn response(
     file: &str,
     crawl: Option<&str>,
@@ -242,6 +253,7 @@ pub fn response(
     opts: &Options,
     agents: &AgentList,
     out: &mut impl Rows,
+    tally: &mut VerdictTally,
 ) -> Fate {
     let response = Response::parse(record, file);
     let mut capture = match Capture::new(file, crawl, record, response.as_ref()) {
@@ -261,14 +273,24 @@ pub fn response(
     };
     let body = response.as_ref().map_or(&[][..], |r| r.body(record));
     let robots = parse_robots(&capture, body, opts);
-    if let Some(robots) = &robots {
-        let global = global_verdict(capture.google_class, Some(robots));
+    let unnamed = robots.as_ref().map(verdict::global_rules);
+    if let (Some(robots), Some(_)) = (&robots, unnamed) {
+        let global = Verdict::of(capture.google_class, unnamed);
         capture.robots = RobotsColumns::of(robots, &global);
     }
     out.push(&capture);
-    if let Some(robots) = &robots {
-        lines::push_lines(&capture, robots, out);
-        verdict::push_agent_rows(capture.at, robots, agents, out);
+    match (&robots, unnamed) {
+        (Some(robots), Some(unnamed)) => {
+            lines::push_lines(&capture, robots, out);
+            let judged = verdict::push_agent_rows(capture.at, robots, agents, out);
+            tally.add(
+                crawl,
+                capture.google_class,
+                Some((unnamed, &judged)),
+                agents,
+            );
+        }
+        _ => tally.add(crawl, capture.google_class, None, agents),
     }
     fate
 }
@@ -296,6 +318,8 @@ mod tests {
             let columns = table.columns();
             if table.per_input() {
                 assert_eq!(columns[0].name, "warc_filename", "{table:?}");
+            }
+            if table.per_record() {
                 assert_eq!(columns[1].name, "warc_record_offset", "{table:?}");
             }
             let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();
@@ -317,6 +341,7 @@ mod tests {
         let mut reader = WarcReader::open(path).unwrap();
         let agents = AgentList::default_list();
         let mut rows = Checked::default();
+        let mut tally = VerdictTally::new();
         let mut record = Record::new();
         while reader.read_record(&mut record).unwrap() {
             if record.record_type() == crate::warc::RecordType::Response {
@@ -327,8 +352,12 @@ mod tests {
                     &Options::default(),
                     &agents,
                     &mut rows,
+                    &mut tally,
                 );
             }
+        }
+        for row in tally.rows("f", &agents) {
+            rows.push(&row);
         }
         for &table in Table::ALL
             .iter()

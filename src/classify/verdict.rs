@@ -14,7 +14,7 @@ use super::capture::CaptureKey;
 
 labels! {
     /// What an agent may fetch once the HTTP outcome is taken into account.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum EffectiveClass {
         /// Nothing (5xx, a failed fetch, or rules that disallow everything).
         DisallowAll = "disallow_all",
@@ -30,7 +30,7 @@ labels! {
 columns! {
     /// One agent's verdict on one capture: the columns of `agent_verdicts`
     /// that say what it may fetch.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub struct Verdict {
         /// from the rules (2xx): specific (a group names the agent; * is then
         /// ignored), global (only * groups apply), none
@@ -101,13 +101,15 @@ impl Verdict {
     }
 }
 
+/// The rules verdict of `*`, the crawler no group names.
+pub fn global_rules(robots: &RobotsTxt<'_>) -> RulesVerdict {
+    rules_verdict(&robots.unnamed_agent())
+}
+
 /// The verdict of `*`, the crawler no group names (its rules from the
 /// parse of a 2xx capture).
 pub fn global_verdict(google_class: GoogleClass, robots: Option<&RobotsTxt<'_>>) -> Verdict {
-    Verdict::of(
-        google_class,
-        robots.map(|r| rules_verdict(&r.unnamed_agent())),
-    )
+    Verdict::of(google_class, robots.map(global_rules))
 }
 
 /// Every agent's verdict, in the list's order, then `*`'s (the last): the
@@ -154,7 +156,7 @@ columns! {
     /// preferences"): null where the body was not parsed or the crawler may
     /// not fetch `/` (preferences apply only where crawling is allowed);
     /// otherwise y, n or unknown (nothing said).
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub struct PreferenceColumns {
         /// Content-Usage train-ai at /: the crawler's groups in AIPREF's grouping,
         /// the rules with the longest matching path, n winning over y among them
@@ -239,57 +241,86 @@ columns! {
     }
 }
 
+/// What a parsed capture says of the crawlers whose verdict or
+/// preferences may differ from `*`'s, as [`push_agent_rows`] found it:
+/// what `verdict_counts` needs besides the `*` verdict, so that nothing is
+/// evaluated twice.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Judged {
+    /// The file has a Content-Signal or Content-Usage line.
+    pub with_preferences: bool,
+    /// The preferences of `*` (with preference lines only).
+    pub star: PreferenceColumns,
+    /// Per crawler (its index in the list, in order) that a group names
+    /// or that has preferences of its own: its rules verdict when a group
+    /// names it, and its preferences (with preference lines only).
+    pub agents: Vec<(usize, Option<RulesVerdict>, PreferenceColumns)>,
+}
+
 /// The rows a parsed capture gives per crawler of interest, each
 /// crawler's groups looked for once: a `named_verdicts` row for each
 /// crawler a group names; and, when the file has a Content-Signal or
 /// Content-Usage line, a `resolved_preferences` row for each crawler whose
 /// preferences may differ from `*`'s (a group names it, or it ignores the
-/// `*` group), in the list's order, then one for `*`.
+/// `*` group), in the list's order, then one for `*`. Returns what it
+/// found.
 pub fn push_agent_rows(
     at: CaptureKey<'_>,
     robots: &RobotsTxt<'_>,
     agents: &AgentList,
     out: &mut impl Rows,
-) {
+) -> Judged {
     let named = !robots.user_agents().iter().all(|ua| ua.global);
     let preferences = !robots.preferences().is_empty();
+    let mut judged = Judged {
+        with_preferences: preferences,
+        ..Judged::default()
+    };
     if !named && !preferences {
-        return;
+        return judged;
     }
-    for agent in &agents.agents {
+    for (i, agent) in agents.agents.iter().enumerate() {
         let rules = if named {
             robots.named_agent(&agent.token)
         } else {
             None
         };
-        if let Some(rules) = &rules {
+        let verdict = rules.as_ref().map(rules_verdict);
+        if let Some((_, root_allowed, rules_class)) = verdict {
             out.push(&NamedVerdictRow {
                 at,
                 agent: &agent.token,
-                root_allowed: rules.root_allowed(),
-                rules_class: rules.class(),
+                root_allowed,
+                rules_class,
             });
         }
+        let mut own = PreferenceColumns::default();
         if preferences {
             let rules = match rules {
                 Some(rules) => rules,
                 None if agent.ignores_global_group => robots.ungrouped_agent(),
                 None => continue,
             };
+            own = PreferenceColumns::at_root(&rules);
             out.push(&ResolvedPreferenceRow {
                 at,
                 agent: &agent.token,
-                preferences: PreferenceColumns::at_root(&rules),
+                preferences: own,
             });
+        }
+        if verdict.is_some() || preferences {
+            judged.agents.push((i, verdict, own));
         }
     }
     if preferences {
+        judged.star = PreferenceColumns::at_root(&robots.unnamed_agent());
         out.push(&ResolvedPreferenceRow {
             at,
             agent: "*",
-            preferences: PreferenceColumns::at_root(&robots.unnamed_agent()),
+            preferences: judged.star,
         });
     }
+    judged
 }
 
 #[cfg(test)]

@@ -109,11 +109,13 @@ pub enum OutputError {
         dir: PathBuf,
     },
     /// The directory is an output of an earlier version, whose tables
-    /// differ (a dense `agent_verdicts` table): rows of both would not
-    /// make one data set.
+    /// differ (a dense `agent_verdicts` table, no `verdict_counts` table):
+    /// rows of both would not make one data set.
     OlderFormat {
         /// The directory.
         dir: PathBuf,
+        /// How its tables differ, in words.
+        missing: &'static str,
     },
     /// An input is done in the output directory from another file than
     /// the one listed now under its name.
@@ -233,7 +235,7 @@ impl OutputError {
             | OutputError::NotADataset { dir }
             | OutputError::OtherFiles { dir, .. }
             | OutputError::Missing { dir }
-            | OutputError::OlderFormat { dir }
+            | OutputError::OlderFormat { dir, .. }
             | OutputError::OtherInput { dir, .. } => Some(dir),
             OutputError::Threads(_)
             | OutputError::CannotRedo { .. }
@@ -283,11 +285,10 @@ impl fmt::Display for OutputError {
                 if examples.len() >= 3 { ", ..." } else { "" }
             ),
             OutputError::Missing { dir } => write!(f, "{} does not exist", dir.display()),
-            OutputError::OlderFormat { dir } => write!(
+            OutputError::OlderFormat { dir, missing } => write!(
                 f,
-                "{} was made by an earlier version of robostats (it has an agent_verdicts \
-                 table, which is now a view over named_verdicts): write to a new --out \
-                 directory, or ingest its inputs again there",
+                "{} was made by an earlier version of robostats ({missing}): write to a new \
+                 --out directory, or ingest its inputs again there",
                 dir.display()
             ),
             OutputError::OtherInput {

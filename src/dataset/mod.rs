@@ -62,6 +62,42 @@ pub fn is_schema_only(name: &str) -> bool {
 /// crawler list: `list-<version>.parquet`.
 pub const AGENTS_PREFIX: &str = "list-";
 
+/// Refuses an output directory that an earlier version of robostats
+/// made, whose tables differ from today's: rows of both would not make one
+/// data set. Those with a dense `agent_verdicts` table (now a view), and
+/// those with captures but no `verdict_counts` table (which the
+/// `agent_verdict_counts` view sums): its directory is made with every
+/// other table's, before any input is read, so a data set with a
+/// `captures` part file and no `verdict_counts` directory is older.
+fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
+    if !manifest::dir(dir).is_dir() {
+        return Ok(());
+    }
+    let older = |missing: &'static str| {
+        Err(OutputError::OlderFormat {
+            dir: dir.to_path_buf(),
+            missing,
+        })
+    };
+    if dir.join("agent_verdicts").is_dir() {
+        return older("it has an agent_verdicts table, which is now a view over named_verdicts");
+    }
+    let table_dir = |t: Table| dir.join(t.name());
+    let has_parts = fs::read_dir(table_dir(Table::Captures)).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".parquet") && !name.starts_with('.') && !is_schema_only(&name)
+        })
+    });
+    if has_parts && !table_dir(Table::VerdictCounts).exists() {
+        return older(
+            "it has no verdict_counts table, which the agent_verdict_counts view now sums",
+        );
+    }
+    Ok(())
+}
+
 /// An output directory.
 #[derive(Clone, Debug)]
 pub struct Dataset {
@@ -102,11 +138,7 @@ impl Dataset {
     /// Checks `dir` (not an older format, no foreign files) and creates it;
     /// writes nothing into it.
     fn prepare(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
-        if dir.join("agent_verdicts").is_dir() && manifest::dir(dir).is_dir() {
-            return Err(OutputError::OlderFormat {
-                dir: dir.to_path_buf(),
-            });
-        }
+        refuse_older_format(dir)?;
         if !allow_other_files {
             let others = other_files(dir)?;
             if !others.is_empty() {
@@ -143,6 +175,7 @@ impl Dataset {
                 dir: dir.to_path_buf(),
             });
         }
+        refuse_older_format(dir)?;
         let dataset = Dataset {
             dir: dir.to_path_buf(),
         };

@@ -35,7 +35,7 @@ pub fn is_valid_user_agent_to_obey(agent: &[u8]) -> bool {
 
 crate::table::labels! {
     /// Which kind of group decided for an agent.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum GroupMatch {
         /// At least one group names the agent: only those groups count, the
         /// `*` group is ignored entirely.

@@ -29,7 +29,7 @@ use super::pattern::matches;
 
 crate::table::labels! {
     /// What an agent may fetch, from the rules alone.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum RulesClass {
         /// No path may be fetched.
         DisallowAll = "disallow_all",

@@ -83,7 +83,7 @@ labels! {
     /// A preference, normalised: `y` (allowed), `n` (not allowed) or
     /// `unknown` (absent, not a token, or a token other than the
     /// directive's yes and no).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum PreferenceValue {
         /// The use is allowed (`y`, `yes`).
         Yes = "y",
@@ -138,7 +138,7 @@ labels! {
 
 labels! {
     /// Where the `Content-Signal` lines that apply to a crawler stand.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SignalScope {
         /// In the crawler's groups (the ones naming it, else the `*` groups).
         Group = "group",

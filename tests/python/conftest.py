@@ -22,7 +22,7 @@ SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
 
 TABLES = [
     "captures", "user_agents", "rules", "sitemaps", "directives", "preference_statements", "named_verdicts",
-    "resolved_preferences", "errors", "agents",
+    "resolved_preferences", "verdict_counts", "errors", "agents",
 ]
 # The tables whose rows lead back to input records (all but the data set's
 # crawler list, `agents`, written once per data set).

@@ -346,9 +346,9 @@ def test_the_dictionary_reader_of_the_tests():
 
 
 def test_agent_verdict_counts_is_agent_verdicts_counted(data):
-    """agent_verdict_counts (computed without building every capture x
-    crawler) has exactly the rows of agent_verdicts counted, EXCEPT ALL
-    both ways."""
+    """agent_verdict_counts (the sum of verdict_counts, which ingest
+    counts) has exactly the rows of agent_verdicts (which the view derives
+    from the other tables) counted, EXCEPT ALL both ways."""
     con, _, _ = data
     columns = [c[0] for c in q(con, "DESCRIBE agent_verdict_counts")]
     assert columns[:3] == ["crawl", "google_class", "robots_parsed"] and columns[-1] == "captures"

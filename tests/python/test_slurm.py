@@ -153,7 +153,7 @@ def test_array_job_equals_a_single_run_and_a_rerun_redoes_nothing(slurm, crawl, 
     proc = subprocess.run([str(BIN), "compact", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     # (agents: the data set's one crawler list, written once by all shards)
-    assert re.search(r"compact: 35 part files -> 9 in", proc.stdout), proc.stdout
+    assert re.search(r"compact: 43 part files -> 10 in", proc.stdout), proc.stdout
     for t in TABLES:
         files = [p.name for p in (out / t).glob("*.parquet") if p.name != "~empty.parquet"]
         assert len(files) == (0 if t == "errors" else 1), (t, files)

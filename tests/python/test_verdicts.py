@@ -4,8 +4,10 @@ the dense table of earlier versions held, and judges the crawlers that
 ignore the * group by their own policy."""
 
 import io
+import shutil
 import subprocess
 
+import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -188,12 +190,20 @@ def test_the_crawler_list_is_one_file_replaced_until_an_input_is_done(tmp_path):
     assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, "SELECT 3 * count(*) FROM captures")
 
 
-def test_an_output_of_an_earlier_version_is_refused(tmp_path):
+@pytest.mark.parametrize("older", ["agent_verdicts", "no verdict_counts"])
+def test_an_output_of_an_earlier_version_is_refused(tmp_path, older):
     out = tmp_path / "out"
-    (out / "_manifest").mkdir(parents=True)
-    (out / "agent_verdicts").mkdir()
-    proc = subprocess.run([str(BIN), "ingest", "-q", "--out", str(out),
-                           str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 2
-    assert "earlier version of robostats" in proc.stderr
+    sample = str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")
+    if older == "agent_verdicts":
+        (out / "_manifest").mkdir(parents=True)
+        (out / "agent_verdicts").mkdir()
+    else:
+        # Made by a version without verdict_counts: its captures have no
+        # counts, which the agent_verdict_counts view would silently miss.
+        ingest([sample], out)
+        shutil.rmtree(out / "verdict_counts")
+    for command in (["ingest", "-q", "--out", str(out), sample], ["compact", str(out)]):
+        proc = subprocess.run([str(BIN), *command], capture_output=True, text=True)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert "earlier version of robostats" in proc.stderr
+        assert ("verdict_counts" in proc.stderr) == (older != "agent_verdicts")
