@@ -30,9 +30,9 @@ if ! ls "$corpus"/*.warc.gz >/dev/null 2>&1; then
 fi
 cargo build --release --quiet --bin robostats
 out="$work/out-$copies"
-# A data set written before the schema-only file was renamed (its old name
-# misled DuckDB 2.0's estimates: docs/queries.md) is made again.
-if [ -d "$out/_manifest" ] && [ ! -f "$out/captures/~empty.parquet" ]; then
+# A data set written by an earlier robostats (before the schema-only file
+# was renamed, or without verdict_counts) is made again.
+if [ -d "$out/_manifest" ] && { [ ! -f "$out/captures/~empty.parquet" ] || [ ! -d "$out/verdict_counts" ]; }; then
     echo "$out was written by an earlier robostats: ingesting it again" >&2
     rm -rf "$out"
 fi

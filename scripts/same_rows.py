@@ -5,7 +5,8 @@
 
 For every table of the first output: the second has it, as a table
 directory or as a view derived by queries/views.sql (agent_verdicts, a
-table before it became a view); the same columns (names and types), or
+table before it became a view, and agent_verdict_counts, which the version's
+views.sql computes from other tables than the other's may); the same columns (names and types), or
 more (columns the second adds are listed, and the rows compared on the
 first's columns); the same number of rows, and no row of one that the
 other lacks, counted with DuckDB's EXCEPT ALL both ways (so duplicates
@@ -26,7 +27,7 @@ from pathlib import Path
 import duckdb
 
 VIEWS = Path(__file__).resolve().parent.parent / "queries" / "views.sql"
-DERIVED = ("agent_verdicts",)
+DERIVED = ("agent_verdicts", "agent_verdict_counts")
 
 
 def tables(out: Path) -> set[str]:
@@ -37,10 +38,11 @@ def sources(con, side: str, out: Path, views: Path = VIEWS) -> dict[str, str]:
     """Every table of `out` and the derived views it lacks as a table (made
     by the queries of `views`), as something to SELECT from."""
     found = {t: f"read_parquet('{out}/{t}/*.parquet')" for t in tables(out)}
-    missing = [v for v in DERIVED if v not in found]
+    sql = views.read_text()
+    missing = [v for v in DERIVED if v not in found and f"VIEW {v} AS" in sql]
     if missing and (out / "named_verdicts").is_dir():
         con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-        con.execute(views.read_text())
+        con.execute(sql)
         for view in missing:
             con.execute(f"CREATE TEMP TABLE {side}_{view} AS SELECT * FROM {view}")
             found[view] = f"{side}_{view}"
