@@ -6,10 +6,10 @@ cd "$(dirname "$0")/.."
 
 echo "== format and lints"
 cargo fmt --all -- --check
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== tests (unit, integration, property, CLI)"
-cargo test --locked
+cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output. The packages go to a

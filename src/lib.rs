@@ -12,7 +12,8 @@
 //! * The reading half: [`warc`] (file -> gzip member -> record, with the
 //!   offsets that join with Common Crawl's index), [`http`] (record -> HTTP
 //!   response -> outcome classes and content facts) and [`robots`] (body ->
-//!   groups and rules -> Google's verdict). Every problem with the input is
+//!   groups and rules -> Google's verdict; the `robostats-robots` crate,
+//!   which depends on nothing of the rest). Every problem with the input is
 //!   an [`Error`] that says where it happened; reading goes on after it.
 //! * [`classify`] turns a response into the rows of every table; each
 //!   table is declared once, as the struct of its row ([`table`]).
@@ -68,7 +69,9 @@ pub mod input;
 pub mod pipeline;
 #[cfg(feature = "tables")]
 pub mod remote;
-pub mod robots;
+/// The robots.txt engine: the `robostats-robots` crate (parsing, matching,
+/// rule classes and AI-use preferences, exactly as Google reads a file).
+pub use robostats_robots as robots;
 pub mod shard;
 #[cfg(feature = "tables")]
 pub mod sink;

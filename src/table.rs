@@ -283,7 +283,8 @@ impl Columns for Vec<String> {
 }
 
 /// Declares a field-less enum whose variants have stable names: the enum,
-/// `ALL` (every value, in declaration order), `as_str`, and its [`Scalar`]
+/// `ALL` (every value, in declaration order), `LABELS` (their names),
+/// `as_str` (the engine's `robostats_robots::labels!`), and its [`Scalar`]
 /// implementation: a column of this type is a dictionary column whose
 /// values (its names, in declaration order) are known before any row, and
 /// a value is pushed as its index.
@@ -303,38 +304,46 @@ impl Columns for Vec<String> {
 macro_rules! labels {
     (
         $(#[$meta:meta])*
-        $vis:vis enum $name:ident {
-            $( $(#[doc = $doc:expr])* $variant:ident = $label:literal ),+ $(,)?
-        }
+        $vis:vis enum $name:ident { $($body:tt)* }
     ) => {
-        $(#[$meta])*
-        $vis enum $name {
-            $( $(#[doc = $doc])* $variant, )+
+        robostats_robots::labels! {
+            $(#[$meta])*
+            $vis enum $name { $($body)* }
         }
+        $crate::table::label_columns!($name);
+    };
+}
+pub(crate) use labels;
 
-        impl $name {
-            /// Every value, in declaration order (a value's index is `v as usize`).
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The stable name, as the tables write it.
-            pub fn as_str(self) -> &'static str {
-                <$name as $crate::table::Scalar>::LABELS[self as usize]
-            }
-        }
-
-        impl $crate::table::Scalar for $name {
+/// Makes enums declared with the engine's `labels!` (theirs, or the
+/// `robostats-robots` crate's own, which knows nothing of tables)
+/// dictionary columns whose values are their names, pushed as indices.
+macro_rules! label_columns {
+    ($($t:ty),+ $(,)?) => {
+        $( impl $crate::table::Scalar for $t {
             const KIND: $crate::table::Kind = $crate::table::Kind::Dict;
-            const LABELS: &'static [&'static str] = &[$($label),+];
+            const LABELS: &'static [&'static str] = <$t>::LABELS;
             fn visit<V: $crate::table::Visitor>(&self, v: &mut V) {
                 v.label(Some(*self as usize))
             }
             fn visit_null<V: $crate::table::Visitor>(v: &mut V) {
                 v.label(None)
             }
-        }
+        } )+
     };
 }
-pub(crate) use labels;
+pub(crate) use label_columns;
+
+label_columns!(
+    crate::robots::GroupMatch,
+    crate::robots::RulesClass,
+    crate::robots::RuleKind,
+    crate::robots::PreferenceDirective,
+    crate::robots::PreferenceValue,
+    crate::robots::UseLevel,
+    crate::robots::ParseStatus,
+    crate::robots::SignalScope,
+);
 
 /// Declares a struct whose fields are columns: a table's row, or a group
 /// of columns that several tables share (flattened where a field of that

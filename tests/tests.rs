@@ -1,12 +1,9 @@
 //! The integration tests, in one binary so the dependencies link once.
 
 mod cli;
-mod conformance;
 mod ingest;
 mod new_user;
-mod preferences;
 mod resume;
-mod robots_props;
 mod safety;
 mod warc_broken;
 mod warc_paths;

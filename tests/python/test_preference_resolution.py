@@ -119,7 +119,7 @@ def url_of(bodies, needle):
 
 def test_cases_give_what_their_sources_say(pref_con, bodies):
     # The AIPREF attach draft's example: train-ai=n at / for every crawler
-    # but ExampleBot (not a crawler of interest: see tests/preferences.rs).
+    # but ExampleBot (not a crawler of interest: see crates/robostats-robots/tests/preferences.rs).
     u = url_of(bodies, b"User-Agent: ExampleBot")
     assert at(pref_con, u, "GPTBot", "usage_train_ai", "usage_line") == ("n", 4)
     # Cloudflare's managed block: * says search=yes, ai-train=no; the
@@ -154,7 +154,7 @@ def test_the_groupings_differ_only_where_a_content_usage_line_splits_a_run(pref_
            WHERE s.google_group IS DISTINCT FROM s.aipref_group"""
     ).fetchall()
     # In this sample every preference line stands before any split, so its
-    # two group ids agree (tests/preferences.rs has lines after one) ...
+    # two group ids agree (crates/robostats-robots/tests/preferences.rs has lines after one) ...
     assert rows == []
     split = pref_con.execute(
         """SELECT count(DISTINCT (u.warc_filename, u.warc_record_offset))

@@ -116,7 +116,7 @@ pub struct Line<'a> {
     /// The key as written, whitespace-stripped (empty without a directive).
     pub key_text: &'a [u8],
     /// The value as written, whitespace-stripped and not escaped (empty
-    /// without a directive). [`crate::robots::escape_pattern`] gives the
+    /// without a directive). [`crate::escape_pattern`] gives the
     /// form Google matches with.
     pub value: &'a [u8],
     /// Google's line flags.

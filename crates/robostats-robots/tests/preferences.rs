@@ -1,9 +1,7 @@
 //! AI-use preferences: every example of the AIPREF drafts and of
 //! Cloudflare's documentation, and every scope case, through the library.
 
-use robostats::robots::{
-    ParseStatus, PreferenceValue, RobotsTxt, SignalScope, Statement, UseLevel,
-};
+use robostats_robots::{ParseStatus, PreferenceValue, RobotsTxt, SignalScope, Statement, UseLevel};
 
 use PreferenceValue::{No, Unknown, Yes};
 

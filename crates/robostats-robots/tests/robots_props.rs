@@ -8,8 +8,8 @@
 //! matter, and that no input panics.
 
 use proptest::prelude::*;
-use robostats::robots::reference::google_matches;
-use robostats::robots::{
+use robostats_robots::reference::google_matches;
+use robostats_robots::{
     AgentRules, Key, Lines, RobotsTxt, RulesClass, escape_pattern, matches, path_params_query,
 };
 
@@ -268,7 +268,7 @@ proptest! {
             prop_assert_eq!(want, b.agent(agent).decide(&url));
             prop_assert_eq!(want, c.agent(agent).decide(&url));
         }
-        let without_bytes = |r: &RobotsTxt<'_>| robostats::robots::Stats { bytes: 0, ..*r.stats() };
+        let without_bytes = |r: &RobotsTxt<'_>| robostats_robots::Stats { bytes: 0, ..*r.stats() };
         prop_assert_eq!(without_bytes(&a), without_bytes(&b));
         prop_assert_eq!(without_bytes(&a), without_bytes(&c));
     }

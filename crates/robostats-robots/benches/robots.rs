@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::io::Read;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robostats::robots::reference::google_matches;
-use robostats::robots::{GOOGLE_MAX_BYTES, RobotsTxt, matches, path_params_query};
+use robostats_robots::reference::google_matches;
+use robostats_robots::{GOOGLE_MAX_BYTES, RobotsTxt, matches, path_params_query};
 
 /// Bodies of the HTTP 200 responses of the synthetic sample.
 fn bodies() -> Vec<Vec<u8>> {
@@ -167,7 +167,7 @@ fn matcher(c: &mut Criterion) {
 /// Content-Signal and Content-Usage values an adversary could write: the
 /// parse must stay linear in the value's length.
 fn preferences(c: &mut Criterion) {
-    use robostats::robots::{PreferenceDirective, Statement};
+    use robostats_robots::{PreferenceDirective, Statement};
     let many_keys: String = (0..100_000).map(|i| format!("k{i}=n, ")).collect();
     let same_key = "train-ai=y, ".repeat(100_000);
     let values = [
@@ -231,11 +231,11 @@ fn preferences(c: &mut Criterion) {
     for i in 0..2500 {
         body += &format!("User-agent: {}\nDisallow: /x\n", crawler(i));
     }
-    let robots = robostats::robots::RobotsTxt::parse(body.as_bytes());
+    let robots = robostats_robots::RobotsTxt::parse(body.as_bytes());
     g.throughput(Throughput::Bytes(body.len() as u64));
     g.bench_function("lint_2500_crawlers_15000_rules", |b| {
         b.iter(|| {
-            let mut lint = robostats::robots::PreferenceLint::new(&robots);
+            let mut lint = robostats_robots::PreferenceLint::new(&robots);
             robots
                 .preferences()
                 .iter()

@@ -52,7 +52,7 @@ pub fn known_elsewhere(key: &[u8]) -> Option<&'static str> {
         .copied()
 }
 
-crate::table::labels! {
+labels! {
     /// Allow or disallow.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum RuleKind {
@@ -224,7 +224,7 @@ pub struct Stats {
 /// URLs.
 ///
 /// ```
-/// use robostats::robots::RobotsTxt;
+/// use robostats_robots::RobotsTxt;
 /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\n");
 /// let gptbot = robots.agent("GPTBot");
 /// assert!(gptbot.allowed("https://example.com/"));

@@ -27,7 +27,7 @@ use super::agent::{AgentRules, best_priority};
 use super::parse::{Rule, RuleKind};
 use super::pattern::matches;
 
-crate::table::labels! {
+labels! {
     /// What an agent may fetch, from the rules alone.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum RulesClass {
@@ -190,7 +190,7 @@ fn matches_any_path(pattern: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robots::RobotsTxt;
+    use crate::RobotsTxt;
 
     fn class(body: &str) -> RulesClass {
         RobotsTxt::parse(body.as_bytes()).agent("FooBot").class()

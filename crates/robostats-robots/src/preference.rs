@@ -37,7 +37,6 @@ use std::collections::{HashMap, HashSet};
 
 use super::parse::{RobotsTxt, RuleKind, UserAgent};
 use super::pattern::{escape_pattern, matches};
-use crate::table::labels;
 
 labels! {
     /// Which preference directive a line is.

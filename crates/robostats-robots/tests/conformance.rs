@@ -4,7 +4,7 @@
 //! Google's parser. See `tests/data/conformance/README.md` for the origin.
 
 use base64::Engine;
-use robostats::robots::{
+use robostats_robots::{
     Key, Line, LineMetadata, Lines, RobotsTxt, escape_pattern, is_valid_user_agent_to_obey,
     known_elsewhere, path_params_query,
 };

@@ -33,7 +33,7 @@ pub fn is_valid_user_agent_to_obey(agent: &[u8]) -> bool {
     !agent.is_empty() && product_token(agent).len() == agent.len()
 }
 
-crate::table::labels! {
+labels! {
     /// Which kind of group decided for an agent.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum GroupMatch {
@@ -249,7 +249,7 @@ impl<'r, 'a> AgentRules<'r, 'a> {
     /// [`super::preference`] for how the lines are chosen.
     ///
     /// ```
-    /// use robostats::robots::{PreferenceValue, RobotsTxt};
+    /// use robostats_robots::{PreferenceValue, RobotsTxt};
     /// let robots = RobotsTxt::parse(
     ///     b"User-Agent: *\nAllow: /\nDisallow: /never/\n\
     ///       Content-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n",

@@ -31,7 +31,7 @@ fn is_escape_at(src: &[u8], i: usize) -> bool {
 /// changes. Borrows when nothing needs to change, which is almost always.
 ///
 /// ```
-/// use robostats::robots::escape_pattern;
+/// use robostats_robots::escape_pattern;
 /// assert_eq!(&*escape_pattern("/José".as_bytes()), b"/Jos%C3%A9");
 /// assert_eq!(&*escape_pattern(b"/a%2fb"), b"/a%2Fb");
 /// assert_eq!(&*escape_pattern(b"/%zz"), b"/%zz");
@@ -121,7 +121,7 @@ fn find_first_of(s: &[u8], from: usize, set: &[u8]) -> Option<usize> {
 /// Google's `GetPathParamsQuery`, without allocating.
 ///
 /// ```
-/// use robostats::robots::path_params_query;
+/// use robostats_robots::path_params_query;
 /// let p = path_params_query(b"http://example.com/a/b?c=d#frag");
 /// assert_eq!(&*p.to_bytes(), b"/a/b?c=d");
 /// assert_eq!(&*path_params_query(b"example.com?a").to_bytes(), b"/?a");
@@ -161,7 +161,7 @@ pub fn path_params_query(url: &[u8]) -> PathRef<'_> {
 /// `$` an end anchor only as the pattern's last byte (a literal elsewhere).
 ///
 /// ```
-/// use robostats::robots::matches;
+/// use robostats_robots::matches;
 /// assert!(matches(b"/a.b.html", b"/*.html"));
 /// assert!(matches(b"/fish.php?id=1", b"/*.php"));
 /// assert!(!matches(b"/fish.php?id=1", b"/*.php$"));
