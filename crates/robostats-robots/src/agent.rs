@@ -1,37 +1,9 @@
 //! Groups -> the verdict for one agent: Google's `RobotsMatcher`
 //! (`HandleUserAgent`, `HandleAllow`, `HandleDisallow`, `disallow()`).
 
-use super::lex::is_space;
 use super::parse::{RobotsTxt, Rule, RuleKind};
 use super::pattern::{PathRef, matches, matches_parts, path_params_query};
 use super::preference::{PreferenceDirective, Preferences, SignalScope, Statement, longest_match};
-
-/// Google's `ExtractUserAgent`: the longest prefix of `value` made of
-/// ASCII letters, `-` and `_`. `Googlebot/2.1` gives `Googlebot`,
-/// `Foo Bar` gives `Foo`.
-pub fn product_token(value: &[u8]) -> &[u8] {
-    let n = value
-        .iter()
-        .take_while(|b| b.is_ascii_alphabetic() || **b == b'-' || **b == b'_')
-        .count();
-    &value[..n]
-}
-
-/// Google's test for the global group: `*` alone or followed by
-/// whitespace (`* foo` is global, `*foo` is not).
-pub fn is_global_agent(value: &[u8]) -> bool {
-    match value {
-        [b'*'] => true,
-        [b'*', next, ..] => is_space(*next),
-        _ => false,
-    }
-}
-
-/// Google's `IsValidUserAgentToObey`: non-empty and made only of
-/// `[A-Za-z_-]`. Only such agents can ever match a group.
-pub fn is_valid_user_agent_to_obey(agent: &[u8]) -> bool {
-    !agent.is_empty() && product_token(agent).len() == agent.len()
-}
 
 labels! {
     /// Which kind of group decided for an agent.
@@ -367,23 +339,6 @@ pub(super) fn best_priority<'x>(rules: &[&Rule<'x>], path: &[u8]) -> isize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn product_tokens() {
-        assert_eq!(product_token(b"Googlebot/2.1"), b"Googlebot");
-        assert_eq!(product_token(b"Foo Bar"), b"Foo");
-        assert_eq!(product_token(b"FooBot2"), b"FooBot");
-        assert_eq!(product_token("ツbot".as_bytes()), b"");
-    }
-
-    #[test]
-    fn global_agent() {
-        assert!(is_global_agent(b"*"));
-        assert!(is_global_agent(b"* foo"));
-        assert!(is_global_agent(b"*\x0Bfoo"));
-        assert!(!is_global_agent(b"*foo"));
-        assert!(!is_global_agent(b"*/1.0"));
-    }
 
     #[test]
     fn group_both_global_and_specific_counts_as_specific() {

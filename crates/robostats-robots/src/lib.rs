@@ -11,10 +11,16 @@
 //!      --agent--> AgentRules (the groups one agent obeys): Decision
 //!                 (allowed?, which rule) per URL, no allocation; the class
 //!                 of its rules (class); its AI-use preferences (preference)
+//!      --lint---> what is wrong with its preference lines, for people
 //! ```
 //!
-//! Where Google's library and RFC 9309 differ, this module follows Google
-//! (robostats' `docs/robots-txt.md` lists the differences): rules are %-escaped but URLs are
+//! Each module imports only those before it in this list: `lex` (and
+//! Google's product-token rules), `pattern`, `preference` (the lines'
+//! model and dictionaries), `parse`, `agent`, `class`, `lint`.
+//!
+//! Where Google's library and RFC 9309 differ, this crate follows Google
+//! (robostats' `docs/robots-txt.md` lists the differences): rules are
+//! %-escaped but URLs are
 //! compared verbatim, keys are matched as case-insensitive prefixes with
 //! Google's typos, a missing colon is accepted between exactly two tokens,
 //! the caller's user agent is compared whole with each line's product
@@ -91,22 +97,25 @@ pub struct ReadmeDoctests;
 mod agent;
 mod class;
 mod lex;
+mod lint;
 mod parse;
 mod pattern;
 pub mod preference;
 pub mod reference;
 
-pub use agent::{
-    AgentRules, Decision, GroupMatch, is_global_agent, is_valid_user_agent_to_obey, product_token,
-};
+pub use agent::{AgentRules, Decision, GroupMatch};
 pub use class::RulesClass;
-pub use lex::{Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len};
+pub use lex::{
+    Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len, is_global_agent,
+    is_valid_user_agent_to_obey, product_token,
+};
+pub use lint::PreferenceLint;
 pub use parse::{
     Directive, GOOGLE_MAX_BYTES, Group, KNOWN_ELSEWHERE, RobotsTxt, Rule, RuleKind, Sitemap, Stats,
     UserAgent, known_elsewhere,
 };
 pub use pattern::{PathRef, escape_pattern, matches, path_params_query};
 pub use preference::{
-    ParseStatus, PreferenceDirective, PreferenceLint, PreferenceValue, Preferences, SignalScope,
-    Statement, UseLevel,
+    ParseStatus, PreferenceDirective, PreferenceValue, Preferences, SignalScope, Statement,
+    UseLevel,
 };

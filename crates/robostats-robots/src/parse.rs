@@ -15,8 +15,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::agent::{is_global_agent, product_token};
-use super::lex::{Key, Line, Lines};
+use super::lex::{Key, Line, Lines, is_global_agent, product_token};
 use super::pattern::escape_pattern;
 use super::preference::{PreferenceDirective, Statement};
 

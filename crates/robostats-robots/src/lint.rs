@@ -1,0 +1,482 @@
+//! Lint of AI-use preference lines: what is wrong with a `Content-Signal`
+//! or `Content-Usage` line, for people (`robostats lint`). The lines'
+//! model and reading are in [`crate::preference`]; this module reads them
+//! against the file's groups and rules.
+
+use std::collections::{HashMap, HashSet};
+
+use super::parse::{RobotsTxt, RuleKind, UserAgent};
+use super::preference::{
+    OLD_AIPREF_LABELS, ParseStatus, PreferenceDirective, PreferenceValue, Statement,
+    parse_dictionary,
+};
+
+impl<'a> RobotsTxt<'a> {
+    /// The user-agent lines of the group a preference line stands in:
+    /// its AIPREF group for `Content-Usage`, its Google group for
+    /// `Content-Signal` (none before the first user-agent line).
+    pub fn statement_agents(&self, s: &Statement<'_>) -> Vec<&UserAgent<'a>> {
+        match line_group(s) {
+            Some((true, g)) => self
+                .user_agents()
+                .iter()
+                .zip(&self.aipref_groups.of_user_agent)
+                .filter(|(_, of)| **of == g)
+                .map(|(ua, _)| ua)
+                .collect(),
+            Some((false, g)) => self.user_agents()[self.groups()[g].user_agents.clone()]
+                .iter()
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// What is wrong with a preference line, for people: see
+    /// [`PreferenceLint::findings`]. To diagnose every line of a file, keep
+    /// one [`PreferenceLint`] instead: it finds each group's crawlers once.
+    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<String> {
+        PreferenceLint::new(self).findings(s)
+    }
+}
+
+/// The diagnoses of a file's preference lines (`robostats lint`). It
+/// indexes the file's crawler names once, each group's rules on first
+/// use, and keeps each group's answer for each scope, so that a line
+/// costs about the number of groups its crawlers obey (not their rules),
+/// even in files of thousands of crawlers, rules and preference lines.
+pub struct PreferenceLint<'r, 'a> {
+    robots: &'r RobotsTxt<'a>,
+    /// Google's groups naming each product token (lower case), ascending.
+    naming: HashMap<Vec<u8>, Vec<usize>>,
+    /// The `*` groups.
+    global: Vec<usize>,
+    /// The user-agent lines of each group of AIPREF's grouping.
+    aipref_members: Vec<Vec<usize>>,
+    /// Per group a line stands in (`true` for AIPREF's grouping): the
+    /// distinct sets of groups its crawlers obey.
+    obeyed: HashMap<(bool, usize), Vec<Vec<usize>>>,
+    /// Whether every crawler of a group may fetch no path of a scope.
+    blocked: HashMap<((bool, usize), Vec<u8>), bool>,
+    /// Each Google group's rules, indexed on first use.
+    groups: Vec<Option<GroupIndex<'r>>>,
+}
+
+/// A pattern's literal start: up to its first `*` or `$`. Every path it
+/// matches starts with it.
+fn literal_start(pattern: &[u8]) -> &[u8] {
+    pattern
+        .iter()
+        .position(|&b| b == b'*' || b == b'$')
+        .map_or(pattern, |end| &pattern[..end])
+}
+
+/// The group a preference line is read in, `None` outside every group:
+/// its AIPREF group for `Content-Usage` (`(true, g)`), its Google group
+/// for `Content-Signal` (`(false, g)`).
+fn line_group(s: &Statement<'_>) -> Option<(bool, usize)> {
+    match s.directive {
+        PreferenceDirective::ContentUsage => Some((true, s.aipref_group?)),
+        PreferenceDirective::ContentSignal => Some((false, s.google_group?)),
+    }
+}
+
+/// One group's rules as lint's scope test reads them.
+struct GroupIndex<'r> {
+    /// Disallow patterns without `*` or `$`: each disallows every path it
+    /// starts.
+    disallows: HashSet<&'r [u8]>,
+    /// Their distinct lengths, longest first.
+    disallow_lengths: Vec<usize>,
+    /// Allow patterns by their literal start (up to `*` or `$`): the
+    /// longest pattern of each.
+    allows: HashMap<&'r [u8], usize>,
+    /// Their literal starts' distinct lengths.
+    allow_lengths: Vec<usize>,
+    /// The literal starts, sorted.
+    allow_starts: Vec<&'r [u8]>,
+}
+
+impl<'r> GroupIndex<'r> {
+    fn new(robots: &'r RobotsTxt<'_>, g: usize) -> Self {
+        let mut index = GroupIndex {
+            disallows: HashSet::new(),
+            disallow_lengths: Vec::new(),
+            allows: HashMap::new(),
+            allow_lengths: Vec::new(),
+            allow_starts: Vec::new(),
+        };
+        for rule in &robots.rules()[robots.groups()[g].rules.clone()] {
+            let pattern: &'r [u8] = &rule.pattern;
+            let start = literal_start(pattern);
+            match rule.kind {
+                RuleKind::Disallow if !pattern.is_empty() && start.len() == pattern.len() => {
+                    index.disallows.insert(pattern);
+                    index.disallow_lengths.push(pattern.len());
+                }
+                RuleKind::Disallow => {}
+                RuleKind::Allow => {
+                    let longest = index.allows.entry(start).or_default();
+                    *longest = (*longest).max(pattern.len());
+                    index.allow_lengths.push(start.len());
+                    index.allow_starts.push(start);
+                }
+            }
+        }
+        index.disallow_lengths.sort_unstable_by(|a, b| b.cmp(a));
+        index.disallow_lengths.dedup();
+        index.allow_lengths.sort_unstable();
+        index.allow_lengths.dedup();
+        index.allow_starts.sort_unstable();
+        index.allow_starts.dedup();
+        index
+    }
+
+    /// For the paths starting with `scope`: the priority of the longest
+    /// disallow that matches them all (0 when none does), and the longest
+    /// priority an allow could have on one of them (`usize::MAX` when an
+    /// allow reaches into the scope, whose priority is then at least the
+    /// scope's length).
+    fn reach(&self, scope: &[u8]) -> (usize, usize) {
+        let disallow = self
+            .disallow_lengths
+            .iter()
+            .find(|&&n| n <= scope.len() && self.disallows.contains(&scope[..n]))
+            .copied()
+            .unwrap_or(0);
+        let after = self.allow_starts.partition_point(|a| *a < scope);
+        if self
+            .allow_starts
+            .get(after)
+            .is_some_and(|a| a.starts_with(scope))
+        {
+            return (disallow, usize::MAX);
+        }
+        let allow = self
+            .allow_lengths
+            .iter()
+            .take_while(|&&n| n <= scope.len())
+            .filter_map(|&n| self.allows.get(&scope[..n]).copied())
+            .max()
+            .unwrap_or(0);
+        (disallow, allow)
+    }
+}
+
+impl<'r, 'a> PreferenceLint<'r, 'a> {
+    /// Indexes `robots`' user-agent lines.
+    pub fn new(robots: &'r RobotsTxt<'a>) -> Self {
+        let mut naming: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        for ua in robots.user_agents().iter().filter(|ua| !ua.global) {
+            let groups = naming.entry(ua.product.to_ascii_lowercase()).or_default();
+            if groups.last() != Some(&ua.group) {
+                groups.push(ua.group);
+            }
+        }
+        let global = (0..robots.groups().len())
+            .filter(|&g| robots.groups()[g].global)
+            .collect();
+        let mut aipref_members: Vec<Vec<usize>> = Vec::new();
+        for (i, &g) in robots.aipref_groups.of_user_agent.iter().enumerate() {
+            if aipref_members.len() <= g {
+                aipref_members.resize_with(g + 1, Vec::new);
+            }
+            aipref_members[g].push(i);
+        }
+        PreferenceLint {
+            robots,
+            naming,
+            global,
+            aipref_members,
+            obeyed: HashMap::new(),
+            blocked: HashMap::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// What is wrong with a preference line, for people (`robostats
+    /// lint`): a dictionary that does not parse (an upper-case label, pairs
+    /// without commas), unknown labels (older AIPREF drafts named), values
+    /// other than the directive's yes and no, a label given twice, a
+    /// first word that looks like a path but is not one, a line outside
+    /// every group, and preferences for a path that the line's crawlers
+    /// may not fetch anyway.
+    pub fn findings(&mut self, s: &Statement<'_>) -> Vec<String> {
+        let mut d = Vec::new();
+        let name = match s.directive {
+            PreferenceDirective::ContentSignal => "Content-Signal",
+            PreferenceDirective::ContentUsage => "Content-Usage",
+        };
+        if s.google_group.is_none() {
+            d.push(match s.directive {
+                PreferenceDirective::ContentUsage => {
+                    "before any user-agent: outside every group, so no crawler reads this rule"
+                        .to_owned()
+                }
+                PreferenceDirective::ContentSignal => {
+                    "before any user-agent: outside every group (read as written for every \
+                     crawler; readers that scope Content-Signal by group ignore it)"
+                        .to_owned()
+                }
+            });
+        }
+        let mut not_a_path = false;
+        if s.directive == PreferenceDirective::ContentUsage && s.path.is_none() {
+            let first = s.dictionary.split(|&b| b == b' ' || b == b'\t').next();
+            if let Some(w) = first.filter(|w| w.len() < s.dictionary.len())
+                && (w.first() == Some(&b'*') || w.contains(&b'/'))
+            {
+                not_a_path = true;
+                d.push(format!(
+                    "'{}' is not a path (a path starts with /), so it never matches: the \
+                     whole value is read as the preference",
+                    String::from_utf8_lossy(w)
+                ));
+            }
+        }
+        match s.status {
+            ParseStatus::Empty => d.push("no preference: the dictionary is empty".to_owned()),
+            ParseStatus::Unparseable => {
+                let lower = s.dictionary.to_ascii_lowercase();
+                let commas = s
+                    .dictionary
+                    .split(|&b| b == b' ')
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(&b", "[..]);
+                let why = if lower != s.dictionary && parse_dictionary(&lower).is_ok() {
+                    "upper-case label (labels are lower case)".to_owned()
+                } else if !not_a_path && parse_dictionary(&commas).is_ok() {
+                    "members separated by spaces (separate them with commas)".to_owned()
+                } else {
+                    format!(
+                        "not a Structured Fields dictionary: {}",
+                        s.error.as_deref().unwrap_or("")
+                    )
+                };
+                d.push(format!("{why}: every preference of the line is unknown"));
+            }
+            ParseStatus::Ok => {}
+        }
+        let (yes, no) = s.directive.yes_no();
+        for m in &s.members {
+            let known = s.directive.labels().contains(&m.label);
+            if !known {
+                let old = OLD_AIPREF_LABELS.iter().find(|(l, _)| *l == m.label);
+                d.push(match (s.directive, old) {
+                    (PreferenceDirective::ContentUsage, Some((_, drafts))) => format!(
+                        "label '{}' is from an earlier AIPREF draft ({drafts}): the current \
+                         labels are train-ai and search",
+                        m.label
+                    ),
+                    _ => format!(
+                        "unknown label '{}' for {name} ({}): ignored",
+                        m.label,
+                        s.directive.labels().join(", ")
+                    ),
+                });
+            } else if m.label == "use" {
+                if !matches!(m.token, Some("immediate" | "reference" | "full")) {
+                    d.push(format!(
+                        "use={}: use takes immediate, reference or full",
+                        m.value.unwrap_or("?1")
+                    ));
+                }
+            } else if s.normalise(m) == PreferenceValue::Unknown {
+                d.push(format!(
+                    "{}={}: {name} takes {yes} or {no}, so this is unknown",
+                    m.label,
+                    m.value.unwrap_or("?1")
+                ));
+            }
+            if m.overridden {
+                d.push(format!(
+                    "'{}' given again later: the last one wins",
+                    m.label
+                ));
+            }
+        }
+        if let Some(scope) = self.disallowed_anyway(s) {
+            d.push(format!(
+                "its crawlers ({}) may fetch no path under {}: these preferences never apply",
+                self.crawler_names(s),
+                String::from_utf8_lossy(&scope)
+            ));
+        }
+        d
+    }
+
+    /// The user-agent values of a line's group, for people: the first
+    /// three, and how many more.
+    fn crawler_names(&self, s: &Statement<'_>) -> String {
+        let user_agents = self.robots.user_agents();
+        let members = line_group(s).map_or(Vec::new(), |key| self.members(key));
+        let mut names: Vec<String> = members
+            .iter()
+            .take(3)
+            .map(|&i| String::from_utf8_lossy(user_agents[i].value).into_owned())
+            .collect();
+        if members.len() > 3 {
+            names.push(format!("and {} more", members.len() - 3));
+        }
+        names.join(", ")
+    }
+
+    /// The scope of a preference line (the literal start of its path, up
+    /// to a `*` or `$`; `/` for a line without a path) when every crawler
+    /// of its group may fetch no path of that scope.
+    fn disallowed_anyway(&mut self, s: &Statement<'_>) -> Option<Vec<u8>> {
+        let key = line_group(s)?;
+        let scope = match literal_start(&s.pattern) {
+            b"" => b"/".to_vec(),
+            literal => literal.to_vec(),
+        };
+        if let Some(&blocked) = self.blocked.get(&(key, scope.clone())) {
+            return blocked.then_some(scope);
+        }
+        if !self.obeyed.contains_key(&key) {
+            let sets = self.obeyed_groups(key);
+            self.obeyed.insert(key, sets);
+        }
+        // Each group's longest disallow covering the scope and longest
+        // allow that could match in it, then each crawler's groups.
+        let mut involved: Vec<usize> = self.obeyed[&key].iter().flatten().copied().collect();
+        involved.sort_unstable();
+        involved.dedup();
+        let reach: HashMap<usize, (usize, usize)> = involved
+            .into_iter()
+            .map(|g| (g, self.group_index(g).reach(&scope)))
+            .collect();
+        let sets = &self.obeyed[&key];
+        let blocked = !sets.is_empty()
+            && sets.iter().all(|groups| {
+                let (disallow, allow) = groups.iter().fold((0, 0), |(d, a), g| {
+                    let (gd, ga) = reach[g];
+                    (d.max(gd), a.max(ga))
+                });
+                // A tie goes to allow.
+                disallow > 0 && disallow > allow
+            });
+        self.blocked.insert((key, scope.clone()), blocked);
+        blocked.then_some(scope)
+    }
+
+    /// The user-agent lines (indices) of a group: of AIPREF's grouping
+    /// when `key.0`, else of Google's.
+    fn members(&self, (aipref, group): (bool, usize)) -> Vec<usize> {
+        if aipref {
+            self.aipref_members.get(group).cloned().unwrap_or_default()
+        } else {
+            self.robots.groups()[group].user_agents.clone().collect()
+        }
+    }
+
+    /// The index of a group's rules, made on first use.
+    fn group_index(&mut self, g: usize) -> &GroupIndex<'r> {
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, || None);
+        }
+        let robots = self.robots;
+        self.groups[g].get_or_insert_with(|| GroupIndex::new(robots, g))
+    }
+
+    /// The distinct sets of groups that the crawlers of a group obey (each
+    /// named crawler the groups naming it, `*` the `*` groups).
+    fn obeyed_groups(&self, key: (bool, usize)) -> Vec<Vec<usize>> {
+        let user_agents = self.robots.user_agents();
+        let mut sets: Vec<&Vec<usize>> = self
+            .members(key)
+            .iter()
+            .map(|&i| {
+                let ua = &user_agents[i];
+                if ua.global {
+                    &self.global
+                } else {
+                    &self.naming[&ua.product.to_ascii_lowercase()]
+                }
+            })
+            .collect();
+        sets.sort();
+        sets.dedup();
+        sets.into_iter().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crawler name of letters only (a product token keeps only
+    /// letters, `-` and `_`, so `Bot7` would be `Bot`).
+    fn crawler(i: usize) -> String {
+        let letters: String = (0..3)
+            .map(|k| char::from(b'a' + (i / 26usize.pow(k) % 26) as u8))
+            .collect();
+        format!("Bot{letters}")
+    }
+
+    fn flagged(body: &str) -> Vec<bool> {
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let mut lint = PreferenceLint::new(&robots);
+        robots
+            .preferences()
+            .iter()
+            .map(|s| lint.findings(s).iter().any(|f| f.contains("never apply")))
+            .collect()
+    }
+
+    #[test]
+    fn lint_flags_a_scope_only_when_no_path_of_it_may_be_fetched() {
+        // An allow inside the scope: the line applies there.
+        let body = "User-agent: *\nDisallow: /\nAllow: /docs/\n\
+                    Content-Signal: ai-train=no\nContent-Usage: train-ai=n\n";
+        assert_eq!(flagged(body), [false, false]);
+        let body = "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\
+                    Content-Usage: /private/ train-ai=n\nContent-Usage: /private/x/ train-ai=n\n\
+                    Content-Usage: /private/press/x train-ai=n\n";
+        assert_eq!(flagged(body), [false, true, false]);
+        // A tie goes to allow; an allow with a wildcard may match anywhere
+        // after its literal start.
+        let body = "User-agent: *\nDisallow: /a/\nAllow: /a/\nContent-Usage: /a/ train-ai=n\n";
+        assert_eq!(flagged(body), [false]);
+        let body = "User-agent: *\nDisallow: /\nAllow: /*.html\nContent-Signal: ai-train=no\n";
+        assert_eq!(flagged(body), [false]);
+        // A disallow with a wildcard or an anchor is not taken to cover a
+        // scope (lint says nothing rather than something wrong).
+        let body = "User-agent: *\nDisallow: /*\nContent-Signal: ai-train=no\n";
+        assert_eq!(flagged(body), [false]);
+        let body = "User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n\
+                    Content-Usage: /x/*.pdf$ train-ai=n\n";
+        assert_eq!(flagged(body), [true, true]);
+    }
+
+    #[test]
+    fn lint_reads_each_group_of_crawlers_once() {
+        // 300 crawlers shut out of everything, each also named in a group
+        // of its own, and 300 Content-Usage rules for them: every rule is
+        // for a path they may not fetch anyway, but for one crawler's.
+        let mut body = String::new();
+        for i in 0..300 {
+            body += &format!("User-agent: {}\n", crawler(i));
+        }
+        body += "Disallow: /\n";
+        for i in 0..300 {
+            body += &format!("Content-Usage: /p{}/ train-ai=n\n", crawler(i));
+        }
+        for i in 0..300 {
+            body += &format!(
+                "User-agent: {}\nDisallow: /x{i}\n",
+                crawler(i).to_lowercase()
+            );
+        }
+        body += &format!("User-agent: {}\nAllow: /p{}/\n", crawler(7), crawler(7));
+        let flags = flagged(&body);
+        assert_eq!(flags.iter().filter(|f| !**f).count(), 1);
+        assert!(!flags[7]);
+        // The same answers, line by line, as one-off diagnoses give.
+        let robots = RobotsTxt::parse(body.as_bytes());
+        for (s, f) in robots.preferences().iter().zip(&flags).step_by(37) {
+            let once = robots.preference_findings(s);
+            assert_eq!(once.iter().any(|f| f.contains("never apply")), *f);
+        }
+    }
+}
