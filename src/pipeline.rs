@@ -225,7 +225,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     let client = match &config.remote {
         Some(client) => Some(Arc::clone(client)),
         None if plan.todo.iter().any(|i| i.is_remote()) => Some(Arc::new(
-            remote::Client::new(remote::Options::default()).map_err(OutputError::Threads)?,
+            remote::Client::new(remote::Options::default()).map_err(OutputError::Client)?,
         )),
         None => None,
     };

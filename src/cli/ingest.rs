@@ -196,7 +196,7 @@ fn make_client(
     if !needed {
         return Ok(None);
     }
-    let client = remote::Client::new(options.clone()).map_err(anyhow::Error::msg)?;
+    let client = remote::Client::new(options.clone())?;
     Ok(Some(Arc::new(client)))
 }
 

@@ -177,6 +177,8 @@ pub enum OutputError {
     },
     /// The worker threads could not be started.
     Threads(String),
+    /// The network client for URL inputs could not be made.
+    Client(crate::remote::ClientError),
     /// A merged file does not hold the rows of its sources.
     RowsLost {
         /// The merged file.
@@ -238,6 +240,7 @@ impl OutputError {
             | OutputError::OlderFormat { dir, .. }
             | OutputError::OtherInput { dir, .. } => Some(dir),
             OutputError::Threads(_)
+            | OutputError::Client(_)
             | OutputError::CannotRedo { .. }
             | OutputError::NotAnInput { .. } => None,
         }
@@ -351,6 +354,7 @@ impl fmt::Display for OutputError {
                  warc_filename of its rows, and list the input too)"
             ),
             OutputError::Threads(why) => write!(f, "cannot start worker threads: {why}"),
+            OutputError::Client(e) => e.fmt(f),
             OutputError::RowsLost {
                 path,
                 written,
@@ -369,6 +373,8 @@ impl std::error::Error for OutputError {
         match self {
             OutputError::Io { source, .. } => Some(source),
             OutputError::Parquet { source, .. } => Some(source),
+            // (its message is the client error's own: its cause follows)
+            OutputError::Client(e) => e.source(),
             _ => None,
         }
     }

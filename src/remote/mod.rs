@@ -203,6 +203,33 @@ struct Shared {
     active: Arc<Semaphore>,
 }
 
+/// Why a [`Client`] could not be made (the cause is its `source`).
+#[derive(Debug)]
+pub enum ClientError {
+    /// Its network thread could not be started.
+    Runtime(std::io::Error),
+    /// The HTTP client could not be built (its TLS set-up, mostly).
+    Http(reqwest::Error),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Runtime(_) => f.write_str("cannot start the network thread"),
+            ClientError::Http(_) => f.write_str("cannot make the HTTP client"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Runtime(e) => Some(e),
+            ClientError::Http(e) => Some(e),
+        }
+    }
+}
+
 /// The network client of a run.
 pub struct Client {
     runtime: tokio::runtime::Runtime,
@@ -229,13 +256,13 @@ pub fn is_url(text: &str) -> bool {
 
 impl Client {
     /// A client; nothing is sent yet.
-    pub fn new(options: Options) -> Result<Client, String> {
+    pub fn new(options: Options) -> Result<Client, ClientError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("robostats-net")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the network thread: {e}"))?;
+            .map_err(ClientError::Runtime)?;
         let client = |policy| {
             reqwest::Client::builder()
                 .user_agent(concat!("robostats/", env!("CARGO_PKG_VERSION")))
@@ -244,7 +271,7 @@ impl Client {
                 .referer(false)
                 .redirect(policy)
                 .build()
-                .map_err(|e| format!("cannot make the HTTP client: {e}"))
+                .map_err(ClientError::Http)
         };
         let http =
             client(reqwest::redirect::Policy::custom(
