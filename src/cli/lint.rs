@@ -184,7 +184,12 @@ fn diagnose(line: &Line<'_>, file: &mut FileFacts<'_, '_>) -> Vec<String> {
             }
             let statements = robots.preferences();
             if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
-                d.extend(file.prefs.findings(&statements[i]));
+                d.extend(
+                    file.prefs
+                        .findings(&statements[i])
+                        .iter()
+                        .map(|f| f.to_string()),
+                );
             }
         }
     }

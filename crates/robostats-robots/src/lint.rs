@@ -34,8 +34,135 @@ impl<'a> RobotsTxt<'a> {
     /// What is wrong with a preference line, for people: see
     /// [`PreferenceLint::findings`]. To diagnose every line of a file, keep
     /// one [`PreferenceLint`] instead: it finds each group's crawlers once.
-    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<String> {
+    pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<PreferenceFinding> {
         PreferenceLint::new(self).findings(s)
+    }
+}
+
+/// What lint says of a preference line; its `Display` is the sentence
+/// `robostats lint` prints.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreferenceFinding {
+    /// The line stands before any user-agent line, outside every group.
+    OutsideGroups(PreferenceDirective),
+    /// A `Content-Usage` value whose first word (given) looks like a path
+    /// but does not start with `/`: the whole value is read as the
+    /// dictionary.
+    NotAPath(String),
+    /// The dictionary is empty.
+    Empty,
+    /// The dictionary does not parse, but would in lower case.
+    UpperCaseLabel,
+    /// The dictionary does not parse, but would with commas between its
+    /// members.
+    SpaceSeparated,
+    /// The dictionary does not parse (the parser's reason).
+    NotADictionary(String),
+    /// A `Content-Usage` label of an earlier AIPREF draft (the drafts).
+    OldLabel {
+        /// The label.
+        label: String,
+        /// The drafts that defined it.
+        drafts: &'static str,
+    },
+    /// A label the directive does not define.
+    UnknownLabel {
+        /// The line's directive.
+        directive: PreferenceDirective,
+        /// The label.
+        label: String,
+    },
+    /// `use=` with a value other than Cloudflare's levels (as written).
+    NotAUseLevel(String),
+    /// A value other than the directive's yes and no (as written).
+    NeitherYesNorNo {
+        /// The line's directive.
+        directive: PreferenceDirective,
+        /// The label.
+        label: String,
+        /// The value.
+        value: String,
+    },
+    /// A label given again later in the line: the last one wins.
+    GivenAgain(String),
+    /// The line's crawlers may fetch no path of its scope, so its
+    /// preferences never apply.
+    NeverApplies {
+        /// The crawlers, for people.
+        crawlers: String,
+        /// The scope: the rule's path, or `/`.
+        scope: String,
+    },
+}
+
+impl std::fmt::Display for PreferenceFinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use PreferenceFinding as F;
+        let name = |d: &PreferenceDirective| match d {
+            PreferenceDirective::ContentSignal => "Content-Signal",
+            PreferenceDirective::ContentUsage => "Content-Usage",
+        };
+        match self {
+            F::OutsideGroups(PreferenceDirective::ContentUsage) => f.write_str(
+                "before any user-agent: outside every group, so no crawler reads this rule",
+            ),
+            F::OutsideGroups(PreferenceDirective::ContentSignal) => f.write_str(
+                "before any user-agent: outside every group (read as written for every \
+                 crawler; readers that scope Content-Signal by group ignore it)",
+            ),
+            F::NotAPath(word) => write!(
+                f,
+                "'{word}' is not a path (a path starts with /), so it never matches: the \
+                 whole value is read as the preference"
+            ),
+            F::Empty => f.write_str("no preference: the dictionary is empty"),
+            F::UpperCaseLabel => f.write_str(
+                "upper-case label (labels are lower case): every preference of the line is \
+                 unknown",
+            ),
+            F::SpaceSeparated => f.write_str(
+                "members separated by spaces (separate them with commas): every preference \
+                 of the line is unknown",
+            ),
+            F::NotADictionary(why) => write!(
+                f,
+                "not a Structured Fields dictionary: {why}: every preference of the line is \
+                 unknown"
+            ),
+            F::OldLabel { label, drafts } => write!(
+                f,
+                "label '{label}' is from an earlier AIPREF draft ({drafts}): the current \
+                 labels are train-ai and search"
+            ),
+            F::UnknownLabel { directive, label } => write!(
+                f,
+                "unknown label '{label}' for {} ({}): ignored",
+                name(directive),
+                directive.labels().join(", ")
+            ),
+            F::NotAUseLevel(value) => {
+                write!(f, "use={value}: use takes immediate, reference or full")
+            }
+            F::NeitherYesNorNo {
+                directive,
+                label,
+                value,
+            } => {
+                let (yes, no) = directive.yes_no();
+                write!(
+                    f,
+                    "{label}={value}: {} takes {yes} or {no}, so this is unknown",
+                    name(directive)
+                )
+            }
+            F::GivenAgain(label) => write!(f, "'{label}' given again later: the last one wins"),
+            F::NeverApplies { crawlers, scope } => write!(
+                f,
+                "its crawlers ({crawlers}) may fetch no path under {scope}: these preferences \
+                 never apply"
+            ),
+        }
     }
 }
 
@@ -193,31 +320,19 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
         }
     }
 
-    /// What is wrong with a preference line, for people (`robostats
-    /// lint`): a dictionary that does not parse (an upper-case label, pairs
+    /// What is wrong with a preference line ([`PreferenceFinding`]s, whose
+    /// `Display` is for people, as `robostats lint` prints them): a
+    /// dictionary that does not parse (an upper-case label, pairs
     /// without commas), unknown labels (older AIPREF drafts named), values
     /// other than the directive's yes and no, a label given twice, a
     /// first word that looks like a path but is not one, a line outside
     /// every group, and preferences for a path that the line's crawlers
     /// may not fetch anyway.
-    pub fn findings(&mut self, s: &Statement<'_>) -> Vec<String> {
+    pub fn findings(&mut self, s: &Statement<'_>) -> Vec<PreferenceFinding> {
+        use PreferenceFinding as F;
         let mut d = Vec::new();
-        let name = match s.directive {
-            PreferenceDirective::ContentSignal => "Content-Signal",
-            PreferenceDirective::ContentUsage => "Content-Usage",
-        };
         if s.google_group.is_none() {
-            d.push(match s.directive {
-                PreferenceDirective::ContentUsage => {
-                    "before any user-agent: outside every group, so no crawler reads this rule"
-                        .to_owned()
-                }
-                PreferenceDirective::ContentSignal => {
-                    "before any user-agent: outside every group (read as written for every \
-                     crawler; readers that scope Content-Signal by group ignore it)"
-                        .to_owned()
-                }
-            });
+            d.push(F::OutsideGroups(s.directive));
         }
         let mut not_a_path = false;
         if s.directive == PreferenceDirective::ContentUsage && s.path.is_none() {
@@ -226,15 +341,11 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
                 && (w.first() == Some(&b'*') || w.contains(&b'/'))
             {
                 not_a_path = true;
-                d.push(format!(
-                    "'{}' is not a path (a path starts with /), so it never matches: the \
-                     whole value is read as the preference",
-                    String::from_utf8_lossy(w)
-                ));
+                d.push(F::NotAPath(String::from_utf8_lossy(w).into_owned()));
             }
         }
         match s.status {
-            ParseStatus::Empty => d.push("no preference: the dictionary is empty".to_owned()),
+            ParseStatus::Empty => d.push(F::Empty),
             ParseStatus::Unparseable => {
                 let lower = s.dictionary.to_ascii_lowercase();
                 let commas = s
@@ -243,64 +354,52 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
                     .filter(|w| !w.is_empty())
                     .collect::<Vec<_>>()
                     .join(&b", "[..]);
-                let why = if lower != s.dictionary && parse_dictionary(&lower).is_ok() {
-                    "upper-case label (labels are lower case)".to_owned()
-                } else if !not_a_path && parse_dictionary(&commas).is_ok() {
-                    "members separated by spaces (separate them with commas)".to_owned()
-                } else {
-                    format!(
-                        "not a Structured Fields dictionary: {}",
-                        s.error.as_deref().unwrap_or("")
-                    )
-                };
-                d.push(format!("{why}: every preference of the line is unknown"));
+                d.push(
+                    if lower != s.dictionary && parse_dictionary(&lower).is_ok() {
+                        F::UpperCaseLabel
+                    } else if !not_a_path && parse_dictionary(&commas).is_ok() {
+                        F::SpaceSeparated
+                    } else {
+                        F::NotADictionary(s.error.clone().unwrap_or_default())
+                    },
+                );
             }
             ParseStatus::Ok => {}
         }
-        let (yes, no) = s.directive.yes_no();
         for m in &s.members {
             let known = s.directive.labels().contains(&m.label);
             if !known {
                 let old = OLD_AIPREF_LABELS.iter().find(|(l, _)| *l == m.label);
                 d.push(match (s.directive, old) {
-                    (PreferenceDirective::ContentUsage, Some((_, drafts))) => format!(
-                        "label '{}' is from an earlier AIPREF draft ({drafts}): the current \
-                         labels are train-ai and search",
-                        m.label
-                    ),
-                    _ => format!(
-                        "unknown label '{}' for {name} ({}): ignored",
-                        m.label,
-                        s.directive.labels().join(", ")
-                    ),
+                    (PreferenceDirective::ContentUsage, Some((_, drafts))) => F::OldLabel {
+                        label: m.label.to_owned(),
+                        drafts,
+                    },
+                    _ => F::UnknownLabel {
+                        directive: s.directive,
+                        label: m.label.to_owned(),
+                    },
                 });
             } else if m.label == "use" {
                 if !matches!(m.token, Some("immediate" | "reference" | "full")) {
-                    d.push(format!(
-                        "use={}: use takes immediate, reference or full",
-                        m.value.unwrap_or("?1")
-                    ));
+                    d.push(F::NotAUseLevel(m.value.unwrap_or("?1").to_owned()));
                 }
             } else if s.normalise(m) == PreferenceValue::Unknown {
-                d.push(format!(
-                    "{}={}: {name} takes {yes} or {no}, so this is unknown",
-                    m.label,
-                    m.value.unwrap_or("?1")
-                ));
+                d.push(F::NeitherYesNorNo {
+                    directive: s.directive,
+                    label: m.label.to_owned(),
+                    value: m.value.unwrap_or("?1").to_owned(),
+                });
             }
             if m.overridden {
-                d.push(format!(
-                    "'{}' given again later: the last one wins",
-                    m.label
-                ));
+                d.push(F::GivenAgain(m.label.to_owned()));
             }
         }
         if let Some(scope) = self.disallowed_anyway(s) {
-            d.push(format!(
-                "its crawlers ({}) may fetch no path under {}: these preferences never apply",
-                self.crawler_names(s),
-                String::from_utf8_lossy(&scope)
-            ));
+            d.push(F::NeverApplies {
+                crawlers: self.crawler_names(s),
+                scope: String::from_utf8_lossy(&scope).into_owned(),
+            });
         }
         d
     }
@@ -420,7 +519,11 @@ mod tests {
         robots
             .preferences()
             .iter()
-            .map(|s| lint.findings(s).iter().any(|f| f.contains("never apply")))
+            .map(|s| {
+                lint.findings(s)
+                    .iter()
+                    .any(|f| matches!(f, PreferenceFinding::NeverApplies { .. }))
+            })
             .collect()
     }
 
@@ -476,7 +579,90 @@ mod tests {
         let robots = RobotsTxt::parse(body.as_bytes());
         for (s, f) in robots.preferences().iter().zip(&flags).step_by(37) {
             let once = robots.preference_findings(s);
-            assert_eq!(once.iter().any(|f| f.contains("never apply")), *f);
+            let never = |f: &PreferenceFinding| matches!(f, PreferenceFinding::NeverApplies { .. });
+            assert_eq!(once.iter().any(never), *f);
+        }
+    }
+
+    /// Each finding, from the line that gives it, with the sentence lint
+    /// prints.
+    #[test]
+    fn each_finding_and_its_sentence() {
+        use PreferenceFinding as F;
+        /// A body, the finding its first preference line gives, and words
+        /// of its sentence.
+        type Case = (&'static str, fn(&PreferenceFinding) -> bool, &'static str);
+        let cases: [Case; 11] = [
+            (
+                "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n",
+                |f| matches!(f, F::OutsideGroups(_)),
+                "so no crawler reads this rule",
+            ),
+            (
+                "User-agent: *\nContent-Usage: *.pdf train-ai=n\n",
+                |f| matches!(f, F::NotAPath(w) if w == "*.pdf"),
+                "'*.pdf' is not a path",
+            ),
+            (
+                "User-agent: *\nContent-Usage: \n",
+                |f| *f == F::Empty,
+                "the dictionary is empty",
+            ),
+            (
+                "User-agent: *\nContent-Usage: Train-AI=n\n",
+                |f| *f == F::UpperCaseLabel,
+                "upper-case label (labels are lower case): every",
+            ),
+            (
+                "User-agent: *\nContent-Signal: search=yes ai-train=no\n",
+                |f| *f == F::SpaceSeparated,
+                "members separated by spaces",
+            ),
+            (
+                "User-agent: *\nContent-Usage: train-ai=n;;\n",
+                |f| matches!(f, F::NotADictionary(_)),
+                "not a Structured Fields dictionary: ",
+            ),
+            (
+                "User-agent: *\nContent-Usage: tdm=n\n",
+                |f| {
+                    matches!(
+                        f,
+                        F::OldLabel {
+                            drafts: "vocab-01",
+                            ..
+                        }
+                    )
+                },
+                "label 'tdm' is from an earlier AIPREF draft (vocab-01)",
+            ),
+            (
+                "User-agent: *\nContent-Signal: foo=yes\n",
+                |f| matches!(f, F::UnknownLabel { .. }),
+                "unknown label 'foo' for Content-Signal (search, ai-input, ai-train, use): ignored",
+            ),
+            (
+                "User-agent: *\nContent-Signal: use=all\n",
+                |f| matches!(f, F::NotAUseLevel(v) if v == "all"),
+                "use=all: use takes",
+            ),
+            (
+                "User-agent: *\nContent-Usage: train-ai=yes\n",
+                |f| matches!(f, F::NeitherYesNorNo { .. }),
+                "train-ai=yes: Content-Usage takes y or n, so this is unknown",
+            ),
+            (
+                "User-agent: *\nContent-Usage: train-ai=n, train-ai=y\n",
+                |f| matches!(f, F::GivenAgain(l) if l == "train-ai"),
+                "given again later",
+            ),
+        ];
+        for (body, is, text) in cases {
+            let robots = RobotsTxt::parse(body.as_bytes());
+            let findings = robots.preference_findings(&robots.preferences()[0]);
+            let found = findings.iter().find(|f| is(f));
+            let found = found.unwrap_or_else(|| panic!("{body}: {findings:?}"));
+            assert!(found.to_string().contains(text), "{body}: {found}");
         }
     }
 }
