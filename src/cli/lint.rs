@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use robostats::http::content::looks_like_html;
 use robostats::robots::{
-    GOOGLE_MAX_BYTES, Key, Line, MAX_LINE_BYTES, PreferenceLint, RobotsTxt, Stats, is_global_agent,
-    known_elsewhere, product_token,
+    FileLint, GOOGLE_MAX_BYTES, Key, Line, LineFinding, RobotsTxt, Stats, known_elsewhere,
 };
 use serde_json::json;
 
@@ -26,62 +25,14 @@ pub struct Args {
     strict: bool,
 }
 
-/// Whether a line's diagnosis is a finding, not a description.
-fn has_finding(diagnosis: &[String]) -> bool {
-    diagnosis
-        .iter()
-        .any(|d| d != "empty" && d != "comment" && d != HTML_LINE)
+/// Whether a line's diagnosis has a finding, not only a description.
+fn has_finding(diagnosis: &[LineFinding]) -> bool {
+    diagnosis.iter().any(LineFinding::is_finding)
 }
 
-/// A UTF-8 byte order mark encoded in UTF-8 a second time (read as
-/// Latin-1 or Windows-1252 on the way): the UTF-8 of 'ï»¿'.
-const BOM_TWICE: &[u8] = b"\xC3\xAF\xC2\xBB\xC2\xBF";
-
-/// What an HTML body is said to be, on its first line read as a key.
-const HTML_BODY: &str = "HTML served as robots.txt: Google reads its lines as unknown keys \
-                         and ignores them";
-
-/// The diagnosis of the body's other lines read as keys once `HTML_BODY`
-/// has been said: a description, not a finding.
-const HTML_LINE: &str = "html";
-
-/// What is known of the whole file while its lines are diagnosed.
-struct FileFacts<'r, 'a> {
-    robots: &'r RobotsTxt<'a>,
-    prefs: PreferenceLint<'r, 'a>,
-    /// The body starts like an HTML page.
-    html: bool,
-    /// `HTML_BODY` has been said.
-    html_said: bool,
-}
-
-/// The diagnosis of an allow or disallow line without a value. It matches
-/// no path, yet its group still names its crawlers, who then follow this
-/// group rather than the `*` group.
-fn empty_rule(line: &Line<'_>, robots: &RobotsTxt<'_>) -> String {
-    let rules = robots.rules();
-    let group = rules
-        .binary_search_by_key(&line.number, |r| r.line)
-        .ok()
-        .and_then(|i| rules[i].group)
-        .map(|g| &robots.groups()[g]);
-    let Some(group) = group else {
-        return "empty value: no effect".to_owned();
-    };
-    if rules[group.rules.clone()]
-        .iter()
-        .any(|r| !r.value.is_empty())
-    {
-        return "empty value: no effect (the group's other rules decide)".to_owned();
-    }
-    let named = robots.user_agents()[group.user_agents.clone()]
-        .iter()
-        .any(|ua| !ua.global);
-    if named {
-        "allows everything: this group's crawlers no longer follow the * group".to_owned()
-    } else {
-        "empty value: disallows nothing".to_owned()
-    }
+/// A line's diagnosis as sentences.
+fn sentences(diagnosis: &[LineFinding]) -> Vec<String> {
+    diagnosis.iter().map(ToString::to_string).collect()
 }
 
 /// The exit status: 1 for findings under `--strict`.
@@ -99,101 +50,6 @@ fn kind(line: &Line<'_>) -> &'static str {
         Some(key) => key.as_str(),
         None => "-",
     }
-}
-
-/// Everything worth saying about one line; empty means fine.
-fn diagnose(line: &Line<'_>, file: &mut FileFacts<'_, '_>) -> Vec<String> {
-    let robots = file.robots;
-    let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
-    let mut d = Vec::new();
-    let m = &line.metadata;
-    let end = line.offset + line.raw.len();
-    if line.offset >= GOOGLE_MAX_BYTES {
-        d.push("past 500 KiB: ignored by Google's crawler".to_owned());
-    } else if end > GOOGLE_MAX_BYTES {
-        d.push("crosses 500 KiB: Google's crawler reads only its start".to_owned());
-    }
-    if line.number == 1 && line.raw.starts_with(BOM_TWICE) {
-        d.push(
-            if line.key == Some(Key::Unknown) {
-                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'): Google reads the first \
-                 line's key as unknown"
-            } else {
-                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'), which Google reads as text"
-            }
-            .to_owned(),
-        );
-    }
-    let unread =
-        line.key == Some(Key::Unknown) || (line.key.is_none() && !m.is_empty && !m.is_comment);
-    if file.html && unread {
-        let said = std::mem::replace(&mut file.html_said, true);
-        d.push(if said { HTML_LINE } else { HTML_BODY }.to_owned());
-        return d;
-    }
-    if m.is_line_too_long {
-        d.push(format!(
-            "too long: Google keeps the first {MAX_LINE_BYTES} bytes"
-        ));
-    }
-    if m.is_acceptable_typo {
-        d.push(format!("typo of '{}', accepted by Google", kind(line)));
-    }
-    if m.is_missing_colon_separator {
-        d.push("missing colon, accepted by Google".to_owned());
-    }
-    let value = line.value;
-    match line.key {
-        None if m.is_empty => d.push("empty".to_owned()),
-        None if m.is_comment => d.push("comment".to_owned()),
-        None => d.push("not a directive: ignored".to_owned()),
-        Some(Key::UserAgent) => {
-            let token = product_token(value);
-            if is_global_agent(value) {
-            } else if token.is_empty() {
-                d.push("no product token ([A-Za-z_-]+): matches no crawler".to_owned());
-            } else if token.len() != value.len() {
-                d.push(format!("matches as '{}'", printable(token)));
-            }
-        }
-        Some(Key::Allow | Key::Disallow) => {
-            if first_user_agent.is_none_or(|ua| line.number < ua) {
-                d.push("before any user-agent: ignored".to_owned());
-            }
-            match value.first() {
-                None => d.push(empty_rule(line, robots)),
-                Some(b'/' | b'*') => {}
-                Some(_) => d.push("never matches: a pattern starts with / or *".to_owned()),
-            }
-        }
-        Some(Key::Sitemap) => {
-            let lower = value.to_ascii_lowercase();
-            if !(lower.starts_with(b"http://") || lower.starts_with(b"https://")) {
-                d.push("not an absolute http(s) URL".to_owned());
-            }
-        }
-        Some(Key::Unknown) => {
-            match known_elsewhere(line.key_text) {
-                Some(name) => d.push(format!("'{name}': not used by Google, used by others")),
-                None if line.key_text.eq_ignore_ascii_case(b"content-signals") => d.push(
-                    "unknown key: ignored; Cloudflare defines Content-Signal, without the s \
-                     (crawler-commons reads both), so robostats reads no preference here"
-                        .to_owned(),
-                ),
-                None => d.push("unknown key: ignored".to_owned()),
-            }
-            let statements = robots.preferences();
-            if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
-                d.extend(
-                    file.prefs
-                        .findings(&statements[i])
-                        .iter()
-                        .map(|f| f.to_string()),
-                );
-            }
-        }
-    }
-    d
 }
 
 fn summary_json(robots: &RobotsTxt<'_>, past_limit: usize) -> serde_json::Value {
@@ -229,12 +85,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Lint everything (Google's library has no size limit) and say which
     // lines Google's crawler would not read.
     let robots = RobotsTxt::parse(&body);
-    let mut facts = FileFacts {
-        robots: &robots,
-        prefs: PreferenceLint::new(&robots),
-        html: looks_like_html(&body),
-        html_said: false,
-    };
+    let mut lint = FileLint::new(&robots, looks_like_html(&body));
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = false;
@@ -248,8 +99,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
         for (i, line) in robots.lines().enumerate() {
             let m = &line.metadata;
-            let diagnosis = diagnose(&line, &mut facts);
+            let diagnosis = lint.line(&line);
             findings |= has_finding(&diagnosis);
+            let diagnosis = sentences(&diagnosis);
             let value = match line.key {
                 Some(k) if k.value_is_escaped() => {
                     json!({"value": String::from_utf8_lossy(line.value),
@@ -284,12 +136,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
-        let diagnosis = diagnose(&line, &mut facts);
+        let diagnosis = lint.line(&line);
         findings |= has_finding(&diagnosis);
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()
         } else {
-            diagnosis.join("; ")
+            sentences(&diagnosis).join("; ")
         };
         let mut text = printable(&line.raw[..line.raw.len().min(200)]);
         if line.raw.len() > 200 {

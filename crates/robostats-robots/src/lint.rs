@@ -1,11 +1,14 @@
-//! Lint of AI-use preference lines: what is wrong with a `Content-Signal`
-//! or `Content-Usage` line, for people (`robostats lint`). The lines'
-//! model and reading are in [`crate::preference`]; this module reads them
-//! against the file's groups and rules.
+//! Lint: what is worth saying about each line of a robots.txt file, as
+//! typed findings whose `Display` is for people (`robostats lint` prints
+//! them). [`FileLint`] goes through a file's lines ([`LineFinding`]);
+//! [`PreferenceLint`] reads its AI-use preference lines against its
+//! groups and rules ([`PreferenceFinding`]; the lines' model and reading
+//! are in [`crate::preference`]).
 
 use std::collections::{HashMap, HashSet};
 
-use super::parse::{RobotsTxt, RuleKind, UserAgent};
+use super::lex::{Key, Line, MAX_LINE_BYTES, is_global_agent, product_token};
+use super::parse::{GOOGLE_MAX_BYTES, RobotsTxt, RuleKind, UserAgent, known_elsewhere};
 use super::preference::{
     OLD_AIPREF_LABELS, ParseStatus, PreferenceDirective, PreferenceValue, Statement,
     parse_dictionary,
@@ -36,6 +39,278 @@ impl<'a> RobotsTxt<'a> {
     /// one [`PreferenceLint`] instead: it finds each group's crawlers once.
     pub fn preference_findings(&self, s: &Statement<'_>) -> Vec<PreferenceFinding> {
         PreferenceLint::new(self).findings(s)
+    }
+}
+
+/// What lint says of one line; its `Display` is the sentence
+/// `robostats lint` prints. Most are findings; a few only describe the
+/// line ([`LineFinding::is_finding`]).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineFinding {
+    /// The line starts past 500 KiB: Google's crawler does not read it.
+    PastLimit,
+    /// The line crosses 500 KiB: Google's crawler reads only its start.
+    CrossesLimit,
+    /// The file starts with a UTF-8 byte order mark encoded twice (the
+    /// UTF-8 of 'ï»¿'); `key_unknown`: the first line's key is read as
+    /// unknown because of it.
+    BomTwice {
+        /// Google reads the first line's key as unknown.
+        key_unknown: bool,
+    },
+    /// The body is HTML (said on its first unread line).
+    HtmlBody,
+    /// Another line of an HTML body (a description, not a finding).
+    HtmlLine,
+    /// Longer than Google reads.
+    TooLong,
+    /// A typo of the key Google accepts (the key it stands for).
+    AcceptedTypo(&'static str),
+    /// Key and value separated by whitespace, which Google accepts.
+    MissingColon,
+    /// A blank line (a description).
+    Empty,
+    /// A comment (a description).
+    Comment,
+    /// Text without a directive.
+    NotADirective,
+    /// A user-agent value without a product token: it matches no crawler.
+    NoProductToken,
+    /// A user-agent value that matches as its product token (given).
+    MatchesAs(String),
+    /// An allow or disallow line before any user-agent line.
+    BeforeUserAgent,
+    /// An allow or disallow line without a value: what it does.
+    EmptyRule(EmptyRule),
+    /// A pattern that starts with neither `/` nor `*`.
+    NeverMatches,
+    /// A sitemap that is not an absolute http(s) URL.
+    NotAbsoluteUrl,
+    /// A key Google does not use but other crawlers do (its name).
+    KnownElsewhere(&'static str),
+    /// `Content-Signals`, which Cloudflare spells without the s.
+    ContentSignals,
+    /// A key nobody uses.
+    UnknownKey,
+    /// What is wrong with a preference line.
+    Preference(PreferenceFinding),
+}
+
+/// What an allow or disallow line without a value does. It matches no
+/// path, yet its group still names its crawlers, who then follow this
+/// group rather than the `*` group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmptyRule {
+    /// Outside every group: nothing.
+    NoEffect,
+    /// The group's other rules decide.
+    OthersDecide,
+    /// The group names crawlers and has no other rule: they may fetch
+    /// everything, and no longer follow the `*` group.
+    AllowsEverything,
+    /// A `*` group's only rule: it disallows nothing.
+    DisallowsNothing,
+}
+
+impl LineFinding {
+    /// Whether it is a finding (`--strict` fails on one), not a
+    /// description of the line (blank, comment, a further line of HTML).
+    pub fn is_finding(&self) -> bool {
+        !matches!(
+            self,
+            LineFinding::Empty | LineFinding::Comment | LineFinding::HtmlLine
+        )
+    }
+}
+
+impl std::fmt::Display for LineFinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use LineFinding as F;
+        match self {
+            F::PastLimit => f.write_str("past 500 KiB: ignored by Google's crawler"),
+            F::CrossesLimit => {
+                f.write_str("crosses 500 KiB: Google's crawler reads only its start")
+            }
+            F::BomTwice { key_unknown: true } => f.write_str(
+                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'): Google reads the first \
+                 line's key as unknown",
+            ),
+            F::BomTwice { key_unknown: false } => f.write_str(
+                "starts with a BOM encoded twice (UTF-8 of 'ï»¿'), which Google reads as text",
+            ),
+            F::HtmlBody => f.write_str(
+                "HTML served as robots.txt: Google reads its lines as unknown keys and \
+                 ignores them",
+            ),
+            F::HtmlLine => f.write_str("html"),
+            F::TooLong => write!(f, "too long: Google keeps the first {MAX_LINE_BYTES} bytes"),
+            F::AcceptedTypo(key) => write!(f, "typo of '{key}', accepted by Google"),
+            F::MissingColon => f.write_str("missing colon, accepted by Google"),
+            F::Empty => f.write_str("empty"),
+            F::Comment => f.write_str("comment"),
+            F::NotADirective => f.write_str("not a directive: ignored"),
+            F::NoProductToken => f.write_str("no product token ([A-Za-z_-]+): matches no crawler"),
+            F::MatchesAs(token) => write!(f, "matches as '{token}'"),
+            F::BeforeUserAgent => f.write_str("before any user-agent: ignored"),
+            F::EmptyRule(EmptyRule::NoEffect) => f.write_str("empty value: no effect"),
+            F::EmptyRule(EmptyRule::OthersDecide) => {
+                f.write_str("empty value: no effect (the group's other rules decide)")
+            }
+            F::EmptyRule(EmptyRule::AllowsEverything) => {
+                f.write_str("allows everything: this group's crawlers no longer follow the * group")
+            }
+            F::EmptyRule(EmptyRule::DisallowsNothing) => {
+                f.write_str("empty value: disallows nothing")
+            }
+            F::NeverMatches => f.write_str("never matches: a pattern starts with / or *"),
+            F::NotAbsoluteUrl => f.write_str("not an absolute http(s) URL"),
+            F::KnownElsewhere(name) => write!(f, "'{name}': not used by Google, used by others"),
+            F::ContentSignals => f.write_str(
+                "unknown key: ignored; Cloudflare defines Content-Signal, without the s \
+                 (crawler-commons reads both), so robostats reads no preference here",
+            ),
+            F::UnknownKey => f.write_str("unknown key: ignored"),
+            F::Preference(p) => p.fmt(f),
+        }
+    }
+}
+
+/// A UTF-8 byte order mark encoded in UTF-8 a second time (read as
+/// Latin-1 or Windows-1252 on the way): the UTF-8 of 'ï»¿'.
+const BOM_TWICE: &[u8] = b"\xC3\xAF\xC2\xBB\xC2\xBF";
+
+/// The lint of one file, line by line ([`FileLint::line`], in order).
+pub struct FileLint<'r, 'a> {
+    robots: &'r RobotsTxt<'a>,
+    preferences: PreferenceLint<'r, 'a>,
+    /// The body starts like an HTML page.
+    html: bool,
+    /// [`LineFinding::HtmlBody`] has been said.
+    html_said: bool,
+}
+
+impl<'r, 'a> FileLint<'r, 'a> {
+    /// The lint of `robots`, whose body starts like an HTML page when
+    /// `html` (whoever decides that: robostats looks at its first bytes).
+    pub fn new(robots: &'r RobotsTxt<'a>, html: bool) -> Self {
+        FileLint {
+            robots,
+            preferences: PreferenceLint::new(robots),
+            html,
+            html_said: false,
+        }
+    }
+
+    /// Everything worth saying about one line of the file; empty means
+    /// fine. Lines are given in order (an HTML body is said once).
+    pub fn line(&mut self, line: &Line<'_>) -> Vec<LineFinding> {
+        use LineFinding as F;
+        let robots = self.robots;
+        let first_user_agent = robots.user_agents().first().map(|ua| ua.line);
+        let mut d = Vec::new();
+        let m = &line.metadata;
+        let end = line.offset + line.raw.len();
+        if line.offset >= GOOGLE_MAX_BYTES {
+            d.push(F::PastLimit);
+        } else if end > GOOGLE_MAX_BYTES {
+            d.push(F::CrossesLimit);
+        }
+        if line.number == 1 && line.raw.starts_with(BOM_TWICE) {
+            d.push(F::BomTwice {
+                key_unknown: line.key == Some(Key::Unknown),
+            });
+        }
+        let unread =
+            line.key == Some(Key::Unknown) || (line.key.is_none() && !m.is_empty && !m.is_comment);
+        if self.html && unread {
+            let said = std::mem::replace(&mut self.html_said, true);
+            d.push(if said { F::HtmlLine } else { F::HtmlBody });
+            return d;
+        }
+        if m.is_line_too_long {
+            d.push(F::TooLong);
+        }
+        if m.is_acceptable_typo {
+            d.push(F::AcceptedTypo(line.key.map_or("-", Key::as_str)));
+        }
+        if m.is_missing_colon_separator {
+            d.push(F::MissingColon);
+        }
+        let value = line.value;
+        match line.key {
+            None if m.is_empty => d.push(F::Empty),
+            None if m.is_comment => d.push(F::Comment),
+            None => d.push(F::NotADirective),
+            Some(Key::UserAgent) => {
+                let token = product_token(value);
+                if is_global_agent(value) {
+                } else if token.is_empty() {
+                    d.push(F::NoProductToken);
+                } else if token.len() != value.len() {
+                    d.push(F::MatchesAs(String::from_utf8_lossy(token).into_owned()));
+                }
+            }
+            Some(Key::Allow | Key::Disallow) => {
+                if first_user_agent.is_none_or(|ua| line.number < ua) {
+                    d.push(F::BeforeUserAgent);
+                }
+                match value.first() {
+                    None => d.push(F::EmptyRule(self.empty_rule(line))),
+                    Some(b'/' | b'*') => {}
+                    Some(_) => d.push(F::NeverMatches),
+                }
+            }
+            Some(Key::Sitemap) => {
+                let lower = value.to_ascii_lowercase();
+                if !(lower.starts_with(b"http://") || lower.starts_with(b"https://")) {
+                    d.push(F::NotAbsoluteUrl);
+                }
+            }
+            Some(Key::Unknown) => {
+                d.push(match known_elsewhere(line.key_text) {
+                    Some(name) => F::KnownElsewhere(name),
+                    None if line.key_text.eq_ignore_ascii_case(b"content-signals") => {
+                        F::ContentSignals
+                    }
+                    None => F::UnknownKey,
+                });
+                let statements = robots.preferences();
+                if let Ok(i) = statements.binary_search_by_key(&line.number, |s| s.line) {
+                    let found = self.preferences.findings(&statements[i]);
+                    d.extend(found.into_iter().map(F::Preference));
+                }
+            }
+        }
+        d
+    }
+
+    /// What an allow or disallow line without a value does.
+    fn empty_rule(&self, line: &Line<'_>) -> EmptyRule {
+        let robots = self.robots;
+        let rules = robots.rules();
+        let group = rules
+            .binary_search_by_key(&line.number, |r| r.line)
+            .ok()
+            .and_then(|i| rules[i].group)
+            .map(|g| &robots.groups()[g]);
+        let Some(group) = group else {
+            return EmptyRule::NoEffect;
+        };
+        if rules[group.rules.clone()]
+            .iter()
+            .any(|r| !r.value.is_empty())
+        {
+            return EmptyRule::OthersDecide;
+        }
+        let named = robots.user_agents()[group.user_agents.clone()]
+            .iter()
+            .any(|ua| !ua.global);
+        if named {
+            EmptyRule::AllowsEverything
+        } else {
+            EmptyRule::DisallowsNothing
+        }
     }
 }
 
