@@ -1,6 +1,6 @@
 //! How a table is declared: a row type whose fields are its columns.
 //!
-//! Every output table is one Rust struct, declared with [`columns!`]: each
+//! Every output table is one Rust struct, declared with `columns!`: each
 //! field is a column, its name the column's name, its doc comment the
 //! column's description, and its type the column's type and nullability
 //! (`Option<_>` is nullable). Nothing else lists a table's columns: the
@@ -19,7 +19,7 @@
 //! [`Visitor`] call that pushes its value, so a value cannot go to a column
 //! of another type, nor to another column: there are no positions to get
 //! wrong. Text columns with few distinct values are declared `as dict`
-//! (dictionary-encoded); enums with a fixed set of names ([`labels!`]) are
+//! (dictionary-encoded); enums with a fixed set of names (`labels!`) are
 //! dictionary columns whose values are known before the first row.
 //!
 //! This module knows nothing of Arrow: the `batch` module turns visited
@@ -122,7 +122,7 @@ pub trait Visitor {
 pub trait Scalar {
     /// The column's type.
     const KIND: Kind;
-    /// The values known before any row, in key order (for [`labels!`]
+    /// The values known before any row, in key order (for `labels!`
     /// enums).
     const LABELS: &'static [&'static str] = &[];
     /// Pushes the value.
@@ -132,7 +132,7 @@ pub trait Scalar {
 }
 
 /// A field type that makes one or more columns: any [`Scalar`], its
-/// `Option` (nullable), or a group of columns declared with [`columns!`]
+/// `Option` (nullable), or a group of columns declared with `columns!`
 /// and flattened into the table.
 pub trait Columns {
     /// Appends the columns of a field named `name` with the doc comment

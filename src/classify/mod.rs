@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Each table is declared here, once, as the struct of its row
-//! ([`crate::table::columns!`]): the field types give the column types,
+//! (`crate::table::columns!`): the field types give the column types,
 //! the doc comments the descriptions, and [`Table`] lists the tables in
 //! output order. Rows go to a [`Rows`] sink, which the `batch` module
 //! turns into Arrow arrays; nothing after this module computes a value.

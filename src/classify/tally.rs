@@ -5,11 +5,13 @@
 //! `agent_verdicts` (a view) has a row per capture and crawler; a study's
 //! figures count those rows (per crawler and verdict). Expanding every
 //! capture x crawler at query time costs seconds per million captures, so
-//! ingest counts them instead, per input: one row per crawl, HTTP outcome
-//! and distinct (crawler, verdict, preferences), with the number of
-//! captures. The counts are those of the view by construction: each row is
-//! what [`agent_row`] gives, the same decision the view makes from
-//! `captures`, `named_verdicts` and `resolved_preferences` (a test compares
+//! ingest counts them instead, per input: one row per crawl, HTTP outcome,
+//! distinct verdict and preferences, and number of captures, with the
+//! crawlers that share it. The counts are those of the view by
+//! construction: each crawler's row is made from what
+//! [`push_agent_rows`](super::verdict::push_agent_rows) found (the
+//! `named_verdicts` and `resolved_preferences` rows) and the `*` verdict,
+//! the same decision the view makes from those tables (a test compares
 //! the two on the samples).
 //!
 //! Most captures name no crawler and have no preference lines: every

@@ -116,7 +116,7 @@ pub fn global_verdict(google_class: GoogleClass, robots: Option<&RobotsTxt<'_>>)
 /// rows of the `agent_verdicts` view for one capture. The rules of agents
 /// that no group names are those of `*`, so they are evaluated once.
 /// Ingest stores only what the `*` verdict does not give
-/// ([`named_verdicts`]); this is the reference the view is tested
+/// (`named_verdicts`); this is the reference the view is tested
 /// against.
 pub fn verdicts(
     google_class: GoogleClass,
