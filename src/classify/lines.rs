@@ -8,7 +8,8 @@ use crate::robots::{ParseStatus, PreferenceDirective, PreferenceValue, RobotsTxt
 use crate::table::columns;
 
 use super::Rows;
-use super::capture::{Capture, CaptureKey};
+use super::capture::Capture;
+use super::key::CaptureKey;
 use super::typo::typo_of;
 
 /// Descriptions of the columns several line tables share.

@@ -22,6 +22,7 @@
 
 pub mod agents;
 pub mod capture;
+pub mod key;
 pub mod lines;
 pub mod tally;
 pub mod typo;
@@ -31,7 +32,8 @@ pub mod views;
 use std::sync::OnceLock;
 
 pub use agents::AgentRow;
-pub use capture::{Capture, CaptureKey, RobotsColumns};
+pub use capture::{Capture, RobotsColumns};
+pub use key::CaptureKey;
 pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserAgentRow};
 pub use tally::{VerdictTally, VerdictTallyRow};
 pub use verdict::{

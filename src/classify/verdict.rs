@@ -10,7 +10,7 @@ use crate::table::{columns, labels};
 
 use super::Rows;
 use super::agents::{Agent, AgentList};
-use super::capture::CaptureKey;
+use super::key::CaptureKey;
 
 labels! {
     /// What an agent may fetch once the HTTP outcome is taken into account.

@@ -8,7 +8,7 @@
 use crate::http::GoogleClass;
 use crate::table::columns;
 
-use super::capture::CaptureKey;
+use super::key::CaptureKey;
 use super::verdict::{PreferenceColumns, Verdict};
 
 columns! {
