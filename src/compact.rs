@@ -39,7 +39,7 @@ use crate::batch::schema_of;
 use crate::classify::Table;
 use crate::dataset::manifest::{CompactLine, Line, Merged};
 use crate::dataset::{
-    At, Dataset, InputStatus, Op, OutputError, PartFile, is_schema_only, short_hash, sync_dir,
+    At, Dataset, InputStatus, Op, OutputError, PartFile, is_finished_part, short_hash, sync_dir,
 };
 
 /// What `compact` does.
@@ -189,7 +189,7 @@ fn list_parts(
         if name.starts_with('.') {
             return Err(OutputError::Unfinished { path });
         }
-        if name.ends_with(".parquet") && !is_schema_only(&name) {
+        if is_finished_part(&name) {
             let size = entry.metadata().at(Op::ListDir, &path)?.len();
             let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
             parts.push(PartInfo {

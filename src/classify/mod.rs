@@ -38,7 +38,7 @@ pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserA
 pub use tally::{VerdictTally, VerdictTallyRow};
 pub use verdict::{
     EffectiveClass, Judged, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict,
-    crawl_delay, global_verdict, verdicts,
+    crawl_delay, verdicts,
 };
 pub use views::{VerdictCountRow, VerdictRow};
 
@@ -276,24 +276,21 @@ pub fn response(
     let body = response.as_ref().map_or(&[][..], |r| r.body(record));
     let robots = parse_robots(&capture, body, opts);
     let unnamed = robots.as_ref().map(verdict::global_rules);
-    if let (Some(robots), Some(_)) = (&robots, unnamed) {
+    if let Some(robots) = &robots {
         let global = Verdict::of(capture.google_class, unnamed);
         capture.robots = RobotsColumns::of(robots, &global);
     }
     out.push(&capture);
-    match (&robots, unnamed) {
-        (Some(robots), Some(unnamed)) => {
-            lines::push_lines(&capture, robots, out);
-            let judged = verdict::push_agent_rows(capture.at, robots, agents, out);
-            tally.add(
-                crawl,
-                capture.google_class,
-                Some((unnamed, &judged)),
-                agents,
-            );
-        }
-        _ => tally.add(crawl, capture.google_class, None, agents),
-    }
+    let judged = robots.as_ref().map(|robots| {
+        lines::push_lines(&capture, robots, out);
+        verdict::push_agent_rows(capture.at, robots, agents, out)
+    });
+    tally.add(
+        crawl,
+        capture.google_class,
+        unnamed.zip(judged.as_ref()),
+        agents,
+    );
     fate
 }
 

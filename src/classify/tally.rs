@@ -141,6 +141,11 @@ fn pair(
     }
 }
 
+/// The crawlers counted, in order: the list's, then `*` (None).
+fn everyone(agents: &AgentList) -> impl Iterator<Item = Option<&Agent>> {
+    agents.agents.iter().map(Some).chain([None])
+}
+
 /// The rules verdict of `agent` (None for `*`) on a capture no group of
 /// which names it, whose `*` verdict is `unnamed`: nothing restricts a
 /// crawler that ignores the `*` group; any other obeys `*`'s.
@@ -183,33 +188,37 @@ impl VerdictTally {
         let crawlers = agents.agents.len() + 1;
         self.crawlers = crawlers;
         let tally = self.crawl(crawl);
-        let plain = match parsed {
-            None => Some((google_class, None)),
-            Some((unnamed, judged)) if judged.agents.is_empty() && !judged.with_preferences => {
-                Some((google_class, Some(unnamed)))
+        let (unnamed, judged) = match parsed {
+            None => {
+                *tally.plain.entry((google_class, None)).or_default() += 1;
+                return;
             }
-            Some(_) => None,
-        };
-        if let Some(plain) = plain {
-            *tally.plain.entry(plain).or_default() += 1;
-            return;
-        }
-        let Some((unnamed, judged)) = parsed else {
-            return;
+            Some((unnamed, judged)) if judged.agents.is_empty() && !judged.with_preferences => {
+                *tally
+                    .plain
+                    .entry((google_class, Some(unnamed)))
+                    .or_default() += 1;
+                return;
+            }
+            Some(parsed) => parsed,
         };
         let star = judged.with_preferences.then_some(judged.star);
         let default = tally.id(pair(google_class, Some(unnamed), star), crawlers);
-        let ignoring = tally.id(pair(google_class, Some(UNRESTRICTED), star), crawlers);
+        // (a crawler that ignores the * group has a row of its own in
+        // `judged` when the file has preference lines)
+        let mut ignoring = None;
         let mut own = judged.agents.iter().peekable();
-        let everyone = agents.agents.iter().map(Some).chain([None]);
-        for (i, agent) in everyone.enumerate() {
+        for (i, agent) in everyone(agents).enumerate() {
             let id = match own.next_if(|(at, _, _)| *at == i) {
                 Some((_, verdict, preferences)) => {
                     let rules = verdict.unwrap_or_else(|| unnamed_rules(agent, unnamed));
                     let stated = judged.with_preferences.then_some(*preferences);
                     tally.id(pair(google_class, Some(rules), stated), crawlers)
                 }
-                None if agent.is_some_and(|a| a.ignores_global_group) => ignoring,
+                None if agent.is_some_and(|a| a.ignores_global_group) => *ignoring
+                    .get_or_insert_with(|| {
+                        tally.id(pair(google_class, Some(UNRESTRICTED), None), crawlers)
+                    }),
                 None => default,
             };
             tally.counts[id * crawlers + i] += 1;
@@ -237,17 +246,12 @@ impl VerdictTally {
         }
     }
 
-    /// No capture was counted.
-    pub fn is_empty(&self) -> bool {
-        self.crawls.is_empty()
-    }
-
     /// The `verdict_counts` rows of the input `file` (counted with
     /// `agents`), in a stable order (crawl as first seen, then values and
     /// count).
     pub fn rows<'a>(&'a self, file: &'a str, agents: &AgentList) -> Vec<VerdictTallyRow<'a>> {
-        let everyone: Vec<Option<&Agent>> = agents.agents.iter().map(Some).chain([None]).collect();
-        let crawlers = everyone.len();
+        let listed: Vec<Option<&Agent>> = everyone(agents).collect();
+        let crawlers = listed.len();
         let mut out = Vec::new();
         for (crawl, tally) in &self.crawls {
             let mut pairs: HashMap<(usize, Pair), u64> = HashMap::new();
@@ -260,7 +264,7 @@ impl VerdictTally {
                 }
             }
             for (&(google_class, unnamed), &n) in &tally.plain {
-                for (i, agent) in everyone.iter().enumerate() {
+                for (i, agent) in listed.iter().enumerate() {
                     let rules = unnamed.map(|u| unnamed_rules(*agent, u));
                     *pairs
                         .entry((i, pair(google_class, rules, None)))
@@ -280,7 +284,7 @@ impl VerdictTally {
             out.extend(shared.into_iter().map(|((p, captures), crawlers)| {
                 let agents = crawlers
                     .iter()
-                    .map(|&i| everyone[i].map_or(GLOBAL_AGENT.0, |a| a.token.as_str()))
+                    .map(|&i| listed[i].map_or(GLOBAL_AGENT.0, |a| a.token.as_str()))
                     .map(str::to_owned)
                     .collect();
                 VerdictTallyRow {
@@ -457,24 +461,15 @@ mod tests {
         assert_eq!(gptbot, [(Some(crate::robots::RulesClass::DisallowAll), 2)]);
         let rows = a.rows("f", &agents);
         let rows = per_crawler(&rows);
-        let crawl_a: u64 = rows
-            .iter()
-            .filter(|r| r.1.crawl == Some("A"))
-            .map(|r| r.1.captures)
-            .sum();
-        assert_eq!(crawl_a, 2 * 46);
-        let crawl_b: u64 = rows
-            .iter()
-            .filter(|r| r.1.crawl == Some("B"))
-            .map(|r| r.1.captures)
-            .sum();
-        assert_eq!(crawl_b, 2 * 46);
-        let none: u64 = rows
-            .iter()
-            .filter(|r| r.1.crawl.is_none())
-            .map(|r| r.1.captures)
-            .sum();
-        assert_eq!(none, 46);
+        let captures_of = |crawl: Option<&str>| -> u64 {
+            rows.iter()
+                .filter(|r| r.1.crawl == crawl)
+                .map(|r| r.1.captures)
+                .sum()
+        };
+        assert_eq!(captures_of(Some("A")), 2 * 46);
+        assert_eq!(captures_of(Some("B")), 2 * 46);
+        assert_eq!(captures_of(None), 46);
         // AdsBot ignores the * group: allowed where the others are not.
         let adsbot = rows
             .iter()

@@ -106,12 +106,6 @@ pub fn global_rules(robots: &RobotsTxt<'_>) -> RulesVerdict {
     rules_verdict(&robots.unnamed_agent())
 }
 
-/// The verdict of `*`, the crawler no group names (its rules from the
-/// parse of a 2xx capture).
-pub fn global_verdict(google_class: GoogleClass, robots: Option<&RobotsTxt<'_>>) -> Verdict {
-    Verdict::of(google_class, robots.map(global_rules))
-}
-
 /// Every agent's verdict, in the list's order, then `*`'s (the last): the
 /// rows of the `agent_verdicts` view for one capture. The rules of agents
 /// that no group names are those of `*`, so they are evaluated once.

@@ -198,10 +198,7 @@ pub const AGENT_VERDICTS_SQL: &str = concat!(
 /// the same decisions (`classify::tally`); a test compares the two.
 pub const AGENT_VERDICT_COUNTS_SQL: &str = "    WITH summed AS (
         -- The inputs' rows summed first: the same crawler lists recur.
-        SELECT crawl, google_class, robots_parsed, agents, group_match, root_allowed,
-               rules_class, effective_class, effective_root_allowed, usage_train_ai,
-               usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input,
-               signal_use, signal_line, signal_scope, sum(captures) AS captures
+        SELECT * EXCLUDE (warc_filename, captures), sum(captures) AS captures
         FROM verdict_counts
         GROUP BY ALL
     ),

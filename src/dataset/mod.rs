@@ -58,6 +58,12 @@ pub fn is_schema_only(name: &str) -> bool {
     name == EMPTY_PART || name == LEGACY_EMPTY_PART
 }
 
+/// Whether `name` is a finished part file's: a Parquet file, neither
+/// hidden (being written) nor the schema-only file.
+pub fn is_finished_part(name: &str) -> bool {
+    name.ends_with(".parquet") && !name.starts_with('.') && !is_schema_only(name)
+}
+
 /// The start of the name of the `agents` table's file, the data set's
 /// crawler list: `list-<version>.parquet`.
 pub const AGENTS_PREFIX: &str = "list-";
@@ -84,11 +90,9 @@ fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
     }
     let table_dir = |t: Table| dir.join(t.name());
     let has_parts = fs::read_dir(table_dir(Table::Captures)).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.ends_with(".parquet") && !name.starts_with('.') && !is_schema_only(&name)
-        })
+        entries
+            .flatten()
+            .any(|e| is_finished_part(&e.file_name().to_string_lossy()))
     });
     if has_parts && !table_dir(Table::VerdictCounts).exists() {
         return older(
