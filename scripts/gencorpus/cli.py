@@ -1,0 +1,73 @@
+"""The command line: the arguments, one job per file (in parallel
+processes if --jobs allows), the progress lines on stderr and the --stats
+JSON on stdout."""
+
+import argparse
+import json
+import os
+import sys
+import time
+from multiprocessing import Pool
+
+from .bodies import PREFERENCE_PLAIN_BODIES
+from .config import DEFAULT_FETCHES, DEFAULT_FILES, PREFERENCES_INDEX, SMALL_FETCHES
+from .generate import generate_file
+from .modes import preference_cases
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    jobs = [(a.seed, PREFERENCES_INDEX if a.preferences else i, a.records_per_file, a.small, a.preferences, a.out)
+            for i in range(a.files)]
+    t0 = time.time()
+    if a.jobs > 1 and len(jobs) > 1:
+        with Pool(min(a.jobs, len(jobs))) as pool:
+            results = pool.map(generate_file, jobs, chunksize=1)
+    else:
+        results = [generate_file(j) for j in jobs]
+    report(results, t0, a.stats)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Synthetic Common-Crawl-like robots.txt WARC files "
+                                             "(robostats' test sample and benchmark corpus).")
+    ap.add_argument("--out", required=True, help="output directory (created if missing)")
+    ap.add_argument("--files", type=int, default=DEFAULT_FILES, help="number of files (default %(default)s)")
+    ap.add_argument("--records-per-file", type=int, default=DEFAULT_FETCHES, metavar="M",
+                    help="fetches per file; a file holds 2*M+1 records (default %(default)s)")
+    ap.add_argument("--seed", default="1", help="any string (default %(default)s)")
+    one = ap.add_mutually_exclusive_group()
+    one.add_argument("--small", action="store_true",
+                     help="the test sample: 1 file of %d fetches with every category at least once" % SMALL_FETCHES)
+    one.add_argument("--preferences", action="store_true",
+                     help="1 file of %d fetches: one 200 robots.txt per AI-use preference case (every "
+                          "content_usage and cloudflare_managed variant) and %d plain bodies"
+                          % (len(preference_cases()), len(PREFERENCE_PLAIN_BODIES)))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: all CPUs)")
+    ap.add_argument("--stats", action="store_true", help="print per-file category counts as JSON on stdout")
+    a = ap.parse_args(argv)
+    if a.small:
+        a.files, a.records_per_file = 1, SMALL_FETCHES
+    if a.preferences:
+        a.files, a.records_per_file = 1, len(preference_cases())
+    if a.files < 1 or a.records_per_file < (200 if a.small else 1):
+        ap.error("need at least one file and one fetch")
+    return a
+
+
+def report(results, t0, stats):
+    """A line per file and a total on stderr; the --stats JSON on stdout."""
+    seconds = [t for _, t in results]
+    results = [r for r, _ in results]
+    raw = sum(r["uncompressed_bytes"] for r in results)
+    gz = sum(r["compressed_bytes"] for r in results)
+    for r, secs in zip(results, seconds):
+        print("%s  %d fetches  %.1f MiB -> %.1f MiB (ratio %.2f)  %.1f s" % (
+            r["file"], r["fetches"], r["uncompressed_bytes"] / 2 ** 20, r["compressed_bytes"] / 2 ** 20,
+            r["uncompressed_bytes"] / r["compressed_bytes"], secs), file=sys.stderr)
+    print("total: %d files, %d records, %d bytes uncompressed, %d bytes compressed (ratio %.2f), %.1f s" % (
+        len(results), sum(r["records"] for r in results), raw, gz, raw / gz, time.time() - t0), file=sys.stderr)
+    if stats:
+        json.dump(results, sys.stdout, indent=1)
+        sys.stdout.write("\n")
