@@ -1,30 +1,30 @@
 //! robostats: Google-exact robots.txt parsing and matching, and the
 //! analysis of Common Crawl's robots.txt WARC files into Parquet tables.
 //!
-//! The data flows one way, each stage in its own module:
+//! The data flows one way, and the crates and modules are its stages:
 //!
 //! ```text
-//! file --warc--> WARC record --http--> HTTP response --robots--> parse, verdicts
-//!      --classify--> rows (one struct per table) --batch--> Arrow batches
-//!      --sink--> Parquet bytes --dataset--> part files and manifest under --out
+//! source --(robostats-warc)--> WARC record --(robostats-rows: http)--> HTTP response
+//!   --(robostats-robots)--> parse, verdicts --(robostats-rows: classify)--> rows
+//!   --output::batch--> Arrow --output::sink--> Parquet --output::dataset--> --out
 //! ```
 //!
-//! * The reading half: [`warc`] (file -> gzip member -> record, with the
-//!   offsets that join with Common Crawl's index), [`http`] (record -> HTTP
-//!   response -> outcome classes and content facts) and [`robots`] (body ->
-//!   groups and rules -> Google's verdict; the `robostats-robots` crate,
-//!   which depends on nothing of the rest). Every problem with the input is
-//!   an [`Error`] that says where it happened; reading goes on after it.
-//! * [`classify`] turns a response into the rows of every table; each
-//!   table is declared once, as the struct of its row ([`table`]).
-//! * With the `tables` feature (default): `input` (local files and URLs:
-//!   listing and opening), `remote` (URLs streamed over HTTP(S) and S3,
-//!   politely and resumably), `batch` (rows -> Arrow), `sink`
-//!   (Arrow -> Parquet), `dataset` (the output directory: part files,
-//!   atomic renames, the manifest that makes re-runs resume), `pipeline`
-//!   (files x threads -> all of the above, with accounting) and `compact`
-//!   (fewer, larger part files for a finished data set). [`shard`] says
-//!   which inputs one process of a batch job takes.
+//! * The reading half is three crates of its own, which build no Arrow,
+//!   Parquet, tokio or HTTP client: [`warc`] (file -> gzip member ->
+//!   record, with the offsets that join with Common Crawl's index),
+//!   [`robots`] (body -> groups and rules -> Google's verdict), and the
+//!   rows crate's [`http`] (record -> HTTP response -> outcome classes and
+//!   content facts) and [`classify`] (response -> the rows of every table;
+//!   each table is declared once, as the struct of its row: [`table`]).
+//!   Every problem with the input is an [`Error`] that says where it
+//!   happened; reading goes on after it.
+//! * This crate: [`source`] (local files and URLs: listing and opening;
+//!   `source::remote` streams URLs over HTTP(S) and S3, politely and
+//!   resumably), [`output`] (rows -> Arrow -> Parquet part files under the
+//!   output directory, the manifest that makes re-runs resume, and
+//!   `compact`), [`pipeline`] (files x threads -> all of the above, with
+//!   accounting) and [`shard`] (which inputs one process of a batch job
+//!   takes).
 //!
 //! Reading a WARC file and judging its robots.txt bodies:
 //!
@@ -51,34 +51,22 @@
 //! # Ok::<(), robostats::Error>(())
 //! ```
 #![deny(missing_docs)]
-// The one exception, libdeflate's FFI, is allowed in `warc::inflate`.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
-#[cfg(feature = "tables")]
-pub mod batch;
-pub mod classify;
-#[cfg(feature = "tables")]
-pub mod compact;
-#[cfg(feature = "tables")]
-pub mod dataset;
-pub mod error;
-pub mod http;
-#[cfg(feature = "tables")]
-pub mod input;
-#[cfg(feature = "tables")]
-pub mod pipeline;
-#[cfg(feature = "tables")]
-pub mod remote;
 /// The robots.txt engine: the `robostats-robots` crate (parsing, matching,
 /// rule classes and AI-use preferences, exactly as Google reads a file).
 pub use robostats_robots as robots;
+pub mod output;
+pub mod pipeline;
 pub mod shard;
-#[cfg(feature = "tables")]
-pub mod sink;
-pub mod table;
-pub mod warc;
+pub mod source;
+/// The WARC reader: the `robostats-warc` crate (file -> gzip member ->
+/// record, with member offsets and errors that say where).
+pub use robostats_warc as warc;
 
-pub use error::Error;
+/// What a capture says, as rows: the `robostats-rows` crate's modules.
+pub use robostats_rows::{classify, http, table};
+pub use warc::Error;
 
 /// The examples of `docs/library.md`, run as doctests.
 #[cfg(doctest)]

@@ -308,7 +308,7 @@ fn generated_table_views_are_up_to_date() {
 fn docs_name_every_error_kind() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/warc.md");
     let text = std::fs::read_to_string(path).unwrap();
-    for kind in robostats::error::ErrorKind::ALL {
+    for kind in robostats::warc::ErrorKind::ALL {
         let name = format!("`{}`", kind.as_str());
         assert!(
             text.contains(&name),

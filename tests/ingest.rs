@@ -129,7 +129,7 @@ fn every_response_is_a_capture_or_an_error_and_counts_agree() {
     assert!(!rows(&out, Table::NamedVerdicts).is_empty());
 
     // The manifest's part files hold exactly the tables' rows.
-    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
+    let entries = robostats::output::dataset::manifest::read_inputs(&out).unwrap();
     assert_eq!(entries.len(), 3);
     let mut from_manifest: BTreeMap<String, u64> = BTreeMap::new();
     for e in entries.values() {
@@ -196,7 +196,7 @@ fn an_unreadable_input_fails_alone() {
     let summary = pipeline::run(&config, &NoProgress).unwrap();
     assert_eq!((summary.files_done, summary.files_failed), (3, 1));
     assert!(rows(&out, Table::Errors).is_empty());
-    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
+    let entries = robostats::output::dataset::manifest::read_inputs(&out).unwrap();
     let reason = entries[&config.inputs[3].id].line.reason.clone().unwrap();
     assert!(reason.contains("No such file or directory"), "{reason}");
     fs::remove_dir_all(&out).unwrap();
@@ -250,9 +250,12 @@ fn a_directory_given_to_the_library_fails_and_the_manifest_says_why() {
     // A failed input has no row in any table: the manifest says why.
     assert!(rows(&out, Table::Errors).is_empty());
     assert_eq!(summary.counts.errors, 0);
-    let entries = robostats::dataset::manifest::read_inputs(&out).unwrap();
+    let entries = robostats::output::dataset::manifest::read_inputs(&out).unwrap();
     let entry = &entries[&config.inputs[0].id];
-    assert_eq!(entry.line.status, robostats::dataset::InputStatus::Failed);
+    assert_eq!(
+        entry.line.status,
+        robostats::output::dataset::InputStatus::Failed
+    );
     assert_eq!(entry.line.input, "a-directory");
     assert!(entry.line.parts.is_empty());
     let reason = entry.line.reason.as_deref().unwrap();

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use robostats::classify::Table;
-use robostats::dataset::Dataset;
+use robostats::output::dataset::Dataset;
 
 use crate::ingest::{rows, temp_out};
 use crate::resume::{Inputs, assert_same_rows, ok};
@@ -46,10 +46,10 @@ type PerInput = Vec<(String, u64)>;
 /// The `captures` count of each input's latest manifest line, and the
 /// rows the `captures` table holds per input.
 fn captures_per_input(out: &Path) -> (PerInput, PerInput) {
-    let entries = robostats::dataset::manifest::read_inputs(out).unwrap();
+    let entries = robostats::output::dataset::manifest::read_inputs(out).unwrap();
     let mut said: Vec<(String, u64)> = entries
         .values()
-        .filter(|e| e.line.status == robostats::dataset::InputStatus::Done)
+        .filter(|e| e.line.status == robostats::output::dataset::InputStatus::Done)
         .map(|e| (e.line.input.clone(), e.line.counts.captures))
         .collect();
     said.sort();
@@ -169,7 +169,7 @@ fn clean_up_never_takes_another_inputs_files() {
     // named `a-<that hash>-x.warc.gz` starts the same way.
     let work = temp_out("prefix-clash");
     fs::create_dir_all(work.join("n")).unwrap();
-    let stem = robostats::dataset::part_stem("n/a.warc.gz");
+    let stem = robostats::output::dataset::part_stem("n/a.warc.gz");
     let other = format!("n/{stem}-x.warc.gz");
     fs::copy(SMALL, work.join(&other)).unwrap();
     fs::copy(MEDIUM, work.join("n/a.warc.gz")).unwrap();
@@ -392,7 +392,7 @@ fn links_planted_in_the_output_directory_are_refused() {
 
     // A link among a table's files, named as a leftover part file of the
     // input about to be done: not deleted, not followed.
-    let stem = robostats::dataset::part_stem("b.warc.gz");
+    let stem = robostats::output::dataset::part_stem("b.warc.gz");
     let planted = work.join(format!("out/captures/{stem}-00.parquet"));
     std::os::unix::fs::symlink(elsewhere.join("notes.jsonl"), &planted).unwrap();
     // (One thread: b's captures are written by lane 00.)

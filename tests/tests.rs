@@ -1,6 +1,7 @@
 //! The integration tests, in one binary so the dependencies link once.
 
 mod cli;
+mod crates;
 mod ingest;
 mod new_user;
 mod resume;

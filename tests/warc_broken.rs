@@ -7,8 +7,8 @@ use std::io::Write;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use proptest::prelude::*;
-use robostats::error::{ErrorKind, Stage};
 use robostats::http::{GoogleClass, Response};
+use robostats::warc::{ErrorKind, Stage};
 use robostats::warc::{ReadOptions, Record, WarcReader};
 
 use crate::warc_util::{Item, captures, errors, read_all};

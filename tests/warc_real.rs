@@ -2,10 +2,10 @@
 //! the expected number of responses and field values. The expected values
 //! come from warcio 1.8.1 and FastWARC 2.0.1 (`tests/warc_expected.py`).
 
-use robostats::error::{ErrorKind, Stage};
 use robostats::http::{CcClass, GoogleClass, RedirectKind};
 use robostats::table::UnixTime;
 use robostats::warc::parse_warc_date;
+use robostats::warc::{ErrorKind, Stage};
 
 use crate::warc_util::{Item, captures, errors, read_file};
 

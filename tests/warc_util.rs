@@ -4,8 +4,8 @@ use std::io::Read;
 
 use robostats::Error;
 use robostats::classify::Capture;
-use robostats::error::{ErrorKind, Stage};
 use robostats::http::Response;
+use robostats::warc::{ErrorKind, Stage};
 use robostats::warc::{ReadOptions, Record, RecordType, WarcReader};
 
 /// What one record or error looked like, in a form that compares exactly.

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robostats::robots::{ParseStatus, PreferenceDirective, RobotsTxt, Statement};
+use robostats_robots::{ParseStatus, PreferenceDirective, RobotsTxt, Statement};
 
 fuzz_target!(|data: &[u8]| {
     for directive in [PreferenceDirective::ContentSignal, PreferenceDirective::ContentUsage] {

@@ -8,8 +8,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robostats::robots::reference::google_matches;
-use robostats::robots::{RobotsTxt, matches, path_params_query};
+use robostats_robots::reference::google_matches;
+use robostats_robots::{RobotsTxt, matches, path_params_query};
 
 const AGENTS: &[&str] = &["FooBot", "foobot", "Googlebot", "", "FooBot/1.0"];
 

@@ -10,9 +10,9 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use robostats::classify::Capture;
-use robostats::http::Response;
-use robostats::warc::{ReadOptions, Record, WarcReader};
+use robostats_rows::classify::Capture;
+use robostats_rows::http::Response;
+use robostats_warc::{ReadOptions, Record, WarcReader};
 
 /// (record type, offset, kept block length, complete, or error kind)
 fn read(bytes: &[u8], opts: ReadOptions) -> Vec<String> {

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use robostats::classify::agents::ignores_global_group;
 use robostats::robots::{
-    AgentRules, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope, is_valid_user_agent_to_obey,
+    AgentRules, Decision, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope,
+    is_valid_user_agent_to_obey,
 };
 
 use super::{FileArg, printable, read_body};
@@ -43,23 +44,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         GOOGLE_MAX_BYTES
     };
     let robots = RobotsTxt::parse_with_limit(&body, limit);
-    for agent in &args.agents {
-        if !is_valid_user_agent_to_obey(agent.as_bytes()) {
-            eprintln!(
-                "robostats: warning: agent '{agent}' is not a product token ([A-Za-z_-]+); \
-                 Google compares it whole, so no named group can apply to it"
-            );
-        }
-    }
-    for url in &args.urls {
-        if let Some(encoded) = encode(url) {
-            eprintln!(
-                "robostats: warning: URL '{url}' is not %-encoded (it has non-ASCII \
-                 characters, spaces or control characters); Google compares bytes, so rules \
-                 written %-encoded never match it: give it as '{encoded}'"
-            );
-        }
-    }
+    warn_about_inputs(args);
     let mut out = BufWriter::new(io::stdout().lock());
     for agent in &args.agents {
         let rules = robots.agent(agent);
@@ -77,45 +62,84 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             };
             write!(out, "{verdict}\t{agent}\t{url}")?;
             if args.explain {
-                write!(out, "\t{}", decision.group.as_str())?;
-                match decision.rule.map(|i| &robots.rules()[i]) {
-                    Some(rule) => {
-                        write!(
-                            out,
-                            "\tline {}\t{}: {}",
-                            rule.line,
-                            rule.kind.as_str(),
-                            printable(&rule.pattern)
-                        )?;
-                        if decision.via_index_htm {
-                            write!(out, " (index.htm rule: its directory)")?;
-                        }
-                    }
-                    None => write!(out, "\t-\tno matching rule")?,
-                }
-                if !robots.preferences().is_empty() {
-                    write!(
-                        out,
-                        "\t{}",
-                        preferences(policy.as_ref().unwrap_or(&rules), url)
-                    )?;
-                }
-                // The verdict stays the matcher's; the crawler's own
-                // policy, where it differs, is a note.
-                if decision.group == GroupMatch::Global && ignores_global_group(agent) {
-                    write!(
-                        out,
-                        "\tby its policy: allowed ({agent} ignores the * group, as Google \
-                         documents for its special-case crawlers; no group names it, so \
-                         nothing restricts it: agent_verdicts judges it so)"
-                    )?;
-                }
+                explain(
+                    &mut out,
+                    &robots,
+                    agent,
+                    url,
+                    &decision,
+                    policy.as_ref().unwrap_or(&rules),
+                )?;
             }
             writeln!(out)?;
         }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warns about agents no named group can apply to, and URLs that rules
+/// written %-encoded never match.
+fn warn_about_inputs(args: &Args) {
+    for agent in &args.agents {
+        if !is_valid_user_agent_to_obey(agent.as_bytes()) {
+            eprintln!(
+                "robostats: warning: agent '{agent}' is not a product token ([A-Za-z_-]+); \
+                 Google compares it whole, so no named group can apply to it"
+            );
+        }
+    }
+    for url in &args.urls {
+        if let Some(encoded) = encode(url) {
+            eprintln!(
+                "robostats: warning: URL '{url}' is not %-encoded (it has non-ASCII \
+                 characters, spaces or control characters); Google compares bytes, so rules \
+                 written %-encoded never match it: give it as '{encoded}'"
+            );
+        }
+    }
+}
+
+/// The deciding group and rule of a verdict, the preferences that apply,
+/// and the crawler's own policy where it differs from the matcher's.
+fn explain(
+    out: &mut impl Write,
+    robots: &RobotsTxt<'_>,
+    agent: &str,
+    url: &str,
+    decision: &Decision,
+    rules: &AgentRules<'_, '_>,
+) -> io::Result<()> {
+    write!(out, "\t{}", decision.group.as_str())?;
+    match decision.rule.map(|i| &robots.rules()[i]) {
+        Some(rule) => {
+            write!(
+                out,
+                "\tline {}\t{}: {}",
+                rule.line,
+                rule.kind.as_str(),
+                printable(&rule.pattern)
+            )?;
+            if decision.via_index_htm {
+                write!(out, " (index.htm rule: its directory)")?;
+            }
+        }
+        None => write!(out, "\t-\tno matching rule")?,
+    }
+    if !robots.preferences().is_empty() {
+        write!(out, "\t{}", preferences(rules, url))?;
+    }
+    // The verdict stays the matcher's; the crawler's own
+    // policy, where it differs, is a note.
+    if decision.group == GroupMatch::Global && ignores_global_group(agent) {
+        write!(
+            out,
+            "\tby its policy: allowed ({agent} ignores the * group, as Google \
+                 documents for its special-case crawlers; no group names it, so \
+                 nothing restricts it: agent_verdicts judges it so)"
+        )?;
+    }
+    Ok(())
 }
 
 /// The preferences that apply to the agent at `url`, for `--explain`:

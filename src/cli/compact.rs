@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use robostats::compact::{self, Options};
+use robostats::output::compact::{self, Options};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

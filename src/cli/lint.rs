@@ -88,51 +88,76 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut lint = FileLint::new(&robots, looks_like_html(&body));
     let past_limit = body.len().saturating_sub(GOOGLE_MAX_BYTES);
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut findings = false;
-
-    if args.json {
+    let findings = if args.json {
         let file = args.robots_file.display().to_string();
-        write!(
-            out,
-            "{{\"file\":{},\"lines\":[",
-            serde_json::to_string(&file)?
-        )?;
-        for (i, line) in robots.lines().enumerate() {
-            let m = &line.metadata;
-            let diagnosis = lint.line(&line);
-            findings |= has_finding(&diagnosis);
-            let diagnosis = sentences(&diagnosis);
-            let value = match line.key {
-                Some(k) if k.value_is_escaped() => {
-                    json!({"value": String::from_utf8_lossy(line.value),
-                           "pattern": String::from_utf8_lossy(&robostats::robots::escape_pattern(line.value))})
-                }
-                _ => json!({"value": String::from_utf8_lossy(line.value)}),
-            };
-            let mut obj = json!({
-                "line": line.number,
-                "offset": line.offset,
-                "kind": line.key.map_or("none", Key::as_str),
-                "key": String::from_utf8_lossy(line.key_text),
-                "text": String::from_utf8_lossy(line.raw),
-                "flags": m.flags().into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect::<serde_json::Map<String, serde_json::Value>>(),
-                "known_elsewhere": line.key.filter(|k| *k == Key::Unknown).and_then(|_| known_elsewhere(line.key_text)),
-                "diagnostics": diagnosis,
-            });
-            obj.as_object_mut()
-                .unwrap()
-                .extend(value.as_object().unwrap().clone());
-            if i > 0 {
-                out.write_all(b",")?;
+        write_json(&mut out, &file, &robots, &mut lint, past_limit)?
+    } else {
+        write_text(&mut out, &robots, &mut lint, past_limit)?
+    };
+    out.flush()?;
+    Ok(status(args, findings))
+}
+
+/// The lines and the summary as one JSON document; whether a line has a
+/// finding.
+fn write_json(
+    out: &mut impl Write,
+    file: &str,
+    robots: &RobotsTxt<'_>,
+    lint: &mut FileLint<'_, '_>,
+    past_limit: usize,
+) -> anyhow::Result<bool> {
+    let mut findings = false;
+    write!(
+        out,
+        "{{\"file\":{},\"lines\":[",
+        serde_json::to_string(&file)?
+    )?;
+    for (i, line) in robots.lines().enumerate() {
+        let m = &line.metadata;
+        let diagnosis = lint.line(&line);
+        findings |= has_finding(&diagnosis);
+        let diagnosis = sentences(&diagnosis);
+        let value = match line.key {
+            Some(k) if k.value_is_escaped() => {
+                json!({"value": String::from_utf8_lossy(line.value),
+                       "pattern": String::from_utf8_lossy(&robostats::robots::escape_pattern(line.value))})
             }
-            serde_json::to_writer(&mut out, &obj)?;
+            _ => json!({"value": String::from_utf8_lossy(line.value)}),
+        };
+        let mut obj = json!({
+            "line": line.number,
+            "offset": line.offset,
+            "kind": line.key.map_or("none", Key::as_str),
+            "key": String::from_utf8_lossy(line.key_text),
+            "text": String::from_utf8_lossy(line.raw),
+            "flags": m.flags().into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect::<serde_json::Map<String, serde_json::Value>>(),
+            "known_elsewhere": line.key.filter(|k| *k == Key::Unknown).and_then(|_| known_elsewhere(line.key_text)),
+            "diagnostics": diagnosis,
+        });
+        obj.as_object_mut()
+            .unwrap()
+            .extend(value.as_object().unwrap().clone());
+        if i > 0 {
+            out.write_all(b",")?;
         }
-        write!(out, "],\"summary\":")?;
-        serde_json::to_writer(&mut out, &summary_json(&robots, past_limit))?;
-        writeln!(out, "}}")?;
-        out.flush()?;
-        return Ok(status(args, findings));
+        serde_json::to_writer(&mut *out, &obj)?;
     }
+    write!(out, "],\"summary\":")?;
+    serde_json::to_writer(&mut *out, &summary_json(robots, past_limit))?;
+    writeln!(out, "}}")?;
+    Ok(findings)
+}
+
+/// The lines, one a row with its diagnosis, and the summary; whether a
+/// line has a finding.
+fn write_text(
+    out: &mut impl Write,
+    robots: &RobotsTxt<'_>,
+    lint: &mut FileLint<'_, '_>,
+    past_limit: usize,
+) -> anyhow::Result<bool> {
+    let mut findings = false;
 
     let width = robots.stats().lines.to_string().len();
     for line in robots.lines() {
@@ -183,6 +208,5 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             ""
         },
     )?;
-    out.flush()?;
-    Ok(status(args, findings))
+    Ok(findings)
 }

@@ -1,0 +1,345 @@
+//! A robots.txt parse -> one row per line that says something: the
+//! `user_agents`, `rules`, `sitemaps` and `directives` tables.
+
+use std::borrow::Cow;
+
+use crate::http::{UrlFacts, registered_domain};
+use crate::robots::{ParseStatus, PreferenceDirective, PreferenceValue, RobotsTxt, RuleKind};
+use crate::table::columns;
+
+use super::Rows;
+use super::capture::Capture;
+use super::key::CaptureKey;
+use super::typo::typo_of;
+
+/// Descriptions of the columns several line tables share.
+macro_rules! doc {
+    (line) => {
+        "line number, from 1"
+    };
+    (group) => {
+        "index of the line's group in the file, from 0"
+    };
+    (group_or_null) => {
+        "index of the line's group in the file, from 0; null for a line before \
+         the first user-agent line"
+    };
+    (key) => {
+        "the key as written (Google accepts case-insensitive prefixes and typos)"
+    };
+    (value) => {
+        "the value as written (comment and surrounding whitespace removed)"
+    };
+    (is_typo $examples:literal) => {
+        concat!(
+            "the key is one of Google's accepted typos (",
+            $examples,
+            ")"
+        )
+    };
+}
+
+columns! {
+    /// `user_agents`: one row per user-agent line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct UserAgentRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(group)]
+        pub group: usize,
+        /// index of the line's group under AIPREF's grouping, from 0 (a
+        /// Content-Usage line is a rule there, so a user-agent line after it
+        /// starts a new group); equal to group in a file without Content-Usage
+        /// lines (see preference_statements.aipref_group)
+        pub aipref_group: usize,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// what Google's matcher compares with a crawler's name: the value's longest
+        /// [A-Za-z_-] prefix, empty for *
+        pub product_token: Cow<'a, str>,
+        /// the value is * (alone or followed by whitespace)
+        pub is_global: bool,
+        #[doc = doc!(is_typo "useragent, user agent")]
+        pub is_typo: bool,
+    }
+}
+
+columns! {
+    /// `rules`: one row per allow or disallow line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RuleRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(group_or_null)]
+        /// (Google ignores such rules)
+        pub group: Option<usize>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        /// allow or disallow
+        pub kind: RuleKind,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// the value as Google matches it: bytes >= 0x80 %-escaped, hex upper-cased
+        pub pattern: Cow<'a, str>,
+        /// the pattern's length in bytes: the longest matching rule wins
+        pub priority: usize,
+        /// the pattern contains *
+        pub has_wildcard: bool,
+        /// the pattern ends with $
+        pub has_end_anchor: bool,
+        /// the value is empty: the rule has no effect
+        pub is_empty: bool,
+        #[doc = doc!(is_typo "dissallow, ...")]
+        pub is_typo: bool,
+        /// the rule's group names *
+        pub in_global_group: bool,
+    }
+}
+
+columns! {
+    /// `sitemaps`: one row per sitemap line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SitemapRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(key)]
+        pub key: Cow<'a, str>,
+        /// the sitemap URL as written
+        pub url: Cow<'a, str>,
+        /// an absolute http(s) URL
+        pub is_valid: bool,
+        /// the sitemap's host, lower case, punycode
+        pub url_host_name: Option<String>,
+        /// the sitemap is on the robots.txt's host
+        pub same_host: Option<bool>,
+        /// the sitemap is on the robots.txt's registered domain
+        pub same_registered_domain: Option<bool>,
+        #[doc = doc!(is_typo "site-map")]
+        pub is_typo: bool,
+    }
+}
+
+columns! {
+    /// `directives`: one row per line with a key Google does not use.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DirectiveRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        #[doc = doc!(group_or_null)]
+        pub group: Option<usize>,
+        /// the key as written
+        pub key: Cow<'a, str>,
+        /// the key in lower case
+        pub name: Cow<'a, str> as dict,
+        #[doc = doc!(value)]
+        pub value: Cow<'a, str>,
+        /// the key is one other crawlers use (Google's list: clean-param,
+        /// content-signal, content-usage, crawl-delay, domain, host, noarchive,
+        /// nofollow, noindex, request-rate, revisit-after, visit-time)
+        pub known_elsewhere: Option<&'static str> as dict,
+        /// the directive the key seems a misspelling of (edit distance 1 or 2 from
+        /// user-agent, allow, disallow, sitemap, crawl-delay)
+        pub typo_of: Option<&'static str> as dict,
+    }
+}
+
+columns! {
+    /// `preference_statements`: one row per member of the dictionary of a
+    /// Content-Signal or Content-Usage line (one row with a null label when
+    /// the dictionary is empty or does not parse).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PreferenceStatementRow<'a> {
+        /// The capture.
+        pub at: CaptureKey<'a>,
+        #[doc = doc!(line)]
+        pub line: u32,
+        /// content-signal (Cloudflare) or content-usage (IETF AIPREF)
+        pub directive: PreferenceDirective,
+        /// the key as written
+        pub key: Cow<'a, str> as dict,
+        /// the line's group under Google's grouping (where an unknown line never
+        /// ends a run of user-agent lines), from 0 as user_agents.group; null
+        /// before the first user-agent line
+        pub google_group: Option<usize>,
+        /// the line's group under AIPREF's grouping (a Content-Usage line is a
+        /// rule: a user-agent line after it starts a new group), from 0; null
+        /// before the first user-agent line
+        pub aipref_group: Option<usize>,
+        /// the line is between # BEGIN Cloudflare Managed content and # END
+        /// Cloudflare Managed Content
+        pub in_cloudflare_block: bool,
+        /// Content-Usage only: the path as written (the value's first word when
+        /// it starts with /); null when the rule has none (it applies to every
+        /// path)
+        pub path: Option<Cow<'a, str>>,
+        /// the dictionary as written (the value without its path)
+        pub dictionary: Cow<'a, str>,
+        /// the member's label (dictionary key) as written: current, older-draft
+        /// and unknown labels alike; null when the dictionary is empty or does
+        /// not parse
+        pub label: Option<&'a str> as dict,
+        /// the member's value as written after =, parameters included; null for
+        /// a bare label (the boolean true) or no member
+        pub value: Option<&'a str> as dict,
+        /// y or n (Content-Usage: the tokens y, n; Content-Signal: yes, no), else
+        /// unknown (another token, a string, a boolean, a dictionary that does
+        /// not parse)
+        pub preference: PreferenceValue,
+        /// a later member of the line has the same label: the last one wins
+        pub is_overridden: bool,
+        /// ok, empty (no member) or unparseable (not an RFC 9651 dictionary:
+        /// every preference of the line is unknown)
+        pub status: ParseStatus,
+        /// why the dictionary does not parse (the sfv parser's message)
+        pub parse_error: Option<&'a str>,
+    }
+}
+
+fn lossy(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// The rows of every line of a capture's robots.txt.
+pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+    let at = capture.at;
+    for (i, ua) in robots.user_agents().iter().enumerate() {
+        out.push(&UserAgentRow {
+            at,
+            group: ua.group,
+            aipref_group: robots.aipref_group_of_user_agent(i),
+            line: ua.line,
+            key: lossy(ua.key),
+            value: lossy(ua.value),
+            product_token: lossy(ua.product),
+            is_global: ua.global,
+            is_typo: ua.typo,
+        });
+    }
+    for rule in robots.rules() {
+        out.push(&RuleRow {
+            at,
+            group: rule.group,
+            line: rule.line,
+            kind: rule.kind,
+            key: lossy(rule.key),
+            value: lossy(rule.value),
+            pattern: lossy(&rule.pattern),
+            priority: rule.priority(),
+            has_wildcard: rule.has_wildcard(),
+            has_end_anchor: rule.has_end_anchor(),
+            is_empty: rule.is_empty(),
+            is_typo: rule.typo,
+            in_global_group: rule.group.is_some_and(|g| robots.groups()[g].global),
+        });
+    }
+    for sitemap in robots.sitemaps() {
+        out.push(&sitemap_row(
+            capture,
+            sitemap.line,
+            sitemap.key,
+            sitemap.url,
+            sitemap.typo,
+        ));
+    }
+    push_directives(at, robots, out);
+    push_preference_statements(at, robots, out);
+}
+
+/// The `directives` rows of a file: every line that is not a group's,
+/// a rule, a sitemap or a preference.
+fn push_directives(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+    for d in robots.directives() {
+        let key = lossy(d.key);
+        let name = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(key.to_ascii_lowercase())
+        } else {
+            key.clone()
+        };
+        out.push(&DirectiveRow {
+            at,
+            line: d.line,
+            group: d.group,
+            key,
+            name,
+            value: lossy(d.value),
+            known_elsewhere: d.known,
+            typo_of: d.known.is_none().then(|| typo_of(d.key)).flatten(),
+        });
+    }
+}
+
+/// The `preference_statements` rows of a file: one per member of each
+/// Content-Signal and Content-Usage line (one for a line without members).
+fn push_preference_statements(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+    for p in robots.preferences() {
+        let mut row = PreferenceStatementRow {
+            at,
+            line: p.line,
+            directive: p.directive,
+            key: lossy(p.key),
+            google_group: p.google_group,
+            aipref_group: p.aipref_group,
+            in_cloudflare_block: p.in_cloudflare_block,
+            path: p.path.map(lossy),
+            dictionary: lossy(p.dictionary),
+            label: None,
+            value: None,
+            preference: PreferenceValue::Unknown,
+            is_overridden: false,
+            status: p.status,
+            parse_error: p.error.as_deref(),
+        };
+        if p.members.is_empty() {
+            out.push(&row);
+        }
+        for m in &p.members {
+            row.label = Some(m.label);
+            row.value = m.value;
+            row.preference = p.normalise(m);
+            row.is_overridden = m.overridden;
+            out.push(&row);
+        }
+    }
+}
+
+/// A sitemap line, its URL parsed and compared with the capture's host.
+fn sitemap_row<'a>(
+    capture: &Capture<'a>,
+    line: u32,
+    key: &'a [u8],
+    url: &'a [u8],
+    typo: bool,
+) -> SitemapRow<'a> {
+    let text = lossy(url);
+    let host = UrlFacts::parse(&text)
+        .ok()
+        .filter(|(u, f)| matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some())
+        .and_then(|(_, f)| f.url_host_name);
+    let is_valid = host.is_some();
+    let domain = host.as_deref().and_then(registered_domain);
+    let same = |a: Option<&str>, b: Option<&str>| a.zip(b).map(|(a, b)| a == b);
+    SitemapRow {
+        at: capture.at,
+        line,
+        key: lossy(key),
+        url: text,
+        is_valid,
+        same_host: same(host.as_deref(), capture.url_host_name.as_deref()),
+        same_registered_domain: same(
+            domain.as_deref(),
+            capture.url_host_registered_domain.as_deref(),
+        ),
+        url_host_name: host,
+        is_typo: typo,
+    }
+}

@@ -1,0 +1,541 @@
+//! The output directory: one directory of Parquet part files per table,
+//! and the manifest. This module names, creates, renames and deletes the
+//! part files and the manifest (`compact` adds its own staging
+//! directories, through the same part files).
+//!
+//! ```text
+//! OUT/_manifest/run.jsonl                  which inputs are done (the manifest; a shard
+//!                                          writes shard-00003-of-00100.jsonl, compact compact.jsonl)
+//! OUT/<table>/~empty.parquet               schema only: an empty table reads as empty
+//! OUT/<table>/.<part>.parquet.<token>.tmp  a part file being written
+//! OUT/<table>/<stem>-<hash>[-shard-..]-<lane>.parquet   a finished part file
+//! ```
+//!
+//! A reader must never take a half-written file for a finished one:
+//! Parquet writes its footer only when the writer is finished, so a part
+//! file is written under a hidden temporary name (which neither
+//! `*.parquet` globs nor pyarrow's dataset discovery pick up), finished and
+//! synced, and only then renamed to its final name ([`PartFile`],
+//! [`FinishedPart`]). The part files of an input are named after it
+//! ([`part_stem`]), so that a re-run can delete whatever an interrupted
+//! input left ([`Dataset::remove_leftovers`]) before doing it again.
+
+mod error;
+pub mod lock;
+pub mod manifest;
+mod names;
+mod part;
+
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+pub use error::{At, Op, OutputError};
+pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
+use names::is_lower_hex;
+pub use names::{
+    EMPTY_PART, LEGACY_EMPTY_PART, is_finished_part, is_part_of, is_schema_only, is_temp_of,
+    part_name, part_stem, short_hash, temp_of, temp_path,
+};
+pub use part::{FinishedPart, PartFile, PartSummary};
+
+use crate::classify::Table;
+use crate::classify::agents::AgentList;
+use crate::output::batch::{TableBuilder, schema_of};
+
+/// The start of the name of the `agents` table's file, the data set's
+/// crawler list: `list-<version>.parquet`.
+pub const AGENTS_PREFIX: &str = "list-";
+
+/// Refuses an output directory that an earlier version of robostats
+/// made, whose tables differ from today's: rows of both would not make one
+/// data set. Those with a dense `agent_verdicts` table (now a view), and
+/// those with captures but no `verdict_counts` table (which the
+/// `agent_verdict_counts` view sums): its directory is made with every
+/// other table's, before any input is read, so a data set with a
+/// `captures` part file and no `verdict_counts` directory is older.
+fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
+    if !manifest::dir(dir).is_dir() {
+        return Ok(());
+    }
+    let older = |missing: &'static str| {
+        Err(OutputError::OlderFormat {
+            dir: dir.to_path_buf(),
+            missing,
+        })
+    };
+    if dir.join("agent_verdicts").is_dir() {
+        return older("it has an agent_verdicts table, which is now a view over named_verdicts");
+    }
+    let table_dir = |t: Table| dir.join(t.name());
+    let has_parts = fs::read_dir(table_dir(Table::Captures)).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| is_finished_part(&e.file_name().to_string_lossy()))
+    });
+    if has_parts && !table_dir(Table::VerdictCounts).exists() {
+        return older(
+            "it has no verdict_counts table, which the agent_verdict_counts view now sums",
+        );
+    }
+    Ok(())
+}
+
+/// An output directory.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    dir: PathBuf,
+}
+
+impl Dataset {
+    /// Makes `dir` an output directory for `ingest`: creates it and every
+    /// table's directory with its schema-only part file, so that a table
+    /// no input has rows for still reads as an empty table (a glob that
+    /// matches no file is an error in DuckDB).
+    ///
+    /// A directory that holds other files than an output's is refused
+    /// (tables written beside foreign files, or foreign files in a table's
+    /// directory, would break every query), unless `allow_other_files`.
+    ///
+    /// No lock is taken: an ingest calls [`Dataset::create_locked`].
+    pub fn create(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        let dataset = Dataset::prepare(dir, allow_other_files)?;
+        dataset.init_tables()?;
+        Ok(dataset)
+    }
+
+    /// [`Dataset::create`] for an ingest writing the manifest `name`: the
+    /// directory is checked and made, the run's locks taken (see
+    /// [`lock`]), and only then is anything written into it.
+    pub fn create_locked(
+        dir: &Path,
+        allow_other_files: bool,
+        name: &str,
+    ) -> Result<(Dataset, lock::Held), OutputError> {
+        let dataset = Dataset::prepare(dir, allow_other_files)?;
+        let held = dataset.lock_ingest(name)?;
+        dataset.init_tables()?;
+        Ok((dataset, held))
+    }
+
+    /// Checks `dir` (not an older format, no foreign files) and creates it;
+    /// writes nothing into it.
+    fn prepare(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        refuse_older_format(dir)?;
+        if !allow_other_files {
+            let others = other_files(dir)?;
+            if !others.is_empty() {
+                return Err(OutputError::OtherFiles {
+                    dir: dir.to_path_buf(),
+                    examples: others,
+                });
+            }
+        }
+        fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Refuses planted links, then writes every table's schema-only file.
+    fn init_tables(&self) -> Result<(), OutputError> {
+        self.refuse_links()?;
+        for &table in Table::ALL {
+            self.write_empty_table(table)?;
+        }
+        Ok(())
+    }
+
+    /// An existing output directory of `ingest` (it has a manifest).
+    pub fn open(dir: &Path) -> Result<Dataset, OutputError> {
+        if !dir.exists() {
+            return Err(OutputError::Missing {
+                dir: dir.to_path_buf(),
+            });
+        }
+        if !manifest::dir(dir).is_dir() {
+            return Err(OutputError::NotADataset {
+                dir: dir.to_path_buf(),
+            });
+        }
+        refuse_older_format(dir)?;
+        let dataset = Dataset {
+            dir: dir.to_path_buf(),
+        };
+        dataset.refuse_links()?;
+        Ok(dataset)
+    }
+
+    /// Refuses an output directory whose manifest directory, table
+    /// directories or manifest files are symbolic links (or not directories
+    /// and files): whatever robostats writes, deletes or appends to stays
+    /// inside the output directory.
+    fn refuse_links(&self) -> Result<(), OutputError> {
+        let mut dirs = vec![manifest::dir(&self.dir)];
+        dirs.extend(Table::ALL.iter().map(|&t| self.table_dir(t)));
+        for dir in &dirs {
+            if let Ok(meta) = fs::symlink_metadata(dir)
+                && !meta.is_dir()
+            {
+                return Err(OutputError::Linked { path: dir.clone() });
+            }
+        }
+        if let Ok(entries) = fs::read_dir(manifest::dir(&self.dir)) {
+            for entry in entries {
+                let entry = entry.at(Op::ListDir, manifest::dir(&self.dir))?;
+                if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                    return Err(OutputError::Linked { path: entry.path() });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the locks an ingest writing the manifest `name` needs (see
+    /// [`lock`]), for as long as the value lives.
+    pub fn lock_ingest(&self, name: &str) -> Result<lock::Held, OutputError> {
+        lock::acquire(&self.dir, lock::Holder::Ingest(name))
+    }
+
+    /// Takes the data set's lock for a compaction: no ingest runs beside
+    /// it.
+    pub fn lock_compact(&self) -> Result<lock::Held, OutputError> {
+        lock::acquire(&self.dir, lock::Holder::Compact)
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A table's directory.
+    pub fn table_dir(&self, table: Table) -> PathBuf {
+        self.dir.join(table.name())
+    }
+
+    /// `path` relative to the output directory, as the manifest records it.
+    pub fn relative(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.dir).unwrap_or(path).to_path_buf()
+    }
+
+    /// What the manifests say of every input.
+    pub fn read_inputs(
+        &self,
+    ) -> Result<std::collections::HashMap<String, InputEntry>, OutputError> {
+        manifest::read_inputs(&self.dir)
+    }
+
+    /// Opens (appending) the manifest file `_manifest/<name>.jsonl`.
+    pub fn manifest(&self, name: &str) -> Result<Manifest, OutputError> {
+        Manifest::open(&self.dir, name)
+    }
+
+    fn write_empty_table(&self, table: Table) -> Result<(), OutputError> {
+        self.write_once(table, EMPTY_PART, schema_of(table.columns()), None)
+    }
+
+    /// Replaces the schema-only file of a data set written before it was
+    /// named [`EMPTY_PART`] (`_empty.parquet`, which DuckDB lists first).
+    /// Only under `compact`'s exclusive lock: a reader listing the files
+    /// in the meantime would miss it.
+    pub fn retire_legacy_empty(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            let legacy = self.table_dir(table).join(LEGACY_EMPTY_PART);
+            match fs::symlink_metadata(&legacy) {
+                Ok(meta) if meta.is_file() => {
+                    self.write_empty_table(table)?;
+                    fs::remove_file(&legacy).at(Op::RemoveLeftover, &legacy)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the file `name` of `table`, with `batch`'s rows (or none),
+    /// unless it is there already. Shards starting together all write it,
+    /// with the same bytes, and one rename wins; the temporary files of
+    /// runs killed while writing it (or of a shard writing it now, which
+    /// then finds the final file) are removed.
+    fn write_once(
+        &self,
+        table: Table,
+        name: &str,
+        schema: SchemaRef,
+        batch: Option<&RecordBatch>,
+    ) -> Result<(), OutputError> {
+        let path = self.table_dir(table).join(name);
+        if !path.exists() {
+            let written = PartFile::create(table, path.clone(), schema).and_then(|mut part| {
+                if let Some(batch) = batch {
+                    part.write(batch)?;
+                }
+                part.finish().and_then(FinishedPart::publish)
+            });
+            if let Err(e) = written
+                && !path.exists()
+            {
+                return Err(e);
+            }
+        }
+        self.remove_in(table, |n| is_temp_of(n, name))
+    }
+
+    /// Deletes the files of a table's directory whose name `doomed` picks.
+    fn remove_in(&self, table: Table, doomed: impl Fn(&str) -> bool) -> Result<(), OutputError> {
+        let dir = self.table_dir(table);
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for entry in entries {
+            let entry = entry.at(Op::ListDir, &dir)?;
+            // Only regular files: never a link, never what it points to.
+            let regular = entry.file_type().is_ok_and(|t| t.is_file());
+            let name = entry.file_name();
+            if regular && name.to_str().is_some_and(&doomed) {
+                let path = entry.path();
+                match fs::remove_file(&path) {
+                    // Another process (a shard's run) removed it first.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    other => other.at(Op::RemoveLeftover, &path)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the part files, finished or not, that an unfinished input
+    /// left (whichever shard wrote them).
+    ///
+    /// Only the names robostats gives an input's part files are matched,
+    /// exactly ([`is_part_of`], and their temporary names): another input
+    /// whose stem starts with this one's keeps its files.
+    pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
+        for &table in Table::ALL.iter().filter(|t| t.per_input()) {
+            self.remove_in(table, |name| {
+                is_part_of(stem, name) || temp_of(name).is_some_and(|part| is_part_of(stem, part))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Starts the part file `name` of `table` (under its temporary name).
+    pub fn create_part(
+        &self,
+        table: Table,
+        name: &str,
+        schema: SchemaRef,
+    ) -> Result<PartFile, OutputError> {
+        PartFile::create(table, self.table_dir(table).join(name), schema)
+    }
+
+    /// Writes the `agents` table: the crawlers of interest this data set is
+    /// judged for (`agents/list-<version>.parquet`), after the run's
+    /// manifest line, unless it is there already (a re-run writes
+    /// nothing). A data set is made with one list: a run with another is
+    /// refused once an input is done, and until then the new list replaces
+    /// the old one, whose file is deleted. Shards starting together write
+    /// the same bytes, and one rename wins.
+    pub fn write_agents(&self, agents: &AgentList) -> Result<(), OutputError> {
+        let dir = self.table_dir(Table::Agents);
+        let digest = agents.version.trim_start_matches("sha256:");
+        let name = format!("{AGENTS_PREFIX}{}.parquet", &digest[..digest.len().min(16)]);
+        if !dir.join(&name).exists() {
+            let mut builder = TableBuilder::new(Table::Agents);
+            for row in agents.rows() {
+                builder.push(&row);
+            }
+            let schema = builder.schema();
+            self.write_once(Table::Agents, &name, schema, Some(&builder.finish()))?;
+        }
+        // Another list's file (of runs that finished no input), and the
+        // temporary files of runs killed while writing one.
+        let is_list = |n: &str| {
+            n.strip_prefix(AGENTS_PREFIX)
+                .and_then(|n| n.strip_suffix(".parquet"))
+                .is_some_and(|hex| hex.len() == 16 && is_lower_hex(hex))
+        };
+        self.remove_in(Table::Agents, |n| {
+            (is_list(n) && n != name) || temp_of(n).is_some_and(is_list)
+        })?;
+        sync_dir(&dir)
+    }
+
+    /// Makes the renames in every table directory durable.
+    pub fn sync_tables(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            sync_dir(&self.table_dir(table))?;
+        }
+        Ok(())
+    }
+}
+
+/// Up to three entries of `dir` that are not an output's, when it is not
+/// one already (it has no manifest): none for a directory that does not
+/// exist, is empty, or holds only what an interrupted first run left (table
+/// directories with their schema-only file).
+fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
+    if manifest::dir(dir).is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(OutputError::io(Op::ListDir, dir, e)),
+    };
+    let ours = |name: &str| Table::ALL.iter().any(|t| t.name() == name);
+    let mut others: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry = entry.at(Op::ListDir, dir)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && name == manifest::DIR_NAME {
+            // Made by another shard since the check above.
+            continue;
+        }
+        if !(is_dir && ours(&name)) {
+            others.push(name);
+            continue;
+        }
+        // A table's directory before the first manifest line holds only
+        // its schema-only file, or the temporary file it is written to (by
+        // a run killed then, or by another shard starting at this moment).
+        for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
+            let inner = inner.at(Op::ListDir, entry.path())?.file_name();
+            let inner = inner.to_string_lossy();
+            let temporary = (inner.starts_with(&format!(".{EMPTY_PART}."))
+                || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
+                && inner.ends_with(".tmp");
+            let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
+            if !is_schema_only(&inner) && !list && !temporary {
+                others.push(format!("{name}/{inner}"));
+            }
+        }
+    }
+    others.sort();
+    others.truncate(3);
+    Ok(others)
+}
+
+/// Options that open a file without following a symbolic link at its
+/// last component (`O_NOFOLLOW`): a link planted in the output directory
+/// makes the open fail instead of writing where it points.
+pub(crate) fn open_options_no_follow() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options
+}
+
+/// Creates `dir` (and its parents) and checks that it is a directory, not
+/// a link to one.
+pub(crate) fn create_dir_no_follow(dir: &Path) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(OutputError::Linked {
+            path: dir.to_path_buf(),
+        }),
+        Err(e) => Err(OutputError::io(Op::CreateDir, dir, e)),
+    }
+}
+
+/// Makes the renames in a directory durable (a no-op where directories
+/// cannot be opened as files).
+pub fn sync_dir(dir: &Path) -> Result<(), OutputError> {
+    if cfg!(unix) && dir.exists() {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .at(Op::SyncDir, dir)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_up_matches_exact_names_only() {
+        let stem = part_stem("n/a.warc.gz");
+        assert!(is_part_of(&stem, &format!("{stem}-00.parquet")));
+        assert!(is_part_of(&stem, &format!("{stem}-117.parquet")));
+        assert!(is_part_of(
+            &stem,
+            &format!("{stem}-shard-00003-of-00100-01.parquet")
+        ));
+        // Another input's stem that starts with this one's.
+        let other = part_stem(&format!("n/{stem}-x.warc.gz"));
+        assert!(other.starts_with(&stem));
+        assert!(!is_part_of(&stem, &format!("{other}-00.parquet")));
+        for name in [
+            format!("{stem}-0.parquet"),
+            format!("{stem}-00.parquet.bak"),
+            format!("{stem}-shard-1-of-2.parquet"),
+            format!("{stem}-shard-x-of-00002-00.parquet"),
+            format!("{stem}00.parquet"),
+        ] {
+            assert!(!is_part_of(&stem, &name), "{name}");
+        }
+        let part = format!("{stem}-00.parquet");
+        assert!(is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp"), &part));
+        assert!(!is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp.x"), &part));
+        assert!(!is_temp_of(&format!(".{part}.x-0a1b2c3d.tmp"), &part));
+        assert!(!is_temp_of(&format!("{part}.123-0a1b2c3d.tmp"), &part));
+        let temp = temp_path(Path::new(&part));
+        assert!(is_temp_of(&temp.to_string_lossy(), &part), "{temp:?}");
+    }
+
+    #[test]
+    fn a_part_file_appears_only_when_published() {
+        let dir = std::env::temp_dir().join(format!("robostats-dataset-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let dataset = Dataset::create(&dir, false).unwrap();
+        for &table in Table::ALL {
+            assert!(dataset.table_dir(table).join(EMPTY_PART).exists());
+        }
+        let schema = schema_of(Table::Errors.columns());
+        let name = part_name(&part_stem("a/b.warc.gz"), None, 1);
+        assert!(
+            name.starts_with("b-") && name.ends_with("-01.parquet"),
+            "{name}"
+        );
+        let part = dataset
+            .create_part(Table::Errors, &name, schema.clone())
+            .unwrap();
+        let path = dataset.table_dir(Table::Errors).join(&name);
+        assert!(temp_path(&path).exists() && !path.exists());
+        let finished = part.finish().unwrap();
+        assert!(!path.exists());
+        let summary = finished.publish().unwrap();
+        assert!(path.exists() && !temp_path(&path).exists());
+        assert_eq!(summary.rows, 0);
+
+        // Dropped before it is finished, or finished and not published: no
+        // file is left.
+        let other = part_name(&part_stem("a/b.warc.gz"), None, 2);
+        let other_path = dataset.table_dir(Table::Errors).join(&other);
+        drop(
+            dataset
+                .create_part(Table::Errors, &other, schema.clone())
+                .unwrap(),
+        );
+        assert!(!temp_path(&other_path).exists());
+        let finished = dataset
+            .create_part(Table::Errors, &other, schema)
+            .unwrap()
+            .finish();
+        assert!(temp_path(&other_path).exists());
+        drop(finished);
+        assert!(!temp_path(&other_path).exists() && !other_path.exists());
+        dataset.remove_leftovers(&part_stem("a/b.warc.gz")).unwrap();
+        assert!(!path.exists());
+        assert!(dataset.table_dir(Table::Errors).join(EMPTY_PART).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

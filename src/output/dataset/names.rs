@@ -1,0 +1,142 @@
+//! The names of the files under the output directory: part files (named
+//! after their input, so a re-run finds what an interrupted input left),
+//! their temporary names while written, and the schema-only file.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+
+use crate::shard::Shard;
+
+/// The name of the schema-only part file every table directory holds. It
+/// sorts after every part file (whose names are made of ASCII letters,
+/// digits, `-`, `_` and `.`: [`part_stem`]): DuckDB 2.0 estimates a glob's
+/// rows from the first file it lists, and an empty first file made it
+/// plan every join of a data set as if its tables were empty.
+pub const EMPTY_PART: &str = "~empty.parquet";
+
+/// The schema-only file's name before it was [`EMPTY_PART`]: still read as
+/// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`]).
+pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
+
+/// Whether `name` is a table's schema-only file, by either name.
+pub fn is_schema_only(name: &str) -> bool {
+    name == EMPTY_PART || name == LEGACY_EMPTY_PART
+}
+
+/// Whether `name` is a finished part file's: a Parquet file, neither
+/// hidden (being written) nor the schema-only file.
+pub fn is_finished_part(name: &str) -> bool {
+    name.ends_with(".parquet") && !name.starts_with('.') && !is_schema_only(name)
+}
+
+/// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
+/// tells things apart.
+pub fn short_hash(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(super) fn is_lower_hex(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `name` is a part file's name of the input whose stem is `stem`
+/// (see [`part_name`]): `<stem>[-shard-IIIII-of-NNNNN]-<lane>.parquet`,
+/// exactly.
+pub fn is_part_of(stem: &str, name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(stem)
+        .and_then(|r| r.strip_prefix('-'))
+        .and_then(|r| r.strip_suffix(".parquet"))
+    else {
+        return false;
+    };
+    let lane = match rest.strip_prefix("shard-") {
+        Some(sharded) => {
+            let mut fields = sharded.splitn(4, '-');
+            let (Some(index), Some("of"), Some(count), Some(lane)) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                return false;
+            };
+            if !(is_digits(index) && is_digits(count)) {
+                return false;
+            }
+            lane
+        }
+        None => rest,
+    };
+    is_digits(lane) && lane.len() >= 2
+}
+
+/// The final name whose temporary name `name` is (see [`temp_path`]):
+/// `.<final name>.<pid>-<8 hex>.tmp`, exactly; `None` for any other name.
+pub fn temp_of(name: &str) -> Option<&str> {
+    let (final_name, token) = name
+        .strip_prefix('.')?
+        .strip_suffix(".tmp")?
+        .rsplit_once('.')?;
+    let (pid, hash) = token.split_once('-')?;
+    (is_digits(pid) && hash.len() == 8 && is_lower_hex(hash)).then_some(final_name)
+}
+
+/// Whether `name` is a temporary name of the file `final_name`.
+pub fn is_temp_of(name: &str, final_name: &str) -> bool {
+    temp_of(name) == Some(final_name)
+}
+
+/// The part-file name stem of an input: its file name without WARC and
+/// gzip extensions, and a hash of its whole name (two inputs with the same
+/// file name in different directories must not clash). Every part file of
+/// the input starts with it, whichever shard wrote it.
+pub fn part_stem(input: &str) -> String {
+    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
+    let mut stem = base;
+    for ext in [".gz", ".warc", ".arc"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{stem}-{}", short_hash(input.as_bytes()))
+}
+
+/// A part file's name: the input's stem, the shard that wrote it, and the
+/// worker lane: `<stem>-<hash>[-shard-00003-of-00100]-<lane>.parquet`.
+pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
+    match shard {
+        Some(shard) => format!("{stem}-{}-{lane:02}.parquet", shard.name()),
+        None => format!("{stem}-{lane:02}.parquet"),
+    }
+}
+
+/// The temporary name a part file is written under: hidden, and unique to
+/// the process (shards writing into one directory all write the
+/// schema-only `_empty.parquet`, maybe from several hosts sharing a file
+/// system, where process IDs repeat).
+pub fn temp_path(path: &Path) -> PathBuf {
+    static TOKEN: OnceLock<String> = OnceLock::new();
+    let token = TOKEN.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let pid = std::process::id();
+        format!("{pid}-{}", short_hash(format!("{pid}-{nanos}").as_bytes()))
+    });
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.{token}.tmp"))
+}

@@ -1,0 +1,18 @@
+//! Rows -> Parquet part files under the output directory.
+//!
+//! ```text
+//! rows --batch--> Arrow record batches (one builder per table and lane)
+//!      --sink---> Parquet bytes (zstd, a row group per batch)
+//!      --dataset--> part files under temporary names, renamed when their
+//!                   input is done; the manifest that makes re-runs resume;
+//!                   the lock that keeps two writers apart
+//! a finished data set --compact--> fewer, larger part files
+//! ```
+//!
+//! Every file this half writes stays inside the output directory and is
+//! opened without following symbolic links.
+
+pub mod batch;
+pub mod compact;
+pub mod dataset;
+pub mod sink;

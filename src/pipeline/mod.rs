@@ -1,0 +1,459 @@
+//! Files x threads -> the whole pipeline, with accounting.
+//!
+//! ```text
+//! reader threads (one file each)        rayon workers (all cores)
+//! file -> gzip member -> WARC record -> [chunk of responses] -> classify: rows
+//!                                          -> batch: Arrow builders (one lane per worker)
+//!                                          -> dataset: Parquet part files
+//! ```
+//!
+//! A run is three steps: [`plan`] (which inputs to do, from the manifest),
+//! execute (every input, in parallel), and summarise (the counts, and the
+//! manifest's last line). Each input is read by one thread, since
+//! decompression is sequential; everything after it is not, so the reader
+//! fills chunks of records and dispatches them to any rayon worker. With
+//! many files, up to `threads` files are read at once; with one big file,
+//! every worker still has chunks to process. A bounded number of chunks is
+//! in flight at any time, so memory does not grow with the input.
+//!
+//! Each worker writes the rows of an input into its own *lane*: its own
+//! builders and part files, so workers never wait for each other. The part
+//! files of an input become visible only when the whole input is done
+//! (finished under temporary names, then renamed): a re-run can then tell a
+//! finished input (in the manifest) from one to redo, whose leftovers it
+//! deletes first.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::classify::{self, agents::AgentList};
+use crate::output::dataset::manifest::{
+    self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions,
+};
+use crate::output::dataset::{Dataset, InputStatus, PartSummary, part_stem};
+use crate::shard::Shard;
+use crate::source::remote;
+
+pub use crate::output::dataset::{Counts, OutputError};
+
+pub use crate::source::Input;
+
+mod lanes;
+mod plan;
+mod read;
+
+pub use plan::{Plan, decide, plan};
+pub use read::GIVE_UP_AFTER_ERRORS;
+use read::ingest_input;
+
+/// What `ingest` does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The inputs, in order.
+    pub inputs: Vec<Input>,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The crawlers of interest.
+    pub agents: AgentList,
+    /// How captures are analysed.
+    pub classify: classify::Options,
+    /// Responses per chunk handed to a worker.
+    pub chunk_records: usize,
+    /// Rows buffered per table and lane before they are encoded.
+    pub batch_rows: usize,
+    /// The shard of a batch job this process is (already applied to
+    /// `inputs`): it names the manifest file and the part files, so that
+    /// many shards write into one output directory without clashing.
+    pub shard: Option<Shard>,
+    /// Errors in a row after which an input's reader is given up on (see
+    /// [`GIVE_UP_AFTER_ERRORS`]).
+    pub give_up_after_errors: u64,
+    /// Write into an output directory that holds other files than an
+    /// output's (refused by default).
+    pub allow_other_files: bool,
+    /// The network client for inputs given as URLs (one with the default
+    /// options is made when there are such inputs and none is given).
+    pub remote: Option<Arc<remote::Client>>,
+    /// Inputs to do again although they are done (by name or identity):
+    /// their rows are replaced.
+    pub redo: Vec<String>,
+}
+
+impl Config {
+    /// A configuration with the defaults.
+    pub fn new(inputs: Vec<Input>, out: PathBuf) -> Config {
+        Config {
+            inputs,
+            out,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            agents: AgentList::default_list(),
+            classify: classify::Options::default(),
+            chunk_records: 256,
+            batch_rows: 4096,
+            shard: None,
+            give_up_after_errors: GIVE_UP_AFTER_ERRORS,
+            allow_other_files: false,
+            remote: None,
+            redo: Vec::new(),
+        }
+    }
+
+    /// The name of this run's manifest file: the shard's, or `run`.
+    pub fn run_name(&self) -> String {
+        self.shard.map_or_else(|| "run".to_owned(), |s| s.name())
+    }
+
+    /// The options that decide the rows (a re-run must have the same).
+    pub fn run_options(&self) -> RunOptions {
+        RunOptions {
+            size_limit: (self.classify.size_limit != usize::MAX)
+                .then_some(self.classify.size_limit),
+            agents_version: self.agents.version.clone(),
+            agents: self.agents.agents.iter().map(|a| a.token.clone()).collect(),
+        }
+    }
+}
+
+/// How one input ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// The input's name.
+    pub input: String,
+    /// The input's identity.
+    pub id: String,
+    /// Where it was read: a path or a URL.
+    pub location: String,
+    /// The input could not be read, or not to the end.
+    pub failed: bool,
+    /// Why it failed: the first problem it had.
+    pub reason: Option<String>,
+    /// What was read and written.
+    pub counts: Counts,
+    /// The part files written.
+    pub parts: Vec<PartSummary>,
+}
+
+impl FileReport {
+    /// The input's manifest line.
+    fn line(&self, dataset: &Dataset) -> Line {
+        Line::Input(InputLine {
+            input: self.input.clone(),
+            id: Some(self.id.clone()),
+            status: if self.failed {
+                InputStatus::Failed
+            } else {
+                InputStatus::Done
+            },
+            counts: self.counts,
+            parts: self
+                .parts
+                .iter()
+                .map(|p| PartEntry {
+                    table: p.table.name().to_owned(),
+                    path: dataset.relative(&p.path),
+                    rows: p.rows,
+                })
+                .collect(),
+            reason: self.reason.clone(),
+            ended_ms: Some(manifest::unix_now_ms()),
+        })
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Inputs finished in this run.
+    pub files_done: u64,
+    /// Inputs that could not be read (or not to the end).
+    pub files_failed: u64,
+    /// Inputs skipped because an earlier run finished them.
+    pub files_skipped: u64,
+    /// Inputs of this run that an earlier run could not read (they are
+    /// tried again; `files_done` or `files_failed` counts them too).
+    pub files_retried: u64,
+    /// What was read and written, all inputs of this run together.
+    pub counts: Counts,
+    /// What the network did, when inputs were read over it.
+    pub network: Option<remote::NetCounts>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// Progress callbacks, called from any thread.
+pub trait Progress: Sync {
+    /// The run starts: `files` inputs to do, `bytes` in total.
+    fn start(&self, _files: u64, _bytes: u64) {}
+    /// `records` more records and `bytes` more compressed bytes were read.
+    fn advance(&self, _records: u64, _bytes: u64) {}
+    /// An input whose size was not known at the start (a URL) is `bytes`
+    /// long.
+    fn sized(&self, _bytes: u64) {}
+    /// An input is finished.
+    fn file_done(&self, _report: &FileReport) {}
+    /// The run's plan is made (before [`Progress::start`]); `locks_honoured`
+    /// is false where the file system ignores the output directory's locks.
+    fn planned(&self, _plan: &Plan<'_>, _locks_honoured: bool) {}
+}
+
+/// No progress reporting.
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// Runs `ingest`: every input not finished by an earlier run into the
+/// tables under `config.out`. Fails only when the output cannot be written;
+/// inputs that cannot be read are counted and reported, not fatal.
+///
+/// Inputs given as URLs are read by `config.remote` (or a client with the
+/// default options), whose network thread is a tokio runtime of its own:
+/// call this from a plain thread, not from async code.
+pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputError> {
+    let started = Instant::now();
+    let config = &Config {
+        threads: config.threads.max(1),
+        ..config.clone()
+    };
+    // One writer per manifest, and none beside a compaction: taken before
+    // anything is written or the manifests are read, held to the end.
+    let (dataset, lock) =
+        Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name())?;
+    let plan = plan(config, &dataset)?;
+    progress.planned(&plan, lock.honoured());
+    let client = match &config.remote {
+        Some(client) => Some(Arc::clone(client)),
+        None if plan.todo.iter().any(|i| i.is_remote()) => Some(Arc::new(
+            remote::Client::new(remote::Options::default()).map_err(OutputError::Client)?,
+        )),
+        None => None,
+    };
+    progress.start(plan.todo.len() as u64, plan.bytes);
+    let mut manifest = dataset.manifest(&config.run_name())?;
+    manifest.append(&Line::Run(RunLine {
+        tool: "robostats".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        agents_version: config.agents.version.clone(),
+        shard: config.shard.map(|s| s.to_string()),
+        options: config.run_options(),
+        started_unix: manifest::unix_now(),
+    }))?;
+    dataset.write_agents(&config.agents)?;
+    // A done input about to be done again is no longer done: should this
+    // run be killed while its part files are replaced, the next run
+    // redoes it rather than trusting the old line.
+    for (input, why) in &plan.redone {
+        manifest.append(&Line::Input(InputLine {
+            input: input.name.clone(),
+            id: Some(input.id.clone()),
+            status: InputStatus::Failed,
+            counts: Counts::default(),
+            parts: Vec::new(),
+            reason: Some(format!("being done again: {why}")),
+            ended_ms: Some(manifest::unix_now_ms()),
+        }))?;
+    }
+    let manifest = Mutex::new(manifest);
+    let reports = execute(
+        config,
+        &dataset,
+        &plan.todo,
+        client.as_deref(),
+        &manifest,
+        progress,
+    )?;
+    let mut summary = summarise(&plan, &reports, started);
+    summary.network = client.map(|c| c.counts());
+    manifest
+        .into_inner()
+        .expect("no thread panicked holding the manifest")
+        .append(&Line::End(EndLine {
+            counts: summary.counts,
+            files_done: summary.files_done,
+            files_failed: summary.files_failed,
+            files_skipped: summary.files_skipped,
+            files_retried: summary.files_retried,
+            seconds: summary.seconds,
+        }))?;
+    drop(lock);
+    Ok(summary)
+}
+
+/// Reads every input of the plan, in parallel, recording each in the
+/// manifest as it ends. Stops at the first output failure (inputs already
+/// being read finish or clean up; no new one starts). The reports come in
+/// no particular order.
+///
+/// Inputs are taken in the plan's order (each thread takes the next one
+/// not taken), so that the transfers of remote inputs, started in that
+/// order ahead of the threads, arrive as they are needed.
+fn execute(
+    config: &Config,
+    dataset: &Dataset,
+    todo: &[&Input],
+    client: Option<&remote::Client>,
+    manifest: &Mutex<manifest::Manifest>,
+    progress: &dyn Progress,
+) -> Result<Vec<FileReport>, OutputError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .thread_name(|i| format!("robostats-worker-{i}"))
+        .build()
+        .map_err(|e| OutputError::Threads(e.to_string()))?;
+    // The transfers of the remote inputs start ahead of the threads, in
+    // the order the threads take the inputs.
+    let prefetch = client.map(|client| {
+        let urls = todo
+            .iter()
+            .enumerate()
+            .filter_map(|(key, input)| match &input.location {
+                crate::source::Location::Url(url) => Some((key, url.clone())),
+                crate::source::Location::File(_) => None,
+            })
+            .collect();
+        client.prefetch(urls, config.threads)
+    });
+    let shared = Shared {
+        config,
+        dataset,
+        progress,
+        prefetch: prefetch.as_ref(),
+        output_failed: AtomicBool::new(false),
+        budget: Budget {
+            in_flight: AtomicUsize::new(0),
+            limit: 2 * config.threads,
+        },
+        unstarted: AtomicUsize::new(todo.len()),
+    };
+    let next = AtomicUsize::new(0);
+    // Every thread of the pool reads files (one at a time, the next not
+    // taken) and processes chunks; `threads` is the whole CPU budget. After
+    // the first output failure no input starts, and the inputs being read
+    // stop (collecting into a `Result` keeps that failure).
+    let reports: Vec<Vec<FileReport>> = pool.install(|| {
+        (0..config.threads.min(todo.len()))
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|_| {
+                let mut reports = Vec::new();
+                loop {
+                    if shared.output_failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let key = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = todo.get(key) else {
+                        break;
+                    };
+                    reports.extend(ingest_one(&shared, manifest, key, input)?);
+                }
+                Ok(reports)
+            })
+            .collect::<Result<_, OutputError>>()
+    })?;
+    Ok(reports.into_iter().flatten().collect())
+}
+
+/// One input of the run: ingested, written into the manifest, shown as
+/// done. An output failure stops the run, and what of the input was
+/// published goes.
+fn ingest_one(
+    shared: &Shared<'_>,
+    manifest: &Mutex<manifest::Manifest>,
+    key: usize,
+    input: &Input,
+) -> Result<Option<FileReport>, OutputError> {
+    shared.unstarted.fetch_sub(1, Ordering::Relaxed);
+    let done = ingest_input(shared, key, input).and_then(|report| {
+        if let Some(report) = &report {
+            manifest
+                .lock()
+                .expect("no thread panicked holding the manifest")
+                .append(&report.line(shared.dataset))?;
+        }
+        Ok(report)
+    });
+    if let Err(e) = done {
+        shared.fail();
+        // The input is not done: whatever of it was published goes
+        // now (or, should that fail too, with the next run).
+        let _ = shared.dataset.remove_leftovers(&part_stem(&input.name));
+        return Err(e);
+    }
+    if let Ok(Some(report)) = &done {
+        shared.progress.file_done(report);
+    }
+    done
+}
+/// The run's summary.
+fn summarise(plan: &Plan<'_>, reports: &[FileReport], started: Instant) -> Summary {
+    let mut summary = Summary {
+        files_skipped: plan.skipped,
+        files_retried: plan.retried,
+        ..Summary::default()
+    };
+    for r in reports {
+        if r.failed {
+            summary.files_failed += 1;
+        } else {
+            summary.files_done += 1;
+        }
+        summary.counts.add(&r.counts);
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    summary
+}
+
+/// What every thread of a run shares.
+struct Shared<'a> {
+    config: &'a Config,
+    dataset: &'a Dataset,
+    progress: &'a dyn Progress,
+    /// The transfers of the remote inputs.
+    prefetch: Option<&'a remote::Prefetch>,
+    /// The output could not be written: readers stop.
+    output_failed: AtomicBool,
+    budget: Budget,
+    /// Inputs no thread has started yet. While there are some, every
+    /// thread has a file of its own and a reader processes its own chunks
+    /// (one lane per file, so memory does not grow with the number of
+    /// threads squared); once all are started, chunks go to idle threads.
+    unstarted: AtomicUsize,
+}
+
+impl Shared<'_> {
+    /// Tells every reader that the run stops (a reader waiting for a
+    /// transfer's bytes is told at once).
+    fn fail(&self) {
+        self.output_failed.store(true, Ordering::Relaxed);
+        if let Some(prefetch) = self.prefetch {
+            prefetch.cancel();
+        }
+    }
+}
+
+/// The chunks in flight (spawned, not yet processed). Past the limit, a
+/// reader processes its chunk itself instead of spawning it: memory stays
+/// bounded, and no worker thread ever blocks waiting for another.
+struct Budget {
+    in_flight: AtomicUsize,
+    limit: usize,
+}
+
+impl Budget {
+    fn try_acquire(&self) -> bool {
+        self.in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.limit).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    fn release(&self) {
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
