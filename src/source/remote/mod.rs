@@ -167,7 +167,15 @@ pub fn is_url(text: &str) -> bool {
 
 impl Client {
     /// A client; nothing is sent yet.
+    ///
+    /// TLS is rustls with *ring*'s cryptography, installed as the
+    /// process's default provider unless one is installed already (then
+    /// that one is used).
     pub fn new(options: Options) -> Result<Client, ClientError> {
+        // aws-lc-rs, the other provider, compiles C with cmake for minutes
+        // (CONTRIBUTING.md, "Build time"). An error here means another
+        // provider came first: it is kept.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("robostats-net")

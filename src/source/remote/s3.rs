@@ -20,6 +20,7 @@ use std::time::{Duration, SystemTime};
 use aws_config::BehaviorVersion;
 use aws_credential_types::Credentials;
 use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, percent_encode};
 use url::Url;
 
@@ -58,7 +59,11 @@ impl std::fmt::Debug for S3 {
 impl S3 {
     /// Resolves region, endpoint and the credential chain.
     pub async fn new(options: &S3Options) -> Result<S3, String> {
-        let mut loader = aws_config::defaults(BehaviorVersion::latest());
+        let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(
+            aws_smithy_http_client::Builder::new()
+                .tls_provider(Provider::Rustls(CryptoMode::Ring))
+                .build_https(),
+        );
         if let Some(region) = &options.region {
             loader = loader.region(aws_config::Region::new(region.clone()));
         }
