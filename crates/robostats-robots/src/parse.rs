@@ -266,22 +266,7 @@ impl<'a> RobotsTxt<'a> {
     /// stands.
     pub fn parse_with_limit(body: &'a [u8], max_bytes: usize) -> RobotsTxt<'a> {
         let parsed = &body[..body.len().min(max_bytes)];
-        let mut robots = RobotsTxt {
-            body: parsed,
-            groups: Vec::new(),
-            user_agents: Vec::new(),
-            rules: Vec::new(),
-            sitemaps: Vec::new(),
-            directives: Vec::new(),
-            preferences: Vec::new(),
-            aipref_groups: AiprefGroups::default(),
-            stats: Stats {
-                bytes: parsed.len(),
-                bytes_ignored: body.len() - parsed.len(),
-                bom: super::lex::bom_len(parsed) > 0,
-                ..Stats::default()
-            },
-        };
+        let mut robots = RobotsTxt::empty(parsed, body.len() - parsed.len());
         // An allow or disallow line came after the last user-agent line:
         // the next user-agent line starts a new group.
         let mut rule_seen = true;
@@ -299,88 +284,26 @@ impl<'a> RobotsTxt<'a> {
                 }
             }
             let Some(key) = line.key else { continue };
-            let typo = line.metadata.is_acceptable_typo;
             let group = robots.groups.len().checked_sub(1);
             match key {
                 Key::UserAgent => {
                     if rule_seen {
-                        robots.groups.push(Group {
-                            user_agents: robots.user_agents.len()..robots.user_agents.len(),
-                            rules: robots.rules.len()..robots.rules.len(),
-                            global: false,
-                        });
+                        robots.start_group();
                         rule_seen = false;
                     }
-                    let index = robots.groups.len() - 1;
-                    let global = is_global_agent(line.value);
-                    robots.user_agents.push(UserAgent {
-                        line: line.number,
-                        group: index,
-                        key: line.key_text,
-                        value: line.value,
-                        product: if global {
-                            &[]
-                        } else {
-                            product_token(line.value)
-                        },
-                        global,
-                        typo,
-                    });
-                    let g = &mut robots.groups[index];
-                    g.user_agents.end = robots.user_agents.len();
-                    g.global |= global;
+                    robots.push_user_agent(&line);
                 }
                 Key::Allow | Key::Disallow => {
-                    let kind = if key == Key::Allow {
-                        RuleKind::Allow
-                    } else {
-                        RuleKind::Disallow
-                    };
-                    let pattern = escape_pattern(line.value);
-                    let index_dir_len = match kind {
-                        RuleKind::Allow => index_dir_len(&pattern),
-                        RuleKind::Disallow => None,
-                    };
-                    robots.rules.push(Rule {
-                        line: line.number,
-                        group,
-                        kind,
-                        key: line.key_text,
-                        value: line.value,
-                        pattern,
-                        typo,
-                        index_dir_len,
-                    });
-                    if let Some(g) = group {
-                        robots.groups[g].rules.end = robots.rules.len();
-                        rule_seen = true;
-                    }
+                    robots.push_rule(&line, key, group);
+                    rule_seen |= group.is_some();
                 }
                 Key::Sitemap => robots.sitemaps.push(Sitemap {
                     line: line.number,
                     key: line.key_text,
                     url: line.value,
-                    typo,
+                    typo: line.metadata.is_acceptable_typo,
                 }),
-                Key::Unknown => {
-                    let known = known_elsewhere(line.key_text);
-                    if let Some(directive) =
-                        known.and_then(|k| PreferenceDirective::of_key(k.as_bytes()))
-                    {
-                        let mut s =
-                            Statement::new(line.number, directive, line.key_text, line.value);
-                        s.google_group = group;
-                        s.in_cloudflare_block = in_cloudflare_block;
-                        robots.preferences.push(s);
-                    }
-                    robots.directives.push(Directive {
-                        line: line.number,
-                        group,
-                        key: line.key_text,
-                        value: line.value,
-                        known,
-                    });
-                }
+                Key::Unknown => robots.push_unknown(&line, group, in_cloudflare_block),
             }
         }
         robots.stats.preference_lines = robots.preferences.len() as u32;
@@ -388,6 +311,109 @@ impl<'a> RobotsTxt<'a> {
             robots.group_as_aipref();
         }
         robots
+    }
+
+    /// Nothing parsed yet of `parsed`, the body up to the limit
+    /// (`bytes_ignored` past it).
+    fn empty(parsed: &'a [u8], bytes_ignored: usize) -> RobotsTxt<'a> {
+        RobotsTxt {
+            body: parsed,
+            groups: Vec::new(),
+            user_agents: Vec::new(),
+            rules: Vec::new(),
+            sitemaps: Vec::new(),
+            directives: Vec::new(),
+            preferences: Vec::new(),
+            aipref_groups: AiprefGroups::default(),
+            stats: Stats {
+                bytes: parsed.len(),
+                bytes_ignored,
+                bom: super::lex::bom_len(parsed) > 0,
+                ..Stats::default()
+            },
+        }
+    }
+
+    /// A new group, starting at the next user-agent line and rule.
+    #[inline]
+    fn start_group(&mut self) {
+        self.groups.push(Group {
+            user_agents: self.user_agents.len()..self.user_agents.len(),
+            rules: self.rules.len()..self.rules.len(),
+            global: false,
+        });
+    }
+
+    /// A user-agent line, in the last group (there is one: a user-agent
+    /// line after no rule still starts the first).
+    #[inline]
+    fn push_user_agent(&mut self, line: &Line<'a>) {
+        let index = self.groups.len() - 1;
+        let global = is_global_agent(line.value);
+        self.user_agents.push(UserAgent {
+            line: line.number,
+            group: index,
+            key: line.key_text,
+            value: line.value,
+            product: if global {
+                &[]
+            } else {
+                product_token(line.value)
+            },
+            global,
+            typo: line.metadata.is_acceptable_typo,
+        });
+        let g = &mut self.groups[index];
+        g.user_agents.end = self.user_agents.len();
+        g.global |= global;
+    }
+
+    /// An allow or disallow line (`key`), in `group` if any.
+    #[inline]
+    fn push_rule(&mut self, line: &Line<'a>, key: Key, group: Option<usize>) {
+        let kind = if key == Key::Allow {
+            RuleKind::Allow
+        } else {
+            RuleKind::Disallow
+        };
+        let pattern = escape_pattern(line.value);
+        let index_dir_len = match kind {
+            RuleKind::Allow => index_dir_len(&pattern),
+            RuleKind::Disallow => None,
+        };
+        self.rules.push(Rule {
+            line: line.number,
+            group,
+            kind,
+            key: line.key_text,
+            value: line.value,
+            pattern,
+            typo: line.metadata.is_acceptable_typo,
+            index_dir_len,
+        });
+        if let Some(g) = group {
+            self.groups[g].rules.end = self.rules.len();
+        }
+    }
+
+    /// A line with a key Google does not use, in `group` if any: a
+    /// directive, and a preference line too when it is one.
+    #[inline]
+    fn push_unknown(&mut self, line: &Line<'a>, group: Option<usize>, in_cloudflare_block: bool) {
+        let known = known_elsewhere(line.key_text);
+        if let Some(directive) = known.and_then(|k| PreferenceDirective::of_key(k.as_bytes())) {
+            let mut s = Statement::new(line.number, directive, line.key_text, line.value);
+            s.google_group = group;
+            s.in_cloudflare_block = in_cloudflare_block;
+            self.preferences.push(s);
+        }
+        self.directives.push(Directive {
+            line: line.number,
+            group,
+            key: line.key_text,
+            value: line.value,
+            known,
+        });
     }
 
     /// AIPREF's grouping: Google's, except that a `Content-Usage` line
