@@ -18,6 +18,29 @@ struct Match {
     priority: i64,
 }
 
+/// Google's `MatchAllow` and `MatchDisallow`: the priority of an allow or
+/// disallow line (`key`, its escaped `pattern`) for `path`, -1 when it
+/// does not match (an allow of `<dir>/index.htm...` also matches `<dir>/$`).
+fn google_priority(path: &[u8], key: Key, mut pattern: Vec<u8>) -> i64 {
+    let mut priority = if google_matches(path, &pattern) {
+        pattern.len() as i64
+    } else {
+        -1
+    };
+    if priority < 0
+        && key == Key::Allow
+        && let Some(slash) = pattern.iter().rposition(|&b| b == b'/')
+        && pattern[slash..].starts_with(b"/index.htm")
+    {
+        pattern.truncate(slash + 1);
+        pattern.push(b'$');
+        if google_matches(path, &pattern) {
+            priority = pattern.len() as i64;
+        }
+    }
+    priority
+}
+
 /// Google's `RobotsMatcher`: one pass over the lines per agent.
 fn google_allowed(body: &[u8], agent: &str, url: &str) -> bool {
     let path = path_params_query(url.as_bytes()).to_bytes().into_owned();
@@ -61,23 +84,7 @@ fn google_allowed(body: &[u8], agent: &str, url: &str) -> bool {
                     continue;
                 }
                 seen_sep = true;
-                let mut pattern = value.clone();
-                let mut priority = if google_matches(&path, &pattern) {
-                    pattern.len() as i64
-                } else {
-                    -1
-                };
-                if priority < 0
-                    && key == Key::Allow
-                    && let Some(slash) = pattern.iter().rposition(|&b| b == b'/')
-                    && pattern[slash..].starts_with(b"/index.htm")
-                {
-                    pattern.truncate(slash + 1);
-                    pattern.push(b'$');
-                    if google_matches(&path, &pattern) {
-                        priority = pattern.len() as i64;
-                    }
-                }
+                let priority = google_priority(&path, key, value);
                 if priority < 0 {
                     continue;
                 }
