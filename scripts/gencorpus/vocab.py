@@ -58,7 +58,7 @@ SEO_BOTS = ["AhrefsBot", "AhrefsSiteAudit", "SemrushBot", "SemrushBot-SA", "MJ12
             "BLEXBot", "rogerbot", "DataForSeoBot", "serpstatbot", "Screaming Frog SEO Spider",
             "SiteAuditBot", "MegaIndex.ru", "linkdexbot", "spbot"]
 
-# AI crawler tokens the published studies track (data/agents.tsv and its
+# AI crawler tokens the published studies track (crates/robostats-rows/data/agents.tsv and its
 # README: the ai-robots-txt/ai.robots.txt list, MIT, and the studies' lists).
 AI_CORE = ["GPTBot", "ChatGPT-User", "OAI-SearchBot", "CCBot", "Google-Extended", "GoogleOther",
            "Applebot-Extended", "anthropic-ai", "ClaudeBot", "Claude-Web", "Claude-User",
