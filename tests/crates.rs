@@ -1,7 +1,7 @@
 //! The crate boundaries, checked with `cargo tree`: what each crate of the
 //! workspace may depend on. A crate that does not depend on another cannot
 //! import it, so the dependency graph is the import rule (CONTRIBUTING.md,
-//! "The crates").
+//! "Where a change goes").
 
 use std::collections::BTreeSet;
 use std::process::Command;

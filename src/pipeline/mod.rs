@@ -3,11 +3,11 @@
 //! ```text
 //! reader threads (one file each)        rayon workers (all cores)
 //! file -> gzip member -> WARC record -> [chunk of responses] -> classify: rows
-//!                                          -> batch: Arrow builders (one lane per worker)
-//!                                          -> dataset: Parquet part files
+//!                                          -> output::batch: Arrow builders (one lane per worker)
+//!                                          -> output::dataset: Parquet part files
 //! ```
 //!
-//! A run is three steps: [`plan`] (which inputs to do, from the manifest),
+//! A run is three steps: [`plan()`] (which inputs to do, from the manifest),
 //! execute (every input, in parallel), and summarise (the counts, and the
 //! manifest's last line). Each input is read by one thread, since
 //! decompression is sequential; everything after it is not, so the reader
@@ -47,8 +47,8 @@ mod plan;
 mod read;
 
 pub use plan::{Plan, decide, plan};
-pub use read::GIVE_UP_AFTER_ERRORS;
 use read::ingest_input;
+pub use read::{GIVE_UP_AFTER_ERRORS, IO_ATTEMPTS};
 
 /// What `ingest` does.
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@
 //!   form. A run reads each identity once, and a re-run skips the
 //!   identities an earlier run finished.
 //!
-//! [`list`] expands what a user gives: a directory stands for the
+//! [`list()`] expands what a user gives: a directory stands for the
 //! `.warc.gz` and `.warc` files under it (recursively; hidden files and
 //! directories skipped; in the order of their paths, each directory's
 //! entries sorted by name), a quoted glob for the files it matches, and a

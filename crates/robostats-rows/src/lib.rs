@@ -32,6 +32,8 @@ pub use robostats_robots as robots;
 /// The WARC reader (the `robostats-warc` crate).
 pub use robostats_warc as warc;
 pub use robostats_warc::Error;
+/// The URL type of [`http::UrlFacts::parse`] and [`http::redirect`].
+pub use url;
 
 /// The README's example, run as a doctest.
 #[doc = include_str!("../README.md")]

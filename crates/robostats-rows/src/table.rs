@@ -22,8 +22,8 @@
 //! (dictionary-encoded); enums with a fixed set of names (`labels!`) are
 //! dictionary columns whose values are known before the first row.
 //!
-//! This module knows nothing of Arrow: the `batch` module turns visited
-//! rows into Arrow arrays.
+//! This module knows nothing of Arrow: robostats' `output::batch` turns
+//! visited rows into Arrow arrays.
 
 use std::borrow::Cow;
 

@@ -1,7 +1,7 @@
 //! Rows -> Arrow record batches, and nothing else.
 //!
 //! A table's columns and their values come from its row type (declared in
-//! `classify` with `crate::table::columns!`); [`TableBuilder`] keeps one
+//! `classify` with robostats-rows' `table::columns!`); [`TableBuilder`] keeps one
 //! Arrow builder per column and appends a row by visiting its fields, in
 //! declaration order. [`Batches`] holds the builders of every table for
 //! the rows of one input and is where `classify` sends its rows.

@@ -17,7 +17,7 @@ use crate::shard::Shard;
 pub const EMPTY_PART: &str = "~empty.parquet";
 
 /// The schema-only file's name before it was [`EMPTY_PART`]: still read as
-/// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`]).
+/// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`](super::Dataset::retire_legacy_empty)).
 pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 
 /// Whether `name` is a table's schema-only file, by either name.
@@ -126,7 +126,7 @@ pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
 
 /// The temporary name a part file is written under: hidden, and unique to
 /// the process (shards writing into one directory all write the
-/// schema-only `_empty.parquet`, maybe from several hosts sharing a file
+/// schema-only `~empty.parquet`, maybe from several hosts sharing a file
 /// system, where process IDs repeat).
 pub fn temp_path(path: &Path) -> PathBuf {
     static TOKEN: OnceLock<String> = OnceLock::new();

@@ -13,7 +13,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::{FetchError, PIECE_BYTES, transfer};
 
-/// One object being read: a `Read` (see [`Client::open`]).
+/// One object being read: a `Read` (see [`Client::open`](super::Client::open)).
 pub struct Download {
     pub(super) stream: Stream,
     pub(super) _prefetch: Prefetch,

@@ -1,5 +1,6 @@
 //! A robots.txt parse -> one row per line that says something: the
-//! `user_agents`, `rules`, `sitemaps` and `directives` tables.
+//! `user_agents`, `rules`, `sitemaps`, `directives` and
+//! `preference_statements` tables.
 
 use std::borrow::Cow;
 
@@ -255,8 +256,8 @@ pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl 
     push_preference_statements(at, robots, out);
 }
 
-/// The `directives` rows of a file: every line that is not a group's,
-/// a rule, a sitemap or a preference.
+/// The `directives` rows of a file: every line whose key Google does not
+/// use (Content-Signal and Content-Usage lines included).
 fn push_directives(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
     for d in robots.directives() {
         let key = lossy(d.key);

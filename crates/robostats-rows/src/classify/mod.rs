@@ -17,8 +17,9 @@
 //! Each table is declared here, once, as the struct of its row
 //! (`crate::table::columns!`): the field types give the column types,
 //! the doc comments the descriptions, and [`Table`] lists the tables in
-//! output order. Rows go to a [`Rows`] sink, which the `batch` module
-//! turns into Arrow arrays; nothing after this module computes a value.
+//! output order. Rows go to the caller's [`Rows`] sink (robostats turns
+//! them into Arrow arrays in `output::batch`); nothing after this module
+//! computes a value.
 
 pub mod agents;
 pub mod capture;
@@ -113,7 +114,7 @@ pub trait Row: Columns {
     const TABLE: Table;
 }
 
-/// Where rows go (the `batch` module's builders, or a test's list).
+/// Where rows go (robostats' `output::batch` builders, or a test's list).
 pub trait Rows {
     /// Takes one row.
     fn push<R: Row>(&mut self, row: &R);

@@ -86,7 +86,7 @@ impl FetchError {
     /// What kind of failure this is, for the run's breaker: the status,
     /// or the words of a transport failure without their figures.
     /// `None`: not a failure of the input (the run is stopping).
-    pub(crate) fn class(&self) -> Option<String> {
+    pub(in crate::source::remote) fn class(&self) -> Option<String> {
         match self {
             FetchError::Status { status, code, .. } => {
                 Some(format!("HTTP {status} {}", code.as_deref().unwrap_or("")))

@@ -36,7 +36,7 @@ pub fn shown(text: &str) -> String {
 
 /// Whether a redirect from `from` to `to` is followed (`None`), or why
 /// not: never from https:// to anything else, at most 10 in a row.
-pub(crate) fn redirect_refusal(
+pub(in crate::source::remote) fn redirect_refusal(
     from: Option<&url::Url>,
     to: &url::Url,
     hops: usize,

@@ -17,7 +17,7 @@
 //! resumptions of a transfer by a cap (a request that made progress starts
 //! a new count of retries, at most that many times); a `Retry-After` by
 //! its own cap; and a run whose inputs keep failing the same way stops
-//! (module `mod`'s breaker).
+//! (the `remote` module's breaker).
 
 mod answer;
 mod error;
@@ -353,7 +353,7 @@ mod tests {
         let dated = headers(&[("last-modified", "Tue, 01 Jan 2030 00:00:00 GMT")]);
         assert!(changed(&dated, &dated).is_none());
         assert!(changed(&dated, &headers(&[("etag", "\"b\"")])).is_some());
-        // a first answer without validators is never resumed (see attempt)
+        // a first answer without validators is never resumed (see `answer::request`)
         assert!(changed(&HeaderMap::new(), &HeaderMap::new()).is_none());
         assert_eq!(
             content_range(&headers(&[("content-range", "bytes 9-3/10")])),
