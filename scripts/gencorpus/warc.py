@@ -34,21 +34,27 @@ def file_start(index):
     return FIRST_FILE_START + index * FILE_STEP
 
 
-def file_name(index):
-    """Common Crawl's name of a segment file: crawl, start, end, number."""
-    start = file_start(index)
+def file_name(index, start=None):
+    """Common Crawl's name of a segment file: crawl, start, end, number.
+    `start` defaults to file `index`'s start in the corpus's crawl."""
+    start = file_start(index) if start is None else start
     end = start + FILE_SPAN
     return "CC-MAIN-%s-%s-%05d.warc.gz" % (start.strftime("%Y%m%d%H%M%S"), end.strftime("%Y%m%d%H%M%S"), index)
 
 
-def warcinfo_block(index, preferences=False):
-    """The warcinfo record's fields, which say the data is synthetic."""
+PREFERENCES_NOTE = "one fetch per AI-use preference case (gen_corpus.py --preferences)"
+
+
+def warcinfo_block(index, preferences=False, crawl=CRAWL, note=None):
+    """The warcinfo record's fields, which say the data is synthetic;
+    `note` (or --preferences's) is added to the description."""
     description = ("SYNTHETIC robots.txt captures shaped like Common Crawl's robotstxt subset, "
                    "made by robostats scripts/gen_corpus.py; no real crawl data")
-    if preferences:
-        description += "; one fetch per AI-use preference case (gen_corpus.py --preferences)"
+    note = PREFERENCES_NOTE if preferences else note
+    if note:
+        description += "; " + note
     fields = [
-        ("isPartOf", CRAWL),
+        ("isPartOf", crawl),
         ("publisher", "robostats test corpus (synthetic; imitates Common Crawl, not published by it)"),
         ("description", description),
         ("operator", "robostats developers"),
@@ -62,11 +68,13 @@ def warcinfo_block(index, preferences=False):
     return "".join("%s: %s\r\n" % kv for kv in fields).encode("utf-8")
 
 
-def write_warcinfo(writer, rng, name, index, preferences):
-    """The file's first record; returns its record id."""
+def write_warcinfo(writer, rng, name, index, preferences, crawl=CRAWL, start=None, note=None):
+    """The file's first record (dated `start`, by default file `index`'s
+    start in the corpus's crawl); returns its record id."""
     info_id = record_id(rng)
-    block = warcinfo_block(index, preferences)
-    writer.write([("WARC-Type", "warcinfo"), ("WARC-Date", warc_date(file_start(index))), ("WARC-Record-ID", info_id),
+    block = warcinfo_block(index, preferences, crawl, note)
+    start = file_start(index) if start is None else start
+    writer.write([("WARC-Type", "warcinfo"), ("WARC-Date", warc_date(start)), ("WARC-Record-ID", info_id),
                   ("Content-Length", str(len(block))), ("Content-Type", "application/warc-fields"),
                   ("WARC-Filename", name), ("WARC-Block-Digest", sha1_b32(block))], block)
     return info_id
