@@ -30,6 +30,24 @@ What it writes
     values for one path, duplicate keys, parameters, a disallowed path, a
     path without a leading "/").
 
+    --crawls writes three crawls instead (CC-MAIN-2025-05, -13 and -21:
+    isPartOf set, two files each, named and dated in the crawl's ISO week)
+    of the same hosts, whose robots.txt policies change in planned ways
+    between crawls, for the crawl-over-crawl queries: GPTBot newly blocked
+    and unblocked, named and * blocks, a comment-only change, 200 -> 404,
+    503 and 429, hosts that come and go, hosts captured twice in a crawl
+    (the later capture decides), http and https of one host, a resolved
+    and an unresolved redirect, an empty body, a failed fetch. Each
+    scenario has its own number of hosts (gencorpus/crawlplan.py lists
+    them). Fetch times strictly increase through each crawl's files.
+    Beside the files, plan.tsv (tab-separated, a header line) gives the
+    expected state of every host in every crawl it is captured in, for the
+    crawlers *, GPTBot, CCBot, ClaudeBot and Googlebot: crawl,
+    url_host_name, agent, state (full, partial, none, no_robots,
+    unreachable, redirect), decided_by (named, wildcard, no_group; empty
+    unless 2xx) and body (the deciding body's id: the same id for the same
+    bytes; empty unless 2xx).
+
 How to run
     # the ~2 MB test sample (samples/): one file, 700 fetches, every
     # category below at least once, and its per-category counts as JSON
@@ -43,6 +61,9 @@ How to run
     # the benchmark corpus: 10 files x 16,000 fetches, ~1 GB uncompressed,
     # ~35-40 MB compressed per file (keep it outside the repository)
     python3 scripts/gen_corpus.py --out DIR
+
+    # three crawls with planned policy transitions, and their plan.tsv
+    python3 scripts/gen_corpus.py --out DIR --crawls
 
     Options: --files N, --records-per-file M (fetches per file: a file
     holds 2*M+1 records), --seed S, --jobs J (default: all CPUs), --stats.
@@ -60,7 +81,9 @@ How to run
     fails otherwise. --preferences (not with --small; it sets the number of
     files and fetches) checks that each case occurs exactly once and uncut
     and fails otherwise; its bodies are stored without the text quirks (LF
-    line ends, no BOM, keys as written, a final newline).
+    line ends, no BOM, keys as written, a final newline). --crawls (not
+    with --small or --preferences; it sets the files and fetches) fails if
+    a scenario's hosts do not get the states it plans.
 
 Requirements
     Python 3 standard library only (tested with CPython 3.11.7, zlib 1.2.13,
@@ -76,7 +99,7 @@ Code
     This script only runs the package gencorpus/ next to it; its
     __init__.py lists the modules (the mixture, vocabulary, hosts,
     robots.txt bodies, pages, HTTP replies, WARC records, the plan of a
-    file, --small and --preferences, the command line).
+    file, --small and --preferences, --crawls, the command line).
 
 Facts taken from public sources (crawler lists, Cloudflare's managed
 block, the AIPREF drafts, Google's parser) say where they come from.

@@ -14,6 +14,8 @@ it). Python 3 standard library only.
     server.py    the reply to each fetch
     modes.py     --small and --preferences: forced specs and their checks
     generate.py  one file: FileGenerator and the per-file job
+    crawlplan.py --crawls: scenarios, bodies, layout, expected states
+    crawls.py    --crawls: the files of the three crawls and plan.tsv
     cli.py       arguments, parallel jobs, progress and --stats output
 
 Each module imports only modules above it in this list. Every file has its

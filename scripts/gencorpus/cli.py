@@ -1,6 +1,6 @@
 """The command line: the arguments, one job per file (in parallel
-processes if --jobs allows), the progress lines on stderr and the --stats
-JSON on stdout."""
+processes if --jobs allows; --crawls runs in this process), the progress
+lines on stderr and the --stats JSON on stdout."""
 
 import argparse
 import json
@@ -11,6 +11,8 @@ from multiprocessing import Pool
 
 from .bodies import PREFERENCE_PLAIN_BODIES
 from .config import DEFAULT_FETCHES, DEFAULT_FILES, PREFERENCES_INDEX, SMALL_FETCHES
+from .crawlplan import CRAWLS, FILES_PER_CRAWL, PLAN_AGENTS
+from .crawls import PLAN_FILE, write_crawls
 from .generate import generate_file
 from .modes import preference_cases
 
@@ -18,6 +20,12 @@ from .modes import preference_cases
 def main(argv=None):
     a = parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
+    if a.crawls:
+        t0 = time.time()
+        results, rows = write_crawls(a.seed, a.out)
+        report(results, t0, a.stats)
+        print("%s: %d rows (crawl, host, crawler)" % (os.path.join(a.out, PLAN_FILE), rows), file=sys.stderr)
+        return
     jobs = [(a.seed, PREFERENCES_INDEX if a.preferences else i, a.records_per_file, a.small, a.preferences, a.out)
             for i in range(a.files)]
     t0 = time.time()
@@ -44,6 +52,10 @@ def parse_args(argv):
                      help="1 file of %d fetches: one 200 robots.txt per AI-use preference case (every "
                           "content_usage and cloudflare_managed variant) and %d plain bodies"
                           % (len(preference_cases()), len(PREFERENCE_PLAIN_BODIES)))
+    one.add_argument("--crawls", action="store_true",
+                     help="%d crawls (%s) of %d files each: the same hosts with planned robots.txt policy "
+                          "transitions, and OUT/%s, the state each of %s finds on each host per crawl"
+                          % (len(CRAWLS), ", ".join(CRAWLS), FILES_PER_CRAWL, PLAN_FILE, ", ".join(PLAN_AGENTS)))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: all CPUs)")
     ap.add_argument("--stats", action="store_true", help="print per-file category counts as JSON on stdout")
     a = ap.parse_args(argv)
