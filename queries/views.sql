@@ -348,3 +348,242 @@ CREATE OR REPLACE VIEW host_outcomes AS
     SELECT url_host_name, urls, b.outcome, b.start_url, b.final_url, b.final_status,
            b.final_google_class, b.hops
     FROM best;
+
+-- Derived: what each host's robots.txt was in each crawl, the unit of the
+-- crawl-over-crawl queries (policy_transitions.sql, policy_trends.sql,
+-- body_changes.sql). One row per (crawl, url_host_name) with a robots.txt
+-- capture (url_path '/robots.txt', http or https, any port) in that crawl:
+-- the host's latest such capture (latest fetch_time; ties: file, then
+-- offset) starts; a redirect is followed to the latest capture of its
+-- target in the same crawl, up to 5 hops, and the capture reached decides.
+-- Columns: crawl, url_host_name, captures (the host's robots.txt captures in
+-- the crawl), start_url, hops, resolution (as in robots_txt_chains: direct,
+-- resolved, target_not_captured, missing_location, loop, too_many_hops),
+-- final_url, warc_filename, warc_record_offset (the deciding capture), and
+-- from it fetch_status, google_class, google_current_class, robots_parsed,
+-- has_rules, payload_length, content_digest, global_class,
+-- global_group_match, and base_state: the host's state for every crawler
+-- when it does not depend on the rules (NULL for a 2xx, whose rules decide):
+--   no_robots    4xx other than 429 (Google: crawl everything), and a
+--                redirect loop or more than 5 hops (Google then treats the
+--                robots.txt as not found)
+--   unreachable  5xx, 429 (Google's current documentation), or a failed
+--                fetch (Google: crawl nothing)
+--   redirect     a redirect whose target has no capture in the crawl, or
+--                with no usable Location
+-- Captures with no crawl (crawl IS NULL) form a crawl of their own.
+CREATE OR REPLACE VIEW crawl_hosts AS
+    WITH starts AS MATERIALIZED (
+        -- Each capture's columns travel as one struct, chosen by arg_max:
+        -- no join back to captures.
+        SELECT crawl, url_host_name, count(*) AS captures,
+               arg_max({url: url, fetch_redirect: fetch_redirect, google_class: google_class,
+                        google_current_class: google_current_class, fetch_status: fetch_status,
+                        robots_parsed: robots_parsed, has_rules: has_rules,
+                        payload_length: payload_length, content_digest: content_digest,
+                        global_class: global_class, global_group_match: global_group_match,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset},
+                       {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS c
+        FROM captures
+        WHERE url_path = '/robots.txt'
+        GROUP BY crawl, url_host_name
+    ),
+    targets AS MATERIALIZED (
+        -- the latest capture, in its crawl, of every URL a redirect points to
+        SELECT crawl, url,
+               arg_max({url: url, fetch_redirect: fetch_redirect, google_class: google_class,
+                        google_current_class: google_current_class, fetch_status: fetch_status,
+                        robots_parsed: robots_parsed, has_rules: has_rules,
+                        payload_length: payload_length, content_digest: content_digest,
+                        global_class: global_class, global_group_match: global_group_match,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset},
+                       {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS c
+        FROM captures t
+        SEMI JOIN (
+            SELECT DISTINCT crawl, fetch_redirect FROM captures WHERE google_class = 'redirect'
+        ) r ON t.crawl IS NOT DISTINCT FROM r.crawl AND t.url = r.fetch_redirect
+        GROUP BY crawl, url
+    ),
+    hop0 AS (
+        SELECT crawl, url_host_name, captures, c.url AS start_url, 0 AS hop, [c.url] AS urls, c
+        FROM starts
+    ),
+    hop1 AS (
+        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
+               list_append(h.urls, t.url) AS urls, t.c
+        FROM hop0 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
+        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
+    ),
+    hop2 AS (
+        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
+               list_append(h.urls, t.url) AS urls, t.c
+        FROM hop1 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
+        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
+    ),
+    hop3 AS (
+        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
+               list_append(h.urls, t.url) AS urls, t.c
+        FROM hop2 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
+        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
+    ),
+    hop4 AS (
+        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
+               list_append(h.urls, t.url) AS urls, t.c
+        FROM hop3 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
+        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
+    ),
+    hop5 AS (
+        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
+               list_append(h.urls, t.url) AS urls, t.c
+        FROM hop4 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
+        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
+    ),
+    last_hop AS (
+        SELECT * FROM hop0 WHERE c.google_class <> 'redirect'
+        UNION ALL
+        SELECT * FROM (
+            SELECT * FROM hop0 WHERE c.google_class = 'redirect'
+            UNION ALL SELECT * FROM hop1
+            UNION ALL SELECT * FROM hop2
+            UNION ALL SELECT * FROM hop3
+            UNION ALL SELECT * FROM hop4
+            UNION ALL SELECT * FROM hop5
+        )
+        QUALIFY row_number() OVER (PARTITION BY crawl, url_host_name ORDER BY hop DESC) = 1
+    ),
+    resolved AS (
+        SELECT crawl, url_host_name, captures, start_url, hop AS hops,
+               CASE
+                   WHEN c.google_class <> 'redirect' AND hop = 0 THEN 'direct'
+                   WHEN c.google_class <> 'redirect' THEN 'resolved'
+                   WHEN c.fetch_redirect IS NULL THEN 'missing_location'
+                   WHEN list_contains(urls, c.fetch_redirect) THEN 'loop'
+                   WHEN hop >= 5 THEN 'too_many_hops'
+                   ELSE 'target_not_captured'
+               END AS resolution,
+               c
+        FROM last_hop
+    )
+    SELECT crawl, url_host_name, captures, start_url, hops, resolution,
+           c.url AS final_url, c.warc_filename, c.warc_record_offset,
+           c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
+           c.has_rules, c.payload_length, c.content_digest, c.global_class, c.global_group_match,
+           CASE
+               WHEN c.google_class = 'conditional_allow' THEN NULL
+               WHEN c.google_class = 'redirect' THEN
+                   CASE WHEN resolution IN ('loop', 'too_many_hops') THEN 'no_robots' ELSE 'redirect' END
+               WHEN c.google_current_class = 'full_allow' THEN 'no_robots'
+               ELSE 'unreachable'
+           END AS base_state
+    FROM resolved;
+
+-- The state of a crawler on a host (host_states.state) from the host's
+-- base_state (crawl_hosts), the rules class of the groups naming the
+-- crawler (named_verdicts.rules_class, NULL when none does), whether the
+-- crawler ignores the * group, and the * group's match and class
+-- (captures.global_group_match, global_class); and who decided
+-- (host_states.decided_by). Written once, for host_states and
+-- host_state_counts.
+CREATE OR REPLACE MACRO host_state(base_state, named_class, ignores_global_group, global_group_match, global_class) AS
+    CASE
+        WHEN base_state IS NOT NULL THEN base_state
+        WHEN named_class IS NOT NULL THEN
+            CASE named_class WHEN 'disallow_all' THEN 'full' WHEN 'allow_part' THEN 'partial' ELSE 'none' END
+        WHEN ignores_global_group OR global_group_match IS DISTINCT FROM 'global' THEN 'none'
+        ELSE CASE global_class WHEN 'disallow_all' THEN 'full' WHEN 'allow_part' THEN 'partial' ELSE 'none' END
+    END;
+
+CREATE OR REPLACE MACRO host_decided_by(base_state, named_class, ignores_global_group, global_group_match) AS
+    CASE
+        WHEN base_state IS NOT NULL THEN NULL
+        WHEN named_class IS NOT NULL THEN 'named'
+        WHEN ignores_global_group OR global_group_match IS DISTINCT FROM 'global' THEN 'no_group'
+        ELSE 'wildcard'
+    END;
+
+-- Derived: each crawler's state on each host in each crawl (crawl_hosts x
+-- agents), the states of the crawl-over-crawl queries. One row per (crawl,
+-- url_host_name, agent): crawl, url_host_name, agent, agent_category,
+-- state, decided_by, google_class, content_digest, warc_filename,
+-- warc_record_offset (the deciding capture, see crawl_hosts).
+--   state       full (a 2xx whose rules disallow every path for the crawler:
+--               rules_class disallow_all), partial (allow_part), none
+--               (allow_all), or the host's base_state (no_robots,
+--               unreachable, redirect)
+--   decided_by  for a 2xx: named (a group names the crawler), wildcard (the
+--               * group decided), no_group (no group applies: an empty or
+--               rule-less file, or a crawler that ignores the * group);
+--               NULL otherwise
+CREATE OR REPLACE VIEW host_states AS
+    WITH named AS (
+        SELECT warc_filename, warc_record_offset,
+               map(list(agent), list(rules_class)) AS classes
+        FROM named_verdicts
+        GROUP BY ALL
+    ),
+    expanded AS (
+        SELECT h.crawl, h.url_host_name, a.token AS agent, a.category AS agent_category,
+               h.base_state, h.google_class, h.content_digest, h.global_class, h.global_group_match,
+               a.ignores_global_group, h.warc_filename, h.warc_record_offset,
+               CASE WHEN n.classes IS NOT NULL THEN n.classes[a.token] END AS named_class
+        FROM crawl_hosts h
+        LEFT JOIN named n USING (warc_filename, warc_record_offset)
+        CROSS JOIN agents a
+    )
+    SELECT crawl, url_host_name, agent, agent_category,
+           host_state(base_state, named_class, ignores_global_group, global_group_match, global_class) AS state,
+           host_decided_by(base_state, named_class, ignores_global_group, global_group_match) AS decided_by,
+           google_class, content_digest, warc_filename, warc_record_offset
+    FROM expanded;
+
+-- Derived: host_states counted, without a row per host and crawler: one row
+-- per (crawl, agent, agent_category, state, decided_by) with hosts. Every
+-- crawler is first counted as if no group named it (its state then
+-- depends only on the host's base_state, the * group's class and whether
+-- the crawler ignores the * group), over the hosts grouped by those; the
+-- pairs a group names (named_verdicts rows of deciding 2xx captures) are
+-- then taken away from that count and added as they are. The same rows as
+-- `SELECT crawl, agent, agent_category, state, decided_by, count(*) AS hosts
+-- FROM host_states GROUP BY ALL` (a test checks it), in a fraction of the
+-- time.
+CREATE OR REPLACE VIEW host_state_counts AS
+    WITH hosts AS MATERIALIZED (
+        SELECT crawl, base_state, global_class, global_group_match, warc_filename, warc_record_offset
+        FROM crawl_hosts
+    ),
+    named AS (
+        SELECT h.crawl, n.agent, n.rules_class, h.base_state, h.global_class, h.global_group_match
+        FROM hosts h
+        JOIN named_verdicts n USING (warc_filename, warc_record_offset)
+        WHERE h.base_state IS NULL
+    ),
+    rows AS (
+        -- every host, every crawler, as if no group named it
+        SELECT g.crawl, a.token AS agent, a.category AS agent_category,
+               g.base_state, g.global_class, g.global_group_match, a.ignores_global_group,
+               NULL AS named_class, g.hosts
+        FROM (SELECT crawl, base_state, global_class, global_group_match, count(*) AS hosts
+              FROM hosts GROUP BY ALL) g
+        CROSS JOIN agents a
+        UNION ALL
+        -- the named pairs: not as counted above ...
+        SELECT n.crawl, n.agent, a.category, n.base_state, n.global_class, n.global_group_match,
+               a.ignores_global_group, NULL, -1
+        FROM named n JOIN agents a ON a.token = n.agent
+        UNION ALL
+        -- ... but as the group naming the crawler says
+        SELECT n.crawl, n.agent, a.category, n.base_state, n.global_class, n.global_group_match,
+               a.ignores_global_group, n.rules_class, 1
+        FROM named n JOIN agents a ON a.token = n.agent
+    )
+    SELECT crawl, agent, agent_category, state, decided_by, sum(hosts)::BIGINT AS hosts
+    FROM (
+        SELECT crawl, agent, agent_category, hosts,
+               host_state(base_state, named_class, ignores_global_group, global_group_match, global_class) AS state,
+               host_decided_by(base_state, named_class, ignores_global_group, global_group_match) AS decided_by
+        FROM rows
+    )
+    GROUP BY ALL
+    HAVING sum(hosts) <> 0;

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import QUERIES, ROOT, SYNTHETIC, WHIRLWIND, ingest, run_query
+from conftest import QUERIES, ROOT, SAMPLES, SYNTHETIC, WHIRLWIND, ingest, run_query
 from test_tables import cc_class, google_class, google_current_class
 from warc_facts import agent_token, follow, google_keys, google_typos, google_lines, latest_per_url
 from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, preferences_at_root,
@@ -19,8 +19,14 @@ from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, prefer
 QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if not p.stem.startswith("views"))
 
 
+# Queries over several crawls, tested on generated crawls in test_crawls.py.
+CRAWL_QUERIES = {"policy_transitions", "body_changes"}
+
+
 def test_every_query_is_tested():
-    tested = {name[len("test_"):] for name in globals() if name.startswith("test_")}
+    import test_crawls
+    names = list(globals()) + [n for n in vars(test_crawls) if n[len("test_"):] in CRAWL_QUERIES]
+    tested = {name[len("test_"):] for name in names if name.startswith("test_")}
     assert set(QUERY_FILES) <= tested, set(QUERY_FILES) - tested
 
 
@@ -32,7 +38,7 @@ def test_query_file_is_documented_and_runs(con, name):
     assert "Reads:" in text and "Result" in text, name
     cols, rows = run_query(con, name)
     # (No input of the samples fails: test_failed_inputs makes some.)
-    assert rows or name == "failed_inputs", name
+    assert rows or name == "failed_inputs" or name in CRAWL_QUERIES, name
     # Counts are BIGINT: DuckDB's count_if and sum give HUGEINT, which
     # pandas reads as floats (517.0).
     rel = con.sql(text)
@@ -59,7 +65,7 @@ def test_queries_run_in_the_duckdb_cli(samples_out):
 def shares_sum_to_one(rows, key=None, share="share"):
     groups = collections.defaultdict(float)
     for r in rows:
-        groups[r[key] if key else None] += r[share]
+        groups[key(r) if callable(key) else r[key] if key else None] += r[share]
     for g, total in groups.items():
         assert math.isclose(total, 1.0, rel_tol=1e-9), g
 
@@ -726,3 +732,168 @@ def test_preference_vintage(con, responses):
     assert (got["bots"]["first_draft"], got["bots"]["last_draft"]) == ("vocab-03", "vocab-04")
     # the sample's Content-Usage lines include labels of earlier drafts
     assert any(r["lines"] for r in got.values() if r["vintage"] == "earlier_draft")
+
+
+# The crawl-over-crawl queries. The samples hold robots.txt captures of one
+# crawl (CC-MAIN-2025-47): policy_transitions and body_changes are checked
+# on generated crawls with planned transitions (test_crawls.py); the rest
+# here, against hosts chosen in Python from warcio's records.
+
+def python_crawl_hosts(con, responses):
+    """{(crawl, host): (hops, final response, resolution)}: each host's latest
+    robots.txt capture per crawl, redirects followed in the same crawl."""
+    crawl_of = dict(con.execute("SELECT DISTINCT warc_filename, crawl FROM captures").fetchall())
+    by_crawl = collections.defaultdict(list)
+    for r in responses:
+        by_crawl[crawl_of[r.path]].append(r)
+    out = {}
+    for crawl, rs in by_crawl.items():
+        latest = latest_per_url(rs)
+        starts = {}
+        for r in rs:
+            key = (r.date, r.path, r.offset)
+            if r.url_path == "/robots.txt" and (r.host not in starts or key > starts[r.host][0]):
+                starts[r.host] = (key, r)
+        for host, (_, start) in starts.items():
+            out[(crawl, host)] = follow(latest, start.url)
+    return out
+
+
+def python_outcome(final, resolution, has_rules):
+    if final.failed:
+        return "failed"
+    if 200 <= final.status < 300:
+        if has_rules[(final.path, final.offset)]:
+            return "rules"
+        return "no_rules" if final.body else "empty"
+    if 300 <= final.status < 400:
+        return "redirect"
+    if 400 <= final.status < 500 and final.status != 429:
+        return "4xx"
+    return "5xx_429"
+
+
+def test_outcomes_per_crawl(con, responses):
+    cols, rows = run_query(con, "outcomes_per_crawl")
+    assert cols == ["crawl", "outcome", "hosts", "share"]
+    has_rules = dict(((f, o), v) for f, o, v in con.execute(
+        "SELECT warc_filename, warc_record_offset, has_rules FROM captures").fetchall())
+    expected = collections.Counter(
+        (crawl, python_outcome(final, res, has_rules))
+        for (crawl, _), (_, final, res) in python_crawl_hosts(con, responses).items())
+    assert {(r["crawl"], r["outcome"]): r["hosts"] for r in rows} == dict(expected)
+    assert dict(expected) == {
+        ("CC-MAIN-2025-47", "rules"): 350, ("CC-MAIN-2025-47", "no_rules"): 101,
+        ("CC-MAIN-2025-47", "empty"): 13, ("CC-MAIN-2025-47", "redirect"): 42,
+        ("CC-MAIN-2025-47", "4xx"): 138, ("CC-MAIN-2025-47", "5xx_429"): 20,
+        ("CC-MAIN-2025-47", "failed"): 2}
+    shares_sum_to_one(rows, key="crawl")
+
+
+def states_from_agent_verdicts(con):
+    """host_states again, from the tested view agent_verdicts: the state of
+    each crawler on each host's deciding capture (crawl_hosts)."""
+    return {(c, h, a): (s, d) for c, h, a, s, d in con.execute("""
+        SELECT h.crawl, h.url_host_name, v.agent,
+               CASE WHEN h.base_state IS NOT NULL THEN h.base_state
+                    WHEN v.rules_class = 'disallow_all' THEN 'full'
+                    WHEN v.rules_class = 'allow_part' THEN 'partial' ELSE 'none' END,
+               CASE WHEN h.base_state IS NOT NULL THEN NULL
+                    WHEN v.group_match = 'specific' THEN 'named'
+                    WHEN v.group_match = 'global' THEN 'wildcard' ELSE 'no_group' END
+        FROM crawl_hosts h JOIN agent_verdicts v USING (warc_filename, warc_record_offset)
+    """).fetchall()}
+
+
+def test_crawl_hosts_and_host_states(con, responses):
+    hosts = python_crawl_hosts(con, responses)
+    got = {(c, h): (hops, f, o, res) for c, h, hops, f, o, res in con.execute(
+        "SELECT crawl, url_host_name, hops, warc_filename, warc_record_offset, resolution FROM crawl_hosts"
+    ).fetchall()}
+    assert got == {k: (hops, f.path, f.offset, res) for k, (hops, f, res) in hosts.items()}
+    states = {(c, h, a): (s, d) for c, h, a, s, d in con.execute(
+        "SELECT crawl, url_host_name, agent, state, decided_by FROM host_states").fetchall()}
+    agents = con.execute("SELECT count(*) FROM agents").fetchone()[0]
+    assert len(states) == len(hosts) * agents
+    assert states == states_from_agent_verdicts(con)
+
+
+def test_policy_trends(con, responses):
+    cols, rows = run_query(con, "policy_trends")
+    assert cols == ["crawl", "agent", "agent_category", "state", "decided_by", "hosts", "share"]
+    expected = collections.Counter((c, a, s, d) for (c, _, a), (s, d) in states_from_agent_verdicts(con).items())
+    assert {(r["crawl"], r["agent"], r["state"], r["decided_by"]): r["hosts"] for r in rows} == dict(expected)
+    shares_sum_to_one(rows, key=lambda r: (r["crawl"], r["agent"]))
+    gpt = {(r["state"], r["decided_by"]): r["hosts"] for r in rows if r["agent"] == "GPTBot"}
+    assert gpt[("full", "named")] == 37 and gpt[("full", "wildcard")] == 13
+    assert sum(gpt.values()) == len(python_crawl_hosts(con, responses)) == 666
+
+
+def test_crawler_bias(con):
+    cols, rows = run_query(con, "crawler_bias")
+    assert cols == ["crawl", "agent", "agent_category", "robots_hosts", "full", "full_share",
+                    "wildcard_full_share", "bias"]
+    states = con.execute("""
+        SELECT crawl, agent, count(*), count(*) FILTER (state = 'full')
+        FROM host_states WHERE google_class = 'conditional_allow' GROUP BY ALL""").fetchall()
+    share = {(c, a): full / n for c, a, n, full in states}
+    for r in rows:
+        s, w = share[(r["crawl"], r["agent"])], share[(r["crawl"], "*")]
+        assert math.isclose(r["full_share"], s) and math.isclose(r["wildcard_full_share"], w)
+        assert (r["bias"] is None) == (s == 0 or w == 0)
+        if r["bias"] is not None:
+            assert math.isclose(r["bias"], math.log2(s / w))
+    by_agent = {r["agent"]: r for r in rows}
+    assert by_agent["*"]["bias"] == 0.0
+    # 50 of 464 hosts with a 2xx disallow GPTBot everything, 13 disallow *
+    assert (by_agent["GPTBot"]["full"], by_agent["GPTBot"]["robots_hosts"]) == (50, 464)
+    assert math.isclose(by_agent["GPTBot"]["bias"], math.log2(50 / 13))
+
+
+def test_line_counts(con, responses):
+    cols, rows = run_query(con, "line_counts")
+    assert cols == ["lines", "captures", "share"]
+    # Google's parser ends every line at a line ending (\r\n once), and
+    # then emits what follows the last one as a line, even when empty.
+    def google_line_count(body):
+        body = body[:512_000]
+        return body.count(b"\n") + body.count(b"\r") - body.count(b"\r\n") + 1
+    got = {r["lines"]: r["captures"] for r in rows}
+    parsed = [r for r in responses if r.parsed]
+    assert sum(got.values()) == len(parsed) == 481
+    lines = dict(((f, o), n) for f, o, n in con.execute(
+        "SELECT warc_filename, warc_record_offset, lines FROM captures WHERE robots_parsed").fetchall())
+    agree = sum(1 for r in parsed if google_line_count(r.body) == lines[(r.path, r.offset)])
+    assert agree >= 0.95 * len(parsed), agree
+    assert got == dict(collections.Counter(lines.values()))
+    shares_sum_to_one(rows)
+
+
+def test_size_histogram(con, responses):
+    cols, rows = run_query(con, "size_histogram")
+    assert cols == ["lower_bytes", "upper_bytes", "captures", "share", "over_500kib"]
+    sizes = [len(r.body) for r in responses if r.parsed]
+    expected = collections.Counter(0 if s == 0 else 1 << (s.bit_length() - 1) for s in sizes)
+    assert {r["lower_bytes"]: r["captures"] for r in rows} == dict(expected)
+    for r in rows:
+        assert r["upper_bytes"] == (1 if r["lower_bytes"] == 0 else 2 * r["lower_bytes"])
+        assert r["over_500kib"] == sum(1 for s in sizes if s > 512_000 and r["lower_bytes"] <= s < r["upper_bytes"])
+    assert sum(r["over_500kib"] for r in rows) == 4
+    shares_sum_to_one(rows)
+
+
+def test_data_set(con, facts):
+    cols, rows = run_query(con, "data_set")
+    assert cols == ["crawl", "files", "captures", "robots_hosts", "first_fetch", "last_fetch"]
+    crawl_of = dict(con.execute("SELECT DISTINCT warc_filename, crawl FROM captures").fetchall())
+    expected = collections.defaultdict(lambda: [set(), 0, set()])
+    for path in SAMPLES:
+        for r in facts[path].responses:
+            e = expected[crawl_of[path]]
+            e[0].add(path)
+            e[1] += 1
+            if r.url_path == "/robots.txt":
+                e[2].add(r.host)
+    assert {r["crawl"]: (r["files"], r["captures"], r["robots_hosts"]) for r in rows} == {
+        c: (len(f), n, len(h)) for c, (f, n, h) in expected.items()}
+    assert [r["crawl"] for r in rows] == sorted(expected)
