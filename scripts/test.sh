@@ -16,7 +16,8 @@ cargo test --workspace --locked
 # virtual environment under target/ (kept between runs), else, where venv is
 # missing, to the user's Python. test_slurm.py starts a private single-node
 # Slurm with scripts/slurm/local-cluster.sh, which installs Debian's slurm-wlm
-# and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test).
+# and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test);
+# test_report.py needs Debian's chromium, installed here when missing.
 echo "== python: tables and queries (tests/python)"
 cargo build --release --locked
 py=python3
@@ -28,6 +29,12 @@ fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
     "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "pytest==8.*" "moto[server]==5.*"
+# test_report.py renders `robostats report`'s page in headless Chromium.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's chromium and a font (for tests/python/test_report.py)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+fi
 PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # ---- end of the Python block ---------------------------------------------
 

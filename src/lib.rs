@@ -25,6 +25,8 @@
 //!   `compact`), [`pipeline`] (files x threads -> all of the above, with
 //!   accounting) and [`shard`] (which inputs one process of a batch job
 //!   takes).
+//! * Downstream of the Parquet tables, [`report`] runs the queries of
+//!   `queries/` over a data set (in DuckDB) and draws their figures.
 //!
 //! Reading a WARC file and judging its robots.txt bodies:
 //!
@@ -58,6 +60,7 @@
 pub use robostats_robots as robots;
 pub mod output;
 pub mod pipeline;
+pub mod report;
 pub mod shard;
 pub mod source;
 /// The WARC reader: the `robostats-warc` crate (file -> gzip member ->

@@ -4,6 +4,7 @@ mod check;
 mod compact;
 mod ingest;
 mod lint;
+mod report;
 mod schema;
 
 use std::io::Read;
@@ -37,6 +38,9 @@ enum Command {
     Compact(compact::Args),
     /// The tables and their columns.
     Schema(schema::Args),
+    /// Figures of a data set (the queries of queries/, run in DuckDB) as
+    /// one self-contained HTML page.
+    Report(report::Args),
 }
 
 /// `ingest`'s line of help, naming every table.
@@ -134,6 +138,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(args) => ingest::run(&args),
         Command::Compact(args) => compact::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Report(args) => report::run(&args),
     }
 }
 

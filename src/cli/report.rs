@@ -1,0 +1,100 @@
+//! `robostats report`: the figures of one or more data sets as one HTML
+//! page, and with `--figures`, each chart as an SVG file.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use robostats::report::Report;
+use robostats::report::engine::Engine;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Output directories of `ingest` (several are read as one data set:
+    /// one per crawl, for example).
+    #[arg(required = true, value_name = "OUT")]
+    outs: Vec<PathBuf>,
+    /// The HTML file to write (replaced if it exists).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: PathBuf,
+    /// Also write each chart as an SVG file into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
+    /// The Python that runs DuckDB [default: the first that can import
+    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV, target/python-venv
+    /// beside this binary, python3].
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    for out in &args.outs {
+        if !out.join("captures").is_dir() {
+            bail!(
+                "{} is not an output directory of robostats ingest (it has no captures/)",
+                out.display()
+            );
+        }
+    }
+    let started = std::time::Instant::now();
+    let engine = Engine::find(args.python.as_deref())?;
+    let report = Report::build(&engine, &args.outs)?;
+    write_replacing(&args.output, report.html().as_bytes())?;
+    let mut written = vec![args.output.display().to_string()];
+    if let Some(dir) = &args.figures {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, svg) in report.svg_files() {
+            let path = dir.join(name);
+            write_replacing(&path, svg.as_bytes())?;
+        }
+        written.push(format!("{}/*.svg", dir.display()));
+    }
+    if !args.quiet {
+        eprintln!(
+            "report: {} figures from {} data set(s) in {:.1} s (DuckDB {} via {}) -> {}",
+            report.figures.len(),
+            args.outs.len(),
+            started.elapsed().as_secs_f64(),
+            report.duckdb,
+            engine.python().display(),
+            written.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `path` whole or not at all: a temporary file beside it, then a
+/// rename over it.
+fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(err) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(err).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
+}

@@ -1,0 +1,94 @@
+"""robostats report's query engine: runs SQL in DuckDB, in Python.
+
+Reads one JSON request on standard input:
+  {"outs": [output directories], "tables": [table names],
+   "views": "<queries/views.sql>",
+   "queries": [{"name": ..., "sql": ...}, ...]}
+and writes one JSON document on standard output:
+  {"duckdb": version, "results": {name: {"columns": [...], "rows": [[...]]}
+   or {"error": message}}}
+Each query's columns are named as in its SELECT; values are JSON numbers,
+strings, booleans, null, or lists of them (anything else as its text).
+Exit status 3: the duckdb package is missing.
+"""
+
+import json
+import math
+import sys
+
+try:
+    import duckdb
+except ImportError:
+    sys.stderr.write("the Python package duckdb is not installed for this Python\n")
+    sys.exit(3)
+
+def plain(value):
+    """A DuckDB value as JSON: numbers, text, booleans, null and lists."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    try:
+        number = float(value)  # Decimal, HUGEINT
+        if number.is_integer() and abs(number) < 2**53:
+            return int(number)
+        return number
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def sql_text(text):
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def views(con, outs, tables, views_sql):
+    """queries/views.sql over the first directory, then every table view
+    again over all of them (the derived views read the tables by name)."""
+    con.execute("SET VARIABLE robostats_out = ?", [outs[0]])
+    con.execute(views_sql)
+    if len(outs) > 1:
+        for table in tables:
+            globs = ", ".join(sql_text(f"{out}/{table}/*.parquet") for out in outs)
+            # The crawler list is written once per data set: the same rows.
+            distinct = "DISTINCT " if table == "agents" else ""
+            con.execute(
+                f"CREATE OR REPLACE VIEW {table} AS "
+                f"SELECT {distinct}* FROM read_parquet([{globs}])"
+            )
+
+
+def cache(con):
+    """crawl_hosts, which five of the report's queries read, computed once:
+    a table of its rows behind a view of the same name (views read other
+    views by name when queried)."""
+    con.execute("CREATE TEMP TABLE crawl_hosts_rows AS SELECT * FROM crawl_hosts")
+    con.execute("CREATE OR REPLACE VIEW crawl_hosts AS SELECT * FROM crawl_hosts_rows")
+
+
+def main():
+    request = json.load(sys.stdin)
+    # The answer is the only thing on standard output.
+    answer, sys.stdout = sys.stdout, sys.stderr
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    views(con, request["outs"], request["tables"], request["views"])
+    cache(con)
+    results = {}
+    for query in request["queries"]:
+        try:
+            relation = con.sql(query["sql"])
+            results[query["name"]] = {
+                "columns": list(relation.columns),
+                "rows": [[plain(v) for v in row] for row in relation.fetchall()],
+            }
+        except duckdb.Error as error:
+            results[query["name"]] = {"error": str(error).strip()}
+    json.dump({"duckdb": duckdb.__version__, "results": results}, answer)
+
+
+main()

@@ -1,0 +1,298 @@
+//! The report's query engine: DuckDB, run by Python (`bridge.py`).
+//!
+//! The report runs the SQL of `queries/` exactly as a user runs it: the
+//! files are compiled into the binary, `views.sql` first, and DuckDB's
+//! Python package executes them. Why Python's DuckDB rather than DuckDB
+//! built into the binary or DataFusion is measured in BENCHMARKS.md ("The
+//! report's query engine"): the users of these tables have it already,
+//! and building DuckDB's C++ would multiply the first build's time.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+// serde_json reads floats exactly (its `float_roundtrip` feature): the
+// report shows the very values the queries return.
+
+/// The bridge between robostats and DuckDB's Python package.
+const BRIDGE: &str = include_str!("bridge.py");
+
+/// `queries/views.sql`: the views every query reads.
+pub const VIEWS: &str = include_str!("../../queries/views.sql");
+
+/// A query of `queries/`, by file stem, with its SQL.
+#[derive(Clone, Copy, Debug)]
+pub struct Query {
+    /// The file's stem (`policy_trends` for `queries/policy_trends.sql`).
+    pub name: &'static str,
+    /// The file's text.
+    pub sql: &'static str,
+}
+
+macro_rules! queries {
+    ($($name:literal),* $(,)?) => {
+        /// Every query the report runs, as the files of `queries/` hold them.
+        pub const QUERIES: &[Query] = &[
+            $(Query { name: $name, sql: include_str!(concat!("../../queries/", $name, ".sql")) },)*
+        ];
+    };
+}
+
+queries!(
+    "outcomes_per_crawl",
+    "policy_trends",
+    "policy_transitions",
+    "body_changes",
+    "crawler_bias",
+    "line_counts",
+    "size_histogram",
+    "top_user_agents",
+    "sitemap_hosts",
+    "nonstandard_directives",
+    "typos",
+    "preference_adoption",
+    "preference_contradictions",
+    "data_set",
+);
+
+/// A query's result: its columns and rows, values as JSON.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Table {
+    /// Column names, as the query's SELECT names them.
+    pub columns: Vec<String>,
+    /// Rows, each value a number, text, boolean, null or list.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl Table {
+    /// The index of column `name`.
+    ///
+    /// # Panics
+    ///
+    /// When the query has no such column: the report and `queries/` are
+    /// compiled together, and a test runs every figure.
+    pub fn col(&self, name: &str) -> usize {
+        self.columns
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("a query has no column {name}: {:?}", self.columns))
+    }
+
+    /// The rows, each with the value of `name` as text (`""` for null).
+    pub fn text<'a>(&'a self, row: &'a [Value], name: &str) -> &'a str {
+        row[self.col(name)].as_str().unwrap_or("")
+    }
+
+    /// The value of `name` as a number (0 for null).
+    pub fn num(&self, row: &[Value], name: &str) -> f64 {
+        row[self.col(name)].as_f64().unwrap_or(0.0)
+    }
+}
+
+/// What went wrong running the queries.
+#[derive(Debug)]
+pub enum EngineError {
+    /// No Python with the duckdb package was found.
+    NoDuckdb {
+        /// The interpreters tried, in order.
+        tried: Vec<PathBuf>,
+    },
+    /// Python could not be started or fed.
+    Spawn(PathBuf, std::io::Error),
+    /// The bridge failed (its standard error).
+    Failed(PathBuf, String),
+    /// A query failed in DuckDB.
+    Query(&'static str, String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::NoDuckdb { tried } => {
+                let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "the report runs its queries in DuckDB's Python package, and no Python here \
+                     has it (tried: {}); install it (pip install duckdb) or name a Python that \
+                     has it with --python",
+                    tried.join(", ")
+                )
+            }
+            EngineError::Spawn(python, err) => {
+                write!(f, "cannot run {}: {err}", python.display())
+            }
+            EngineError::Failed(python, stderr) => {
+                write!(
+                    f,
+                    "{} failed running the queries: {stderr}",
+                    python.display()
+                )
+            }
+            EngineError::Query(name, err) => write!(f, "query {name}.sql failed: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// A Python interpreter that can import duckdb.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    python: PathBuf,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    duckdb: String,
+    results: std::collections::HashMap<String, Outcome>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Outcome {
+    Table(Table),
+    Error { error: String },
+}
+
+/// The results of a run: each query's table, and DuckDB's version.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// DuckDB's version, as its Python package gives it.
+    pub duckdb: String,
+    tables: std::collections::HashMap<String, Table>,
+}
+
+impl Results {
+    /// The table of query `name` (empty when it was not run).
+    pub fn get(&self, name: &str) -> &Table {
+        static EMPTY: Table = Table {
+            columns: Vec::new(),
+            rows: Vec::new(),
+        };
+        self.tables.get(name).unwrap_or(&EMPTY)
+    }
+}
+
+impl Engine {
+    /// The first Python that can import duckdb among: `explicit`, the
+    /// `ROBOSTATS_PYTHON` variable, the active virtual environment
+    /// (`VIRTUAL_ENV`), the one the test script makes beside this binary
+    /// (`target/python-venv`), and `python3` on the `PATH`.
+    pub fn find(explicit: Option<&Path>) -> Result<Engine, EngineError> {
+        let candidates = candidates(explicit);
+        for python in &candidates {
+            let imports = Command::new(python)
+                .args(["-c", "import duckdb"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if imports {
+                return Ok(Engine {
+                    python: python.clone(),
+                });
+            }
+        }
+        Err(EngineError::NoDuckdb { tried: candidates })
+    }
+
+    /// The interpreter in use.
+    pub fn python(&self) -> &Path {
+        &self.python
+    }
+
+    /// Runs `views.sql` over the data sets `outs` (their tables read as
+    /// one), then each query.
+    pub fn run(&self, outs: &[PathBuf], queries: &[Query]) -> Result<Results, EngineError> {
+        let tables: Vec<&str> = crate::classify::Table::ALL
+            .iter()
+            .map(|t| t.name())
+            .collect();
+        let request = serde_json::json!({
+            "outs": outs.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
+            "tables": tables,
+            "views": VIEWS,
+            "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql}))
+                .collect::<Vec<_>>(),
+        });
+        let python = &self.python;
+        let mut child = Command::new(python)
+            .args(["-c", BRIDGE])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
+        // The request is small (the SQL); the bridge reads it whole before
+        // it writes, so writing first cannot deadlock.
+        let mut stdin = child.stdin.take().expect("piped");
+        stdin
+            .write_all(request.to_string().as_bytes())
+            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
+        drop(stdin);
+        let output = child
+            .wait_with_output()
+            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(EngineError::Failed(
+                python.clone(),
+                stderr.trim().to_owned(),
+            ));
+        }
+        let answer: Answer = serde_json::from_slice(&output.stdout)
+            .map_err(|e| EngineError::Failed(python.clone(), format!("unreadable answer: {e}")))?;
+        let mut tables = std::collections::HashMap::new();
+        for query in queries {
+            match answer.results.get(query.name) {
+                Some(Outcome::Table(table)) => {
+                    tables.insert(query.name.to_owned(), table.clone());
+                }
+                Some(Outcome::Error { error }) => {
+                    return Err(EngineError::Query(query.name, error.clone()));
+                }
+                None => {
+                    return Err(EngineError::Failed(
+                        python.clone(),
+                        format!("no result for {}", query.name),
+                    ));
+                }
+            }
+        }
+        Ok(Results {
+            duckdb: answer.duckdb,
+            tables,
+        })
+    }
+}
+
+/// The interpreters `Engine::find` tries, in order.
+fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(python) = explicit {
+        return vec![python.to_owned()];
+    }
+    let mut found = Vec::new();
+    if let Some(python) = std::env::var_os("ROBOSTATS_PYTHON") {
+        found.push(PathBuf::from(python));
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        found.push(Path::new(&venv).join("bin").join("python3"));
+    }
+    // target/release/robostats -> target/python-venv (scripts/test.sh).
+    if let Some(target) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent()?.parent().map(Path::to_owned))
+    {
+        let venv = target.join("python-venv").join("bin").join("python3");
+        if venv.exists() {
+            found.push(venv);
+        }
+    }
+    found.push(PathBuf::from("python3"));
+    found
+}

@@ -1,0 +1,944 @@
+//! The report's figures: each drawn from the results of queries in
+//! `queries/`, with the rows it shows and its definition.
+
+use serde_json::Value;
+
+use super::engine::{Results, Table};
+use super::svg::{self, Histogram, Row, Series, colour};
+
+/// One figure: its charts, the query rows behind them, and what it means.
+#[derive(Debug)]
+pub struct Figure {
+    /// A short name, for the file `--figures` writes (`NN-id.svg`).
+    pub id: &'static str,
+    /// The heading.
+    pub title: String,
+    /// The charts, as standalone SVG, each with a caption.
+    pub charts: Vec<(String, String)>,
+    /// What is counted, over which denominator (plain text paragraphs).
+    pub definition: Vec<String>,
+    /// The numbers: rows of queries, as the queries return them.
+    pub tables: Vec<Shown>,
+}
+
+/// Rows of one query, some of its columns: what a figure shows.
+#[derive(Debug)]
+pub struct Shown {
+    /// The query's file stem in `queries/`.
+    pub query: &'static str,
+    /// Which of its rows these are.
+    pub caption: String,
+    /// Columns shown, as the query names them.
+    pub columns: Vec<String>,
+    /// The rows' values in those columns.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl Shown {
+    /// The rows of `table` that `keep` accepts (at most `limit`), in
+    /// `columns`.
+    fn of(
+        query: &'static str,
+        table: &Table,
+        columns: &[&str],
+        caption: impl Into<String>,
+        limit: usize,
+        keep: impl Fn(&[Value]) -> bool,
+    ) -> Shown {
+        let idx: Vec<usize> = columns.iter().map(|c| table.col(c)).collect();
+        Shown {
+            query,
+            caption: caption.into(),
+            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            rows: table
+                .rows
+                .iter()
+                .filter(|r| keep(r))
+                .take(limit)
+                .map(|r| idx.iter().map(|i| r[*i].clone()).collect())
+                .collect(),
+        }
+    }
+}
+
+/// Crawls in the order of a query's `crawl` column, without repeats.
+fn crawls(table: &Table) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for row in &table.rows {
+        let crawl = table.text(row, "crawl").to_owned();
+        if !out.contains(&crawl) {
+            out.push(crawl);
+        }
+    }
+    out
+}
+
+/// Every figure of the report, from the queries' results.
+pub fn all(results: &Results) -> Vec<Figure> {
+    vec![
+        outcomes(results),
+        restriction(results),
+        trends(results),
+        transitions(results),
+        bias(results),
+        sizes(results),
+        names(results),
+        preferences(results),
+    ]
+}
+
+const OUTCOMES: [(&str, &str, &str); 7] = [
+    ("rules", "2xx with rules", colour::BLUE),
+    ("no_rules", "2xx without rules", colour::SKY),
+    ("empty", "2xx empty", colour::YELLOW),
+    ("redirect", "3xx unresolved", colour::PURPLE),
+    ("4xx", "4xx", colour::GREEN),
+    ("5xx_429", "5xx or 429", colour::VERMILLION),
+    ("failed", "failed", colour::DARK),
+];
+
+fn outcomes(results: &Results) -> Figure {
+    let t = results.get("outcomes_per_crawl");
+    let rows: Vec<Row> = crawls(t)
+        .into_iter()
+        .map(|crawl| Row {
+            values: OUTCOMES
+                .iter()
+                .map(|(o, _, _)| {
+                    t.rows
+                        .iter()
+                        .filter(|r| t.text(r, "crawl") == crawl && t.text(r, "outcome") == *o)
+                        .map(|r| t.num(r, "share"))
+                        .sum()
+                })
+                .collect(),
+            label: if crawl.is_empty() {
+                "(no crawl)".to_owned()
+            } else {
+                crawl
+            },
+            group: None,
+        })
+        .collect();
+    let series: Vec<Series> = OUTCOMES
+        .iter()
+        .map(|(_, n, c)| Series::new(*n, *c))
+        .collect();
+    Figure {
+        id: "outcomes",
+        title: "HTTP outcomes of the robots.txt fetches, per crawl".to_owned(),
+        charts: vec![(
+            String::new(),
+            svg::stacked_bars(
+                "Hosts by the outcome of their robots.txt fetch",
+                &rows,
+                &series,
+                true,
+            ),
+        )],
+        definition: vec![
+            "Share of the crawl's hosts (every host with a robots.txt capture in the crawl) by \
+             the outcome of its deciding capture: the host's latest robots.txt capture in the \
+             crawl, a redirect followed to the latest capture of its target in the same crawl \
+             (up to 5 hops). 2xx with rules: a group has a non-empty allow or disallow; 3xx \
+             unresolved: the target has no capture in the crawl, there is no Location, or the \
+             chain loops or passes 5 hops; failed: no complete response."
+                .to_owned(),
+        ],
+        tables: vec![Shown::of(
+            "outcomes_per_crawl",
+            t,
+            &["crawl", "outcome", "hosts", "share"],
+            "every row",
+            usize::MAX,
+            |_| true,
+        )],
+    }
+}
+
+/// The report's order of crawler categories: AI crawlers first.
+const CATEGORIES: [(&str, &str); 6] = [
+    ("ai", "AI crawlers"),
+    ("archive", "archives and data sets"),
+    ("search", "search engines"),
+    ("ads", "advertising"),
+    ("seo", "SEO tools"),
+    ("global", "* (a crawler no group names)"),
+];
+
+/// The states of a crawler on a host, with the segments the restriction
+/// figure draws (named and `*` apart for the rule-based states).
+const SEGMENTS: [(&str, Option<&str>, &str, &str); 8] = [
+    ("full", Some("named"), "full, named", colour::VERMILLION),
+    ("full", Some("wildcard"), "full, by *", "#F2A97F"),
+    ("partial", Some("named"), "partial, named", colour::ORANGE),
+    ("partial", Some("wildcard"), "partial, by *", "#F5D38A"),
+    ("none", None, "none (may fetch all)", colour::GREEN),
+    ("no_robots", None, "no robots.txt (4xx)", colour::SKY),
+    (
+        "unreachable",
+        None,
+        "unreachable (5xx, 429, failed)",
+        colour::GREY,
+    ),
+    ("redirect", None, "unresolved redirect", colour::PURPLE),
+];
+
+/// The latest crawl of a query's result (its last `crawl`).
+fn latest(t: &Table) -> Option<String> {
+    crawls(t).pop()
+}
+
+/// Agents of the latest crawl's `policy_trends` rows, by category (AI
+/// first), then by their share of full blocks, descending.
+fn ranked_agents(t: &Table, crawl: &str) -> Vec<(String, String, f64)> {
+    let mut agents: Vec<(String, String, f64)> = Vec::new();
+    for r in t.rows.iter().filter(|r| t.text(r, "crawl") == crawl) {
+        let agent = t.text(r, "agent");
+        let full = if t.text(r, "state") == "full" {
+            t.num(r, "share")
+        } else {
+            0.0
+        };
+        match agents.iter_mut().find(|a| a.0 == agent) {
+            Some(a) => a.2 += full,
+            None => agents.push((
+                agent.to_owned(),
+                t.text(r, "agent_category").to_owned(),
+                full,
+            )),
+        }
+    }
+    let rank = |c: &str| {
+        CATEGORIES
+            .iter()
+            .position(|k| k.0 == c)
+            .unwrap_or(CATEGORIES.len())
+    };
+    agents.sort_by(|a, b| {
+        rank(&a.1)
+            .cmp(&rank(&b.1))
+            .then(b.2.total_cmp(&a.2))
+            .then(a.0.cmp(&b.0))
+    });
+    agents
+}
+
+fn category_name(category: &str) -> String {
+    CATEGORIES
+        .iter()
+        .find(|c| c.0 == category)
+        .map_or(category, |c| c.1)
+        .to_owned()
+}
+
+fn restriction(results: &Results) -> Figure {
+    let t = results.get("policy_trends");
+    let crawl = latest(t).unwrap_or_default();
+    let mut rows = Vec::new();
+    let mut last_category = String::new();
+    for (agent, category, _) in ranked_agents(t, &crawl) {
+        let values = SEGMENTS
+            .iter()
+            .map(|(state, by, _, _)| {
+                t.rows
+                    .iter()
+                    .filter(|r| {
+                        t.text(r, "crawl") == crawl
+                            && t.text(r, "agent") == agent
+                            && t.text(r, "state") == *state
+                            && by.is_none_or(|b| t.text(r, "decided_by") == b)
+                    })
+                    .map(|r| t.num(r, "share"))
+                    .sum()
+            })
+            .collect();
+        let group = (category != last_category).then(|| category_name(&category));
+        last_category = category;
+        rows.push(Row {
+            label: agent,
+            values,
+            group,
+        });
+    }
+    let series: Vec<Series> = SEGMENTS.iter().map(|s| Series::new(s.2, s.3)).collect();
+    Figure {
+        id: "restriction",
+        title: format!("What each crawler may fetch, {crawl}"),
+        charts: vec![(
+            String::new(),
+            svg::stacked_bars("Hosts by each crawler's state", &rows, &series, true),
+        )],
+        definition: vec![
+            format!(
+                "Share of the hosts of {crawl} (every host with a robots.txt capture in the \
+                 crawl) by the crawler's state on the host, from the host's deciding capture \
+                 (see figure 1): full, a 2xx robots.txt whose rules disallow the crawler every \
+                 path; partial, some paths; none, no path; no robots.txt, a 4xx other than 429 \
+                 (Google then crawls everything); unreachable, a 5xx, 429 or failed fetch \
+                 (Google then crawls nothing); unresolved redirect."
+            ),
+            "Named: a group names the crawler (Google's matching: the longest product token \
+             that matches). By *: no group names it, and the * group decided. Crawlers that \
+             ignore the * group (such as AdsBot-Google) and files without a * group count as \
+             none unless a group names them. AI crawlers first; within a category, by the \
+             share of full blocks."
+                .to_owned(),
+        ],
+        tables: vec![Shown::of(
+            "policy_trends",
+            t,
+            &["agent", "state", "decided_by", "hosts", "share"],
+            format!("the rows of {crawl}"),
+            usize::MAX,
+            |r| t.text(r, "crawl") == crawl,
+        )],
+    }
+}
+
+/// At most this many crawlers per line chart or list of changes.
+const TOP: usize = 8;
+
+fn trends(results: &Results) -> Figure {
+    let t = results.get("policy_trends");
+    let xs = crawls(t);
+    let crawl = xs.last().cloned().unwrap_or_default();
+    let mut agents: Vec<String> = ranked_agents(t, &crawl)
+        .into_iter()
+        .filter(|a| a.1 == "ai" || a.1 == "archive")
+        .take(TOP - 1)
+        .map(|a| a.0)
+        .collect();
+    agents.push("*".to_owned());
+    let series: Vec<(Series, Vec<Option<f64>>)> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, agent)| {
+            let values = xs
+                .iter()
+                .map(|x| {
+                    let rows: Vec<&Vec<Value>> = t
+                        .rows
+                        .iter()
+                        .filter(|r| t.text(r, "crawl") == x && t.text(r, "agent") == agent)
+                        .collect();
+                    (!rows.is_empty()).then(|| {
+                        rows.iter()
+                            .filter(|r| t.text(r, "state") == "full")
+                            .map(|r| t.num(r, "share"))
+                            .sum()
+                    })
+                })
+                .collect();
+            let c = if agent == "*" {
+                "#000000"
+            } else {
+                colour::SERIES[i % 8]
+            };
+            (Series::new(agent.clone(), c), values)
+        })
+        .collect();
+    let note = if xs.len() < 2 {
+        "The data set holds one crawl: a trend needs two or more (ingest several crawls into \
+         one output directory, or name several directories)."
+            .to_owned()
+    } else {
+        format!("{} crawls, ordered by crawl id.", xs.len())
+    };
+    Figure {
+        id: "trends",
+        title: "Full blocks over crawls".to_owned(),
+        charts: vec![(
+            String::new(),
+            svg::lines(
+                "Share of hosts that disallow the crawler every path",
+                &xs,
+                &series,
+            ),
+        )],
+        definition: vec![
+            "Per crawl, the share of its hosts whose deciding robots.txt disallows the crawler \
+             every path (state full, by a named group or by *; see figure 2), for the AI and \
+             archive crawlers most often blocked in the latest crawl, and * (black: every \
+             crawler no group names). Each crawl's denominator is its own hosts: hosts that \
+             appear or vanish between crawls move the line too (figure 4 separates them)."
+                .to_owned(),
+            note,
+        ],
+        tables: vec![Shown::of(
+            "policy_trends",
+            t,
+            &["crawl", "agent", "state", "decided_by", "hosts", "share"],
+            "state full, the crawlers drawn",
+            usize::MAX,
+            |r| t.text(r, "state") == "full" && agents.iter().any(|a| a == t.text(r, "agent")),
+        )],
+    }
+}
+
+const STATES: [&str; 6] = [
+    "full",
+    "partial",
+    "none",
+    "no_robots",
+    "unreachable",
+    "redirect",
+];
+
+fn transitions(results: &Results) -> Figure {
+    let t = results.get("policy_transitions");
+    let pairs: Vec<(String, String)> = {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for r in &t.rows {
+            let p = (
+                t.text(r, "from_crawl").to_owned(),
+                t.text(r, "to_crawl").to_owned(),
+            );
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out.sort();
+        out
+    };
+    let mut figure = Figure {
+        id: "transitions",
+        title: "What changed between crawls".to_owned(),
+        charts: Vec::new(),
+        definition: vec![
+            "Each host's state for a crawler in a crawl (see figure 2) against its state in \
+             the next crawl present. A row is the earlier crawl's state, a column the later's; \
+             absent: the host has no robots.txt capture in that crawl. Newly blocked: full in \
+             the later crawl and not full (or absent) in the earlier; unblocked: the reverse. \
+             The balanced panel is the hosts present in both (no absent row or column)."
+                .to_owned(),
+        ],
+        tables: Vec::new(),
+    };
+    let Some((from, to)) = pairs.last().cloned() else {
+        figure.charts.push((
+            String::new(),
+            svg::note(
+                "no transitions",
+                "one crawl in the data set: no transitions to draw",
+            ),
+        ));
+        figure
+            .definition
+            .push("The data set holds one crawl: transitions need two or more.".to_owned());
+        return figure;
+    };
+    let in_pair = |r: &[Value]| t.text(r, "from_crawl") == from && t.text(r, "to_crawl") == to;
+    // Newly blocked and unblocked hosts per crawler, for the last pair.
+    let mut changes: Vec<(String, f64, f64)> = Vec::new();
+    for r in t.rows.iter().filter(|r| in_pair(r)) {
+        let (f, s) = (t.text(r, "from_state"), t.text(r, "to_state"));
+        let hosts = t.num(r, "hosts");
+        let newly = if s == "full" && f != "full" {
+            hosts
+        } else {
+            0.0
+        };
+        let un = if f == "full" && s != "full" {
+            hosts
+        } else {
+            0.0
+        };
+        let agent = t.text(r, "agent");
+        match changes.iter_mut().find(|c| c.0 == agent) {
+            Some(c) => {
+                c.1 += newly;
+                c.2 += un;
+            }
+            None => changes.push((agent.to_owned(), newly, un)),
+        }
+    }
+    changes.sort_by(|a, b| (b.1 + b.2).total_cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
+    let mut shown: Vec<String> = changes.iter().take(TOP).map(|c| c.0.clone()).collect();
+    if !shown.iter().any(|a| a == "*") {
+        shown.push("*".to_owned());
+    }
+    let rows: Vec<Row> = shown
+        .iter()
+        .filter_map(|a| changes.iter().find(|c| &c.0 == a))
+        .map(|c| Row {
+            label: c.0.clone(),
+            values: vec![c.1, c.2],
+            group: None,
+        })
+        .collect();
+    figure.charts.push((
+        format!("Hosts newly blocking and unblocking each crawler, {from} to {to}"),
+        svg::stacked_bars(
+            "Newly blocked and unblocked hosts",
+            &rows,
+            &[
+                Series::new("newly blocked", colour::VERMILLION),
+                Series::new("unblocked", colour::GREEN),
+            ],
+            false,
+        ),
+    ));
+    let labels: Vec<String> = STATES
+        .iter()
+        .map(|s| (*s).to_owned())
+        .chain(std::iter::once("absent".to_owned()))
+        .collect();
+    for agent in shown.iter().take(2).chain(std::iter::once(&"*".to_owned())) {
+        if figure
+            .charts
+            .iter()
+            .any(|c| c.0.ends_with(&format!(": {agent}")))
+        {
+            continue;
+        }
+        let cells: Vec<Vec<f64>> = labels
+            .iter()
+            .map(|f| {
+                labels
+                    .iter()
+                    .map(|s| {
+                        t.rows
+                            .iter()
+                            .filter(|r| {
+                                in_pair(r)
+                                    && t.text(r, "agent") == agent
+                                    && state_or_absent(t.text(r, "from_state")) == f
+                                    && state_or_absent(t.text(r, "to_state")) == s
+                            })
+                            .map(|r| t.num(r, "hosts"))
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        figure.charts.push((
+            format!("Transitions {from} to {to}: {agent}"),
+            svg::matrix(&format!("Transitions of {agent}"), &labels, &labels, &cells),
+        ));
+    }
+    figure.tables.push(Shown::of(
+        "policy_transitions",
+        t,
+        &[
+            "agent",
+            "from_crawl",
+            "to_crawl",
+            "from_state",
+            "to_state",
+            "hosts",
+            "body_changed",
+        ],
+        "the crawlers drawn",
+        usize::MAX,
+        |r| shown.iter().any(|a| a == t.text(r, "agent")),
+    ));
+    let b = results.get("body_changes");
+    figure.tables.push(Shown::of(
+        "body_changes",
+        b,
+        &[
+            "from_crawl",
+            "to_crawl",
+            "hosts_in_both",
+            "both_2xx",
+            "same_body",
+            "changed_body",
+            "changed_body_same_states",
+            "changed_state",
+        ],
+        "every row: bodies that changed, and whether any crawler's state did",
+        usize::MAX,
+        |_| true,
+    ));
+    figure
+}
+
+fn state_or_absent(state: &str) -> &str {
+    if state.is_empty() { "absent" } else { state }
+}
+
+fn bias(results: &Results) -> Figure {
+    let t = results.get("crawler_bias");
+    let crawl = latest(t).unwrap_or_default();
+    let mut picked: Vec<&Vec<Value>> = t
+        .rows
+        .iter()
+        .filter(|r| t.text(r, "crawl") == crawl && t.text(r, "agent") != "*")
+        .collect();
+    let rank = |c: &str| {
+        CATEGORIES
+            .iter()
+            .position(|k| k.0 == c)
+            .unwrap_or(CATEGORIES.len())
+    };
+    picked.sort_by(|a, b| {
+        rank(t.text(a, "agent_category"))
+            .cmp(&rank(t.text(b, "agent_category")))
+            .then(t.num(b, "bias").total_cmp(&t.num(a, "bias")))
+    });
+    let mut last = String::new();
+    let rows: Vec<Row> = picked
+        .iter()
+        .map(|r| {
+            let category = t.text(r, "agent_category").to_owned();
+            let group = (category != last).then(|| category_name(&category));
+            last = category;
+            let bias = r[t.col("bias")].as_f64().unwrap_or(f64::NAN);
+            Row {
+                label: t.text(r, "agent").to_owned(),
+                values: vec![bias],
+                group,
+            }
+        })
+        .collect();
+    Figure {
+        id: "bias",
+        title: format!("Which crawlers are singled out, {crawl}"),
+        charts: vec![(
+            String::new(),
+            svg::dots(
+                "Bias per crawler",
+                &rows,
+                "log2(full-block share of the crawler / that of *)",
+            ),
+        )],
+        definition: vec![format!(
+            "Over the hosts of {crawl} whose deciding capture is a 2xx robots.txt: the share \
+                 that disallow the crawler every path (named or by *), divided by the share that \
+                 disallow * every path, on a log2 scale: 0, blocked as often as every crawler; \
+                 +1, twice as often; n/a where either share is 0 (Common Crawl's \
+                 robotstxt-experiments poster; Dinzinger & Granitzer)."
+        )],
+        tables: vec![Shown::of(
+            "crawler_bias",
+            t,
+            &[
+                "agent",
+                "robots_hosts",
+                "full",
+                "full_share",
+                "wildcard_full_share",
+                "bias",
+            ],
+            format!("the rows of {crawl}"),
+            usize::MAX,
+            |r| t.text(r, "crawl") == crawl,
+        )],
+    }
+}
+
+/// The line counts the histogram shows one by one; the rest are one bin.
+const MAX_LINES: i64 = 60;
+
+fn sizes(results: &Results) -> Figure {
+    let lc = results.get("line_counts");
+    let mut bins: Vec<(String, f64)> = (0..=MAX_LINES).map(|n| (n.to_string(), 0.0)).collect();
+    bins.push((format!(">{MAX_LINES}"), 0.0));
+    for r in &lc.rows {
+        let lines = lc.num(r, "lines") as i64;
+        let i = lines.clamp(0, MAX_LINES + 1) as usize;
+        bins[i].1 += lc.num(r, "share");
+    }
+    let mut peaks: Vec<usize> = (1..=MAX_LINES as usize).collect();
+    peaks.sort_by(|a, b| bins[*b].1.total_cmp(&bins[*a].1));
+    let marks: Vec<(usize, String)> = peaks
+        .iter()
+        .take(3)
+        .filter(|i| bins[**i].1 > 0.0)
+        .map(|i| (*i, format!("{} lines", bins[*i].0)))
+        .collect();
+    let lines_svg = svg::histogram(
+        "Lines per robots.txt",
+        &Histogram {
+            bins: &bins,
+            marks: &marks,
+            tail: Some((MAX_LINES as usize + 1, colour::GREY)),
+            shares: true,
+            x_title: "lines (as Google counts them)",
+        },
+    );
+    let sh = results.get("size_histogram");
+    // Every power of two up to the largest, empty bins included, so that
+    // the x axis is a log scale.
+    let largest = sh
+        .rows
+        .iter()
+        .map(|r| sh.num(r, "lower_bytes"))
+        .fold(0.0, f64::max);
+    let mut size_bins: Vec<(String, f64)> = vec![("0".to_owned(), 0.0)];
+    let mut lower = 1.0;
+    while lower <= largest {
+        size_bins.push((bytes(lower), 0.0));
+        lower *= 2.0;
+    }
+    for r in &sh.rows {
+        let lower = sh.num(r, "lower_bytes");
+        let i = if lower < 1.0 {
+            0
+        } else {
+            lower.log2().round() as usize + 1
+        };
+        if let Some(bin) = size_bins.get_mut(i) {
+            bin.1 += sh.num(r, "share");
+        }
+    }
+    let tail = (largest >= 512.0 * 1024.0).then_some(20);
+    let over: f64 = sh.rows.iter().map(|r| sh.num(r, "over_500kib")).sum();
+    let size_marks: Vec<(usize, String)> = tail
+        .map(|i| (i, format!("{} over 500 KiB", svg::count(over))))
+        .into_iter()
+        .collect();
+    let size_svg = svg::histogram(
+        "Bytes per robots.txt",
+        &Histogram {
+            bins: &size_bins,
+            marks: &size_marks,
+            tail: tail.map(|t| (t, colour::VERMILLION)),
+            shares: true,
+            x_title: "bytes (bins from the size shown to twice it)",
+        },
+    );
+    Figure {
+        id: "sizes",
+        title: "Sizes and line counts".to_owned(),
+        charts: vec![
+            ("Lines".to_owned(), lines_svg),
+            ("Bytes".to_owned(), size_svg),
+        ],
+        definition: vec![format!(
+            "Share of the captures whose body was parsed as robots.txt (2xx), by lines (as \
+                 Google counts them; {MAX_LINES}+ in the last bin) and by payload bytes on a log \
+                 scale (bins 1-2, 2-4, ... bytes; 0 apart). The three most frequent line counts \
+                 are labelled: sharp peaks are platform defaults (Dinzinger & Granitzer's 18-line \
+                 spike). Red: bodies past Google's 500 KiB limit, which it does not read."
+        )],
+        tables: vec![
+            Shown::of(
+                "line_counts",
+                lc,
+                &["lines", "captures", "share"],
+                format!("up to {MAX_LINES} lines (the last bin adds the rest)"),
+                usize::MAX,
+                |r| lc.num(r, "lines") <= MAX_LINES as f64,
+            ),
+            Shown::of(
+                "size_histogram",
+                sh,
+                &[
+                    "lower_bytes",
+                    "upper_bytes",
+                    "captures",
+                    "share",
+                    "over_500kib",
+                ],
+                "every row",
+                usize::MAX,
+                |_| true,
+            ),
+        ],
+    }
+}
+
+/// Bytes as 0, 512, 1K, 64K, 1M.
+fn bytes(n: f64) -> String {
+    let n = n as u64;
+    if n >= 1 << 20 {
+        format!("{}M", n >> 20)
+    } else if n >= 1 << 10 {
+        format!("{}K", n >> 10)
+    } else {
+        n.to_string()
+    }
+}
+
+/// At most this many rows per list of names.
+const NAMES: usize = 12;
+
+fn names(results: &Results) -> Figure {
+    let ua = results.get("top_user_agents");
+    let nd = results.get("nonstandard_directives");
+    let ty = results.get("typos");
+    let sm = results.get("sitemap_hosts");
+    let top = |t: &Table, label: &str, value: &str| -> Vec<(String, f64)> {
+        t.rows
+            .iter()
+            .take(NAMES)
+            .map(|r| (t.text(r, label).to_owned(), t.num(r, value)))
+            .collect()
+    };
+    Figure {
+        id: "names",
+        title: "What the files name".to_owned(),
+        charts: vec![
+            (
+                "User-agents named (share of robots.txt files)".to_owned(),
+                svg::bars(
+                    "User-agents",
+                    &top(ua, "agent_token", "share_of_files"),
+                    colour::BLUE,
+                    true,
+                ),
+            ),
+            (
+                "Directives Google does not use (share of robots.txt files)".to_owned(),
+                svg::bars(
+                    "Directives",
+                    &top(nd, "name", "share_of_files"),
+                    colour::ORANGE,
+                    true,
+                ),
+            ),
+            (
+                "Misspelt keys (lines)".to_owned(),
+                svg::bars(
+                    "Typos",
+                    &top(ty, "spelling", "lines"),
+                    colour::PURPLE,
+                    false,
+                ),
+            ),
+            (
+                "Sitemap hosts (robots.txt hosts listing one)".to_owned(),
+                svg::bars(
+                    "Sitemap hosts",
+                    &top(sm, "sitemap_host", "robots_hosts"),
+                    colour::GREEN,
+                    false,
+                ),
+            ),
+        ],
+        definition: vec![
+            "Over every capture whose body was parsed as robots.txt, all crawls together. \
+             User-agents: product tokens, lower case, by files naming them. Directives: keys \
+             Google does not use (crawl-delay, host, content-signal, ...), by files. Typos: \
+             keys Google accepts as a misspelling (disallaw, site-map) or does not, by lines. \
+             Sitemaps: hosts of sitemap URLs, by the robots.txt hosts listing one."
+                .to_owned(),
+        ],
+        tables: vec![
+            Shown::of(
+                "top_user_agents",
+                ua,
+                &["agent_token", "files", "share_of_files"],
+                "the first rows",
+                NAMES,
+                |_| true,
+            ),
+            Shown::of(
+                "nonstandard_directives",
+                nd,
+                &["name", "known_elsewhere", "files", "share_of_files"],
+                "the first rows",
+                NAMES,
+                |_| true,
+            ),
+            Shown::of(
+                "typos",
+                ty,
+                &[
+                    "accepted_by_google",
+                    "directive",
+                    "spelling",
+                    "lines",
+                    "files",
+                ],
+                "the first rows",
+                NAMES,
+                |_| true,
+            ),
+            Shown::of(
+                "sitemap_hosts",
+                sm,
+                &["sitemap_host", "sitemap_lines", "robots_hosts"],
+                "the first rows",
+                NAMES,
+                |_| true,
+            ),
+        ],
+    }
+}
+
+fn preferences(results: &Results) -> Figure {
+    let ad = results.get("preference_adoption");
+    let pc = results.get("preference_contradictions");
+    let adoption: Vec<(String, f64)> = ad
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                ad.text(r, "directive").to_owned(),
+                ad.num(r, "share_of_files"),
+            )
+        })
+        .collect();
+    let ai = |r: &[Value]| pc.text(r, "agent_category") == "ai";
+    let mut said: Vec<(String, f64)> = pc
+        .rows
+        .iter()
+        .filter(|r| ai(r))
+        .map(|r| {
+            (
+                pc.text(r, "agent").to_owned(),
+                pc.num(r, "allowed_no_ai_training_share"),
+            )
+        })
+        .collect();
+    said.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    said.truncate(NAMES);
+    let kept: Vec<String> = said.iter().map(|s| s.0.clone()).collect();
+    Figure {
+        id: "preferences",
+        title: "AI-use preferences".to_owned(),
+        charts: vec![
+            (
+                "Files with a Content-Signal or Content-Usage line".to_owned(),
+                svg::bars("Adoption", &adoption, colour::BLUE, true),
+            ),
+            (
+                "Files that let the crawler fetch / yet say no to AI training (share of those \
+                 that let it fetch /)"
+                    .to_owned(),
+                svg::bars("Allowed, yet no training", &said, colour::VERMILLION, true),
+            ),
+        ],
+        definition: vec![
+            "Over every capture whose body was parsed as robots.txt, all crawls together. \
+             Adoption: files with a Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) \
+             line, and with either. Allowed, yet no training: of the files whose rules let the \
+             AI crawler fetch /, those whose preferences for it say no to AI training \
+             (Content-Usage train-ai=n, or Content-Signal ai-train=no); the values per \
+             directive are in preference_labels.sql."
+                .to_owned(),
+        ],
+        tables: vec![
+            Shown::of(
+                "preference_adoption",
+                ad,
+                &[
+                    "directive",
+                    "lines",
+                    "files",
+                    "share_of_files",
+                    "unparseable_lines",
+                ],
+                "every row",
+                usize::MAX,
+                |_| true,
+            ),
+            Shown::of(
+                "preference_contradictions",
+                pc,
+                &[
+                    "agent",
+                    "allowed",
+                    "allowed_no_ai_training",
+                    "allowed_no_ai_training_share",
+                ],
+                "the AI crawlers drawn",
+                usize::MAX,
+                |r| ai(r) && kept.iter().any(|k| k == pc.text(r, "agent")),
+            ),
+        ],
+    }
+}

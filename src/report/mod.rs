@@ -1,0 +1,72 @@
+//! `robostats report`: a data set's figures, from the queries of
+//! `queries/`, as one self-contained HTML page (and each chart as SVG).
+//!
+//! ```text
+//! OUT/<table>/*.parquet --engine (DuckDB: views.sql, then queries/*.sql)--> query results
+//!   --figures--> charts (svg) + the rows they show + definitions --html--> one page
+//! ```
+//!
+//! The report computes nothing itself: every number it shows is a value
+//! of a query's result, as a user running that query gets it.
+
+pub mod engine;
+pub mod figures;
+pub mod html;
+pub mod svg;
+
+use std::path::PathBuf;
+
+use engine::{Engine, EngineError, QUERIES, Table};
+use figures::Figure;
+
+/// A report on one or more data sets read as one.
+#[derive(Debug)]
+pub struct Report {
+    /// The data sets, as named.
+    pub outs: Vec<String>,
+    /// `queries/data_set.sql`: the data set per crawl.
+    pub data_set: Table,
+    /// The figures, in order.
+    pub figures: Vec<Figure>,
+    /// DuckDB's version.
+    pub duckdb: String,
+}
+
+impl Report {
+    /// Runs every query over `outs` (their tables read as one data set)
+    /// and draws the figures.
+    pub fn build(engine: &Engine, outs: &[PathBuf]) -> Result<Report, EngineError> {
+        let results = engine.run(outs, QUERIES)?;
+        Ok(Report {
+            outs: outs.iter().map(|p| p.display().to_string()).collect(),
+            data_set: results.get("data_set").clone(),
+            figures: figures::all(&results),
+            duckdb: results.duckdb.clone(),
+        })
+    }
+
+    /// The page.
+    pub fn html(&self) -> String {
+        html::page(self)
+    }
+
+    /// Each chart as a standalone SVG file: `NN-id.svg`, or `NN-id-K.svg`
+    /// for a figure of several charts.
+    pub fn svg_files(&self) -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        for (i, f) in self.figures.iter().enumerate() {
+            for (k, (_, svg)) in f.charts.iter().enumerate() {
+                let name = if f.charts.len() == 1 {
+                    format!("{:02}-{}.svg", i + 1, f.id)
+                } else {
+                    format!("{:02}-{}-{}.svg", i + 1, f.id, k + 1)
+                };
+                files.push((
+                    name,
+                    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n"),
+                ));
+            }
+        }
+        files
+    }
+}

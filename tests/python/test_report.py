@@ -1,0 +1,191 @@
+"""`robostats report`: every table of the page is the result of its query
+(run here in DuckDB), every figure is drawn, the SVG files stand alone, and
+the page renders in headless Chromium without errors (with a screenshot
+kept in target/report/ to look at)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, ROOT, connect, ingest, run_query
+
+FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences"]
+
+
+class Tables(HTMLParser):
+    """The page's tables ({query: [[data-v values]]}, a list per table) and
+    the ids of the sections holding an <svg>."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.svg_sections, self.scripts = [], set(), 0
+        self._section = self._table = self._row = None
+        self._columns = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self._section = a.get("id")
+        elif tag == "svg" and self._section:
+            self.svg_sections.add(self._section)
+        elif tag == "script":
+            self.scripts += 1
+        elif tag == "table" and "data-query" in a:
+            self._table = (a["data-query"], [], [])
+            self.tables.append(self._table)
+        elif tag == "th" and self._table:
+            self._columns = True
+        elif tag == "tr" and self._table:
+            self._row = []
+        elif tag == "td" and self._row is not None:
+            self._row.append(json.loads(a["data-v"]))
+
+    def handle_data(self, data):
+        if self._columns and self._table:
+            self._table[1].append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "th":
+            self._columns = None
+        elif tag == "tr" and self._row:
+            self._table[2].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+
+def plain(v):
+    """A DuckDB value as the report's JSON has it."""
+    if v is None or isinstance(v, (bool, str, int)):
+        return v
+    if isinstance(v, float):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    try:
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def report(outs, html, *extra):
+    proc = subprocess.run([str(BIN), "report", *map(str, outs), "-o", str(html), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "ROBOSTATS_PYTHON": sys.executable})
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def all_samples(tmp_path_factory):
+    """The README's first command: every file under samples/."""
+    out = tmp_path_factory.mktemp("report") / "out"
+    ingest(["samples/"], out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(all_samples, tmp_path_factory):
+    d = tmp_path_factory.mktemp("page")
+    report([all_samples], d / "report.html", "--figures", d / "figures")
+    return d
+
+
+def check_tables(html, out):
+    parsed = Tables()
+    parsed.feed(Path(html).read_text())
+    assert parsed.scripts == 0
+    assert parsed.svg_sections == set(FIGURES), parsed.svg_sections
+    con = connect(out)
+    checked = set()
+    for query, columns, rows in parsed.tables:
+        cols, result = run_query(con, query)
+        got = [[plain(r[c]) for c in columns] for r in result]
+        # Every row shown is a row of the query, in the query's order.
+        it = iter(got)
+        missing = [row for row in rows if row not in it]
+        assert not missing, (query, missing[:3], got)
+        checked.add(query)
+    return checked
+
+
+def test_every_table_is_its_query(page, all_samples):
+    checked = check_tables(page / "report.html", all_samples)
+    assert checked >= {"data_set", "outcomes_per_crawl", "policy_trends", "crawler_bias", "line_counts",
+                       "size_histogram", "top_user_agents", "nonstandard_directives", "typos",
+                       "sitemap_hosts", "preference_adoption", "preference_contradictions"}, checked
+
+
+def test_figures_are_standalone_svg(page):
+    files = sorted(p.name for p in (page / "figures").iterdir())
+    assert len(files) >= len(FIGURES)
+    for i, name in enumerate(FIGURES, 1):
+        assert any(f.startswith(f"{i:02}-{name}") for f in files), (name, files)
+    for f in (page / "figures").iterdir():
+        root = ET.parse(f).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", f
+        assert root.get("viewBox") and root.find("{http://www.w3.org/2000/svg}title") is not None
+
+
+def test_several_data_sets_read_as_one(all_samples, tmp_path):
+    """Two output directories are one data set: the same page as one
+    directory holding both inputs."""
+    a, b, both = tmp_path / "a", tmp_path / "b", tmp_path / "both"
+    ingest(["samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"], a)
+    ingest(["samples/preferences/"], b)
+    ingest(["samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz", "samples/preferences/"], both)
+    report([a, b], tmp_path / "two.html")
+    report([both], tmp_path / "one.html")
+    strip = lambda p: p.read_text().replace(str(a) + ", " + str(b), "X").replace(str(both), "X")
+    assert strip(tmp_path / "two.html") == strip(tmp_path / "one.html")
+
+
+def test_clear_errors(tmp_path):
+    proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "not an output directory of robostats ingest" in proc.stderr
+    (tmp_path / "captures").mkdir()
+    proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html"),
+                           "--python", "/nonexistent/python3"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "pip install duckdb" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    if os.environ.get("CI"):
+        pytest.fail("chromium is missing: scripts/test.sh installs Debian's chromium")
+    pytest.skip("no chromium here (scripts/test.sh installs it)")
+
+
+def test_the_page_renders_in_chromium(page):
+    """Headless Chromium loads the page with no console error, every figure
+    is in the rendered DOM, and the screenshot is kept to look at."""
+    browser = chromium()
+    shots = ROOT / "target" / "report"
+    shots.mkdir(parents=True, exist_ok=True)
+    url = (page / "report.html").as_uri()
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              "--enable-logging=stderr", "--v=0", "--user-data-dir=" + str(page / "profile")]
+    dom = subprocess.run(common + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    console = [l for l in dom.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    assert not console, console
+    rendered = Tables()
+    rendered.feed(dom.stdout)
+    assert rendered.svg_sections == set(FIGURES)
+    shot = subprocess.run(common + [f"--screenshot={shots / 'samples.png'}", "--window-size=1280,8000", url],
+                          capture_output=True, text=True, timeout=120)
+    assert shot.returncode == 0, shot.stderr
+    assert (shots / "samples.png").stat().st_size > 100_000
