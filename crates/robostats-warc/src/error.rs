@@ -230,3 +230,53 @@ impl std::error::Error for Error {
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ALL` and `LABELS` are written by hand: each value sits at its own
+    /// index, with a label, and the matches below stop compiling when a
+    /// variant is added without a place in them.
+    #[test]
+    fn every_value_is_listed_once_at_its_index_with_its_label() {
+        let _ = |s: Stage| match s {
+            Stage::Open | Stage::Gzip | Stage::Warc | Stage::Http => (),
+        };
+        let _ = |k: ErrorKind| match k {
+            ErrorKind::Io
+            | ErrorKind::EmptyFile
+            | ErrorKind::NotWarc
+            | ErrorKind::GarbageBetweenMembers
+            | ErrorKind::CorruptMember
+            | ErrorKind::TruncatedMember
+            | ErrorKind::NotARecord
+            | ErrorKind::HeaderTooLong
+            | ErrorKind::TruncatedHeader
+            | ErrorKind::BadHeaderLine
+            | ErrorKind::BadContentLength
+            | ErrorKind::TruncatedRecord
+            | ErrorKind::ContentLengthMismatch
+            | ErrorKind::MissingTargetUri
+            | ErrorKind::NotHttp
+            | ErrorKind::HttpHeadTooLong
+            | ErrorKind::GaveUp => (),
+        };
+        assert_eq!(Stage::ALL.len(), 4);
+        assert_eq!(ErrorKind::ALL.len(), 17);
+        assert_eq!(Stage::LABELS.len(), Stage::ALL.len());
+        assert_eq!(ErrorKind::LABELS.len(), ErrorKind::ALL.len());
+        for (i, s) in Stage::ALL.iter().enumerate() {
+            assert_eq!(*s as usize, i, "{s:?}");
+        }
+        for (i, k) in ErrorKind::ALL.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?}");
+        }
+        let mut labels: Vec<&str> = ErrorKind::LABELS.to_vec();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), ErrorKind::LABELS.len(), "a label twice");
+        assert_eq!(ErrorKind::NotHttp.as_str(), "not_http");
+        assert_eq!(Stage::Http.as_str(), "http");
+    }
+}
