@@ -292,3 +292,27 @@ def test_body_changes(crawls_con, plan):
     assert len(got) == len(rows)
     assert got == {k: {c: v[c] for c in checked} for k, v in want.items()}
     assert [(r["from_crawl"], r["to_crawl"]) for r in rows] == crawl_pairs(plan)
+
+
+def test_policy_transitions_equal_host_states_compared(crawls_con):
+    """policy_transitions (counted without a row per host and crawler)
+    equals host_states compared host by host, for every crawler."""
+    expected = """
+        WITH hs AS (SELECT * FROM host_states WHERE crawl IS NOT NULL),
+        crawls AS (SELECT crawl, lead(crawl) OVER (ORDER BY crawl) AS next_crawl,
+                          lag(crawl) OVER (ORDER BY crawl) AS prev_crawl
+                   FROM (SELECT DISTINCT crawl FROM hs)),
+        e AS (SELECT hs.*, next_crawl FROM hs JOIN crawls USING (crawl) WHERE next_crawl IS NOT NULL),
+        l AS (SELECT hs.*, prev_crawl FROM hs JOIN crawls USING (crawl) WHERE prev_crawl IS NOT NULL)
+        SELECT coalesce(e.agent, l.agent) AS agent, coalesce(e.agent_category, l.agent_category),
+               coalesce(e.crawl, l.prev_crawl), coalesce(e.next_crawl, l.crawl), e.state, l.state,
+               count(*)::BIGINT,
+               count(*) FILTER (e.google_class = 'conditional_allow' AND l.google_class = 'conditional_allow'
+                                AND e.content_digest IS DISTINCT FROM l.content_digest)::BIGINT
+        FROM e FULL JOIN l ON l.crawl = e.next_crawl AND l.url_host_name = e.url_host_name AND l.agent = e.agent
+        GROUP BY ALL"""
+    query = (QUERIES / "policy_transitions.sql").read_text().rstrip().rstrip(";")
+    for a, b in ((query, expected), (expected, query)):
+        diff = crawls_con.execute(f"({a}) EXCEPT ALL ({b})").fetchall()
+        assert diff == [], diff[:5]
+    assert crawls_con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0] > 46 * 2 * 5
