@@ -3,7 +3,7 @@
 Reads one JSON request on standard input:
   {"outs": [output directories], "tables": [table names],
    "views": "<queries/views.sql>",
-   "queries": [{"name": ..., "sql": ...}, ...]}
+   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...]}
 and writes one JSON document on standard output:
   {"duckdb": version, "results": {name: {"columns": [...], "rows": [[...]]}
    or {"error": message}}}
@@ -82,6 +82,8 @@ def main():
     for query in request["queries"]:
         try:
             relation = con.sql(query["sql"])
+            if query.get("limit") is not None:
+                relation = relation.limit(query["limit"])
             results[query["name"]] = {
                 "columns": list(relation.columns),
                 "rows": [[plain(v) for v in row] for row in relation.fetchall()],

@@ -31,15 +31,24 @@ pub struct Query {
     pub name: &'static str,
     /// The file's text.
     pub sql: &'static str,
+    /// Only the first rows are needed (a list of the most frequent names
+    /// has a row per name of the crawl: millions).
+    pub limit: Option<u64>,
 }
 
 macro_rules! queries {
-    ($($name:literal),* $(,)?) => {
+    ($($name:literal $(first $limit:literal)?),* $(,)?) => {
         /// Every query the report runs, as the files of `queries/` hold them.
         pub const QUERIES: &[Query] = &[
-            $(Query { name: $name, sql: include_str!(concat!("../../queries/", $name, ".sql")) },)*
+            $(Query {
+                name: $name,
+                sql: include_str!(concat!("../../queries/", $name, ".sql")),
+                limit: queries!(@limit $($limit)?),
+            },)*
         ];
     };
+    (@limit) => { None };
+    (@limit $limit:literal) => { Some($limit) };
 }
 
 queries!(
@@ -50,10 +59,10 @@ queries!(
     "crawler_bias",
     "line_counts",
     "size_histogram",
-    "top_user_agents",
-    "sitemap_hosts",
-    "nonstandard_directives",
-    "typos",
+    "top_user_agents" first 12,
+    "sitemap_hosts" first 12,
+    "nonstandard_directives" first 12,
+    "typos" first 12,
     "preference_adoption",
     "preference_contradictions",
     "data_set",
@@ -217,7 +226,7 @@ impl Engine {
             "outs": outs.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
             "tables": tables,
             "views": VIEWS,
-            "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql}))
+            "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
                 .collect::<Vec<_>>(),
         });
         let python = &self.python;

@@ -752,7 +752,8 @@ fn bytes(n: f64) -> String {
     }
 }
 
-/// At most this many rows per list of names.
+/// At most this many rows per list of names (the queries' `first` in
+/// `engine.rs`).
 const NAMES: usize = 12;
 
 fn names(results: &Results) -> Figure {
