@@ -48,6 +48,17 @@ What it writes
     unless 2xx) and body (the deciding body's id: the same id for the same
     bytes; empty unless 2xx).
 
+    --scale K (only with --crawls; default 1, the files above) gives every
+    scenario K times its hosts for benchmarks: copy 0 keeps the names,
+    copy j > 0 appends -j to the first label (shop-amber-3.example). The
+    plan is the same, and plan.tsv has K times the rows of each (crawl,
+    crawler, state, decided_by). A crawl gets a file per about 20,000
+    fetches (at least two); a file's window grows to fit a fetch a second,
+    so fetch times still strictly increase through each crawl's files,
+    which start in the crawl's ISO week up to K of about 2,150 (later
+    files fall in the next week). K=2000: 1,526,000 fetches in 78 files,
+    1.8 GB (2.8 GB uncompressed) and a 490 MB plan.tsv.
+
 How to run
     # the ~2 MB test sample (samples/): one file, 700 fetches, every
     # category below at least once, and its per-category counts as JSON
@@ -65,8 +76,13 @@ How to run
     # three crawls with planned policy transitions, and their plan.tsv
     python3 scripts/gen_corpus.py --out DIR --crawls
 
+    # the same at benchmark scale: 2000 times the hosts, 1.5 million
+    # fetches (keep it outside the repository)
+    python3 scripts/gen_corpus.py --out DIR --crawls --scale 2000
+
     Options: --files N, --records-per-file M (fetches per file: a file
-    holds 2*M+1 records), --seed S, --jobs J (default: all CPUs), --stats.
+    holds 2*M+1 records), --seed S, --jobs J (default: all CPUs), --stats,
+    --scale K (with --crawls).
 
     --stats prints a JSON list on stdout, one object per file: sizes, then
     counts per group: status, redirect_kind, location (absolute, path,
@@ -92,7 +108,10 @@ Requirements
 Determinism
     The output depends only on the arguments: every file has its own random
     stream derived from (--seed, file index), so --jobs does not change a
-    byte. The uncompressed WARC stream depends on the arguments alone; the
+    byte. (--crawls draws each crawl's plan and, at --scale 1, its files
+    from one stream per crawl, in one process; above 1 each file has its
+    own stream and the files are written in --jobs processes.) The
+    uncompressed WARC stream depends on the arguments alone; the
     gzip bytes also depend on the zlib build.
 
 Code

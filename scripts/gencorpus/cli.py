@@ -1,6 +1,6 @@
 """The command line: the arguments, one job per file (in parallel
-processes if --jobs allows; --crawls runs in this process), the progress
-lines on stderr and the --stats JSON on stdout."""
+processes if --jobs allows; --crawls runs in this process unless --scale
+is above 1), the progress lines on stderr and the --stats JSON on stdout."""
 
 import argparse
 import json
@@ -11,7 +11,7 @@ from multiprocessing import Pool
 
 from .bodies import PREFERENCE_PLAIN_BODIES
 from .config import DEFAULT_FETCHES, DEFAULT_FILES, PREFERENCES_INDEX, SMALL_FETCHES
-from .crawlplan import CRAWLS, FILES_PER_CRAWL, PLAN_AGENTS
+from .crawlplan import CRAWLS, FETCHES_PER_FILE, FILES_PER_CRAWL, PLAN_AGENTS, crawl_fetches
 from .crawls import PLAN_FILE, write_crawls
 from .generate import generate_file
 from .modes import preference_cases
@@ -22,7 +22,7 @@ def main(argv=None):
     os.makedirs(a.out, exist_ok=True)
     if a.crawls:
         t0 = time.time()
-        results, rows = write_crawls(a.seed, a.out)
+        results, rows = write_crawls(a.seed, a.out, a.scale, a.jobs)
         report(results, t0, a.stats)
         print("%s: %d rows (crawl, host, crawler)" % (os.path.join(a.out, PLAN_FILE), rows), file=sys.stderr)
         return
@@ -53,12 +53,23 @@ def parse_args(argv):
                           "content_usage and cloudflare_managed variant) and %d plain bodies"
                           % (len(preference_cases()), len(PREFERENCE_PLAIN_BODIES)))
     one.add_argument("--crawls", action="store_true",
-                     help="%d crawls (%s) of %d files each: the same hosts with planned robots.txt policy "
-                          "transitions, and OUT/%s, the state each of %s finds on each host per crawl"
-                          % (len(CRAWLS), ", ".join(CRAWLS), FILES_PER_CRAWL, PLAN_FILE, ", ".join(PLAN_AGENTS)))
+                     help="%d crawls (%s) of %d files each (more with --scale): the same hosts with planned "
+                          "robots.txt policy transitions (%d captures), and OUT/%s, the state each of %s finds "
+                          "on each host per crawl"
+                          % (len(CRAWLS), ", ".join(CRAWLS), FILES_PER_CRAWL,
+                             sum(crawl_fetches(c) for c in range(len(CRAWLS))), PLAN_FILE, ", ".join(PLAN_AGENTS)))
+    ap.add_argument("--scale", type=int, metavar="K",
+                    help="with --crawls: K times each scenario's hosts (copy 0 keeps the names) and the same plan, "
+                         "in a file per about %d fetches (default 1: the plain --crawls)" % FETCHES_PER_FILE)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: all CPUs)")
     ap.add_argument("--stats", action="store_true", help="print per-file category counts as JSON on stdout")
     a = ap.parse_args(argv)
+    if a.scale is not None and not a.crawls:
+        ap.error("--scale needs --crawls")
+    if a.scale is None:
+        a.scale = 1
+    if a.scale < 1:
+        ap.error("--scale must be at least 1")
     if a.small:
         a.files, a.records_per_file = 1, SMALL_FETCHES
     if a.preferences:

@@ -3,6 +3,14 @@ policies change in planned ways (the scenarios), the few bodies they
 serve, where each capture goes (file, order), and the state every planned
 crawler finds on every host of every crawl (the rows of plan.tsv).
 
+--scale K gives every scenario K times its hosts: copy 0 keeps the names of
+K = 1, copy j > 0 appends "-j" to the name's first label. A crawl's
+captures go to more files then (about FETCHES_PER_FILE each); a file's
+window grows when its captures need more than FILE_STEP at one second
+apart, so the crawl's fetch times stay strictly increasing (to the
+second, as WARC-Date has them) through its files. At --scale 1 the layout
+and every draw are those of the two-file plan.
+
 The states follow the definitions of the crawl-over-crawl queries. A host's
 captures in a crawl are its robots.txt captures (http and https); the
 latest decides; a 3xx is followed to the latest capture of its Location in
@@ -15,13 +23,15 @@ the five crawlers of the plan find a change whenever any crawler does."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from .config import FILE_STEP
+from .config import FILE_SPAN, FILE_STEP
 
 CRAWLS = ["CC-MAIN-2025-05", "CC-MAIN-2025-13", "CC-MAIN-2025-21"]
-FILES_PER_CRAWL = 2
+FILES_PER_CRAWL = 2              # per crawl at --scale 1; the least at any scale
+FETCHES_PER_FILE = 20_000        # a crawl gets ceil(fetches / this) files if more than FILES_PER_CRAWL
 # The crawlers of plan.tsv: tokens as in crates/robostats-rows/data/agents.tsv.
 PLAN_AGENTS = ["*", "GPTBot", "CCBot", "ClaudeBot", "Googlebot"]
 PLAN_COLUMNS = ["crawl", "url_host_name", "agent", "state", "decided_by", "body"]
@@ -186,8 +196,19 @@ HOST_WORDS = ["amber", "birch", "cedar", "delta", "ember", "fjord", "garnet", "h
               "umber", "willow"]
 
 
-def scenario_hosts(scenario):
-    return ["%s-%s.example" % (scenario.prefix, w) for w in HOST_WORDS[:scenario.count]]
+def scenario_hosts(scenario, scale=1):
+    """The scenario's count * scale host names, copy by copy."""
+    return ["%s-%s%s.example" % (scenario.prefix, w, "-%d" % copy if copy else "")
+            for copy in range(scale) for w in HOST_WORDS[:scenario.count]]
+
+
+def crawl_fetches(c, scale=1):
+    """The number of captures in crawl number `c`."""
+    return scale * sum(s.count * len(s.crawls[c]) for s in SCENARIOS if s.crawls[c] is not None)
+
+
+def files_per_crawl(c, scale=1):
+    return max(FILES_PER_CRAWL, math.ceil(crawl_fetches(c, scale) / FETCHES_PER_FILE))
 
 
 # ---------------------------------------------------------------------------
@@ -201,67 +222,103 @@ def crawl_start(crawl):
     return datetime.fromisocalendar(year, week, 1).replace(hour=0, minute=58, tzinfo=timezone.utc)
 
 
-def file_start(crawl, index):
-    return crawl_start(crawl) + index * FILE_STEP
+def file_window(fetches):
+    """The time from one file's start to the next's for files of up to
+    `fetches` captures: FILE_STEP, or whole minutes enough for a capture a
+    second after a minute's lead, with a minute to spare."""
+    return max(FILE_STEP, timedelta(minutes=math.ceil((fetches + 120) / 60)))
 
 
-def crawl_captures(rng, c):
+@dataclass
+class CrawlFile:
+    """One file of a crawl: its number, start, window (to the next file's
+    start) and captures in order."""
+    crawl: str
+    index: int
+    start: datetime
+    window: timedelta
+    captures: list
+
+    @property
+    def end(self):
+        """The end in the file's name: as far past the next file's start as
+        FILE_SPAN is past FILE_STEP."""
+        return self.start + self.window + (FILE_SPAN - FILE_STEP)
+
+
+def crawl_captures(rng, c, scale=1):
     """The captures of crawl number `c`: [(scenario, host, [Capture])],
-    each Capture placed. One capture goes to either file; two go to
-    different files for even hosts (the earlier to file 0) and to one file
-    for odd ones (the earlier in the first phase). Within a file and phase
-    the order is drawn."""
+    each Capture placed in one of the crawl's F files (files_per_crawl).
+    One capture goes to file n % F for the crawl's n-th host. Two go to
+    consecutive files for even hosts (the earlier to the first) and to one
+    file for odd ones (the earlier in the first phase). Within a file and
+    phase the order is drawn."""
+    files = files_per_crawl(c, scale)
     hosts, n = [], 0
     for scenario in SCENARIOS:
         if scenario.crawls[c] is None:
             continue
-        for i, host in enumerate(scenario_hosts(scenario)):
+        for i, host in enumerate(scenario_hosts(scenario, scale)):
             caps = [cap.named(host) for cap in scenario.crawls[c]]
-            assert len(caps) <= FILES_PER_CRAWL
+            assert len(caps) <= 2
             for k, cap in enumerate(caps):
                 if len(caps) == 1:
-                    cap.order = (n % FILES_PER_CRAWL, (n // 2) % 2, rng.random())
+                    cap.order = (n % files, (n // files) % 2, rng.random())
                 elif i % 2 == 0:
-                    cap.order = (k, 0, rng.random())
+                    cap.order = ((i // 2) % (files - 1) + k, 0, rng.random())
                 else:
-                    cap.order = ((i // 2) % FILES_PER_CRAWL, k, rng.random())
+                    cap.order = ((i // 2) % files, k, rng.random())
             hosts.append((scenario, host, caps))
             n += 1
     return hosts
 
 
-def file_captures(crawl, hosts, index, rng):
-    """The captures of one file in order, each dated: strictly increasing
-    times, all before the next file's (so the crawl's times are distinct)."""
-    caps = sorted((cap for _, _, cs in hosts for cap in cs if cap.order[0] == index), key=lambda c: c.order)
+def crawl_files(crawl, hosts, files):
+    """The crawl's files, each with its captures in order (not dated yet);
+    all files of a crawl have the window of its largest."""
+    placed = [[] for _ in range(files)]
+    for _, _, caps in hosts:
+        for cap in caps:
+            placed[cap.order[0]].append(cap)
+    for caps in placed:
+        caps.sort(key=lambda cap: cap.order)
+    window = file_window(max(len(caps) for caps in placed))
+    return [CrawlFile(crawl, i, crawl_start(crawl) + i * window, window, caps) for i, caps in enumerate(placed)]
+
+
+def date_captures(f, rng):
+    """Date the file's captures: strictly increasing times, all before the
+    next file's start (so the crawl's times are distinct)."""
+    caps = f.captures
     span = FILE_STEP.total_seconds() * 0.9
-    step = max(2, int(span / max(1, len(caps))))
-    start = file_start(crawl, index) + timedelta(seconds=60)
+    step = max(1, int(span / max(1, len(caps))))
+    start = f.start + timedelta(seconds=60)
     for k, cap in enumerate(caps):
         cap.when = start + timedelta(seconds=k * step + rng.randint(0, step // 2))
-    assert not caps or caps[-1].when < file_start(crawl, index + 1)
-    return caps
+    assert not caps or caps[-1].when < f.start + f.window
 
 
 # ---------------------------------------------------------------------------
 # The expected states
 # ---------------------------------------------------------------------------
 
-def final_capture(host, captures):
-    """The capture that decides for `host` among a crawl's (dated)
+def final_captures(captures):
+    """{host: the capture that decides for it} among a crawl's (dated)
     captures: its latest, redirects followed; None for a redirect whose
     target has no capture."""
-    latest = {}
+    latest, last = {}, {}
     for cap in sorted(captures, key=lambda c: c.when):
         latest[cap.url] = cap
-    final = max((c for c in captures if c.host == host), key=lambda c: c.when)
-    for _ in range(MAX_HOPS):
-        if not 300 <= final.status < 400:
-            return final
-        final = latest.get(final.location)
-        if final is None:
-            return None
-    raise ValueError("more than %d hops from %s" % (MAX_HOPS, host))
+        last[cap.host] = cap
+    finals = {}
+    for host, final in last.items():
+        hops = 0
+        while final is not None and 300 <= final.status < 400:
+            if hops == MAX_HOPS:
+                raise ValueError("more than %d hops from %s" % (MAX_HOPS, host))
+            final, hops = latest.get(final.location), hops + 1
+        finals[host] = final
+    return finals
 
 
 def capture_states(final):
@@ -276,20 +333,27 @@ def capture_states(final):
 
 
 def plan_rows(crawl, hosts):
-    """plan.tsv's rows of one crawl (every host captured in it), and checks
-    each scenario host's GPTBot state against the scenario."""
-    captures = [cap for _, _, cs in hosts for cap in cs]
-    rows = []
-    for name in sorted({cap.host for cap in captures}):
-        states = capture_states(final_capture(name, captures))
-        rows += [[crawl, name, a] + list(states[a]) for a in PLAN_AGENTS]
-    got = {r[1]: r[3] for r in rows if r[2] == "GPTBot"}
+    """plan.tsv's rows of one crawl (every host captured in it, by name),
+    one by one; checks each scenario host's GPTBot state against the
+    scenario."""
+    finals = final_captures([cap for _, _, cs in hosts for cap in cs])
     c = CRAWLS.index(crawl)
-    for scenario, host, _ in hosts:
-        want = scenario.gptbot.split()[c]
-        if got[host] != want:
-            raise RuntimeError("%s: %s in %s gives GPTBot %s, not %s" % (scenario.name, host, crawl, got[host], want))
-    return rows
+    want = {host: scenario for scenario, host, _ in hosts}
+    cache = {}
+    for name in sorted(finals):
+        final = finals[name]
+        key = final and (final.failed, final.status, final.body)
+        if key not in cache:
+            cache[key] = [[a] + list(s) for a, s in capture_states(final).items()]
+        states = cache[key]
+        scenario = want.get(name)
+        if scenario is not None:
+            got, expected = states[PLAN_AGENTS.index("GPTBot")][1], scenario.gptbot.split()[c]
+            if got != expected:
+                raise RuntimeError("%s: %s in %s gives GPTBot %s, not %s" % (scenario.name, name, crawl, got,
+                                                                            expected))
+        for s in states:
+            yield [crawl, name] + s
 
 
 def check_scenarios():

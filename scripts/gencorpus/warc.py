@@ -34,11 +34,12 @@ def file_start(index):
     return FIRST_FILE_START + index * FILE_STEP
 
 
-def file_name(index, start=None):
+def file_name(index, start=None, end=None):
     """Common Crawl's name of a segment file: crawl, start, end, number.
-    `start` defaults to file `index`'s start in the corpus's crawl."""
+    `start` defaults to file `index`'s start in the corpus's crawl, `end`
+    to FILE_SPAN after the start."""
     start = file_start(index) if start is None else start
-    end = start + FILE_SPAN
+    end = start + FILE_SPAN if end is None else end
     return "CC-MAIN-%s-%s-%05d.warc.gz" % (start.strftime("%Y%m%d%H%M%S"), end.strftime("%Y%m%d%H%M%S"), index)
 
 

@@ -29,8 +29,8 @@ PLAN_AGENTS = ["*", "GPTBot", "CCBot", "ClaudeBot", "Googlebot"]
 RULE_STATES = {"full", "partial", "none"}      # the states of a 2xx
 
 
-def generate(out):
-    proc = subprocess.run([sys.executable, str(GEN), "--crawls", "--out", str(out)],
+def generate(out, *extra):
+    proc = subprocess.run([sys.executable, str(GEN), "--crawls", "--out", str(out), *extra],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert not proc.stdout, proc.stdout
@@ -48,10 +48,9 @@ def warc_files(crawls_dir):
     return sorted(str(p) for p in crawls_dir.glob("*.warc.gz"))
 
 
-@pytest.fixture(scope="module")
-def plan(crawls_dir):
+def read_plan(path):
     """{(crawl, host, agent): (state, decided_by or None, body id or None)}."""
-    with open(crawls_dir / "plan.tsv", newline="", encoding="utf-8") as f:
+    with open(path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f, delimiter="\t")
         assert reader.fieldnames == ["crawl", "url_host_name", "agent", "state", "decided_by", "body"]
         rows = list(reader)
@@ -59,6 +58,11 @@ def plan(crawls_dir):
             for r in rows}
     assert len(plan) == len(rows)
     return plan
+
+
+@pytest.fixture(scope="module")
+def plan(crawls_dir):
+    return read_plan(crawls_dir / "plan.tsv")
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +188,19 @@ def test_generator_is_deterministic(crawls_dir, tmp_path):
     assert names == sorted(p.name for p in tmp_path.iterdir())
     match, mismatch, errors = filecmp.cmpfiles(crawls_dir, tmp_path, names, shallow=False)
     assert not mismatch and not errors
+
+
+def test_scale_doubles_the_plan(plan, tmp_path):
+    """--scale 2: each (crawl, crawler, state, decider) on exactly twice
+    the hosts of the plain plan, whose hosts keep their names and states."""
+    generate(tmp_path, "--scale", "2", "--jobs", "1")
+    scaled = read_plan(tmp_path / "plan.tsv")
+
+    def counts(p):
+        return collections.Counter((c, agent, s[0], s[1]) for (c, _, agent), s in p.items())
+
+    assert counts(scaled) == {k: 2 * n for k, n in counts(plan).items()}
+    assert {k: scaled.get(k) for k in plan} == plan
 
 
 def test_captures_follow_the_plan(crawls_con, plan, warc_files):
