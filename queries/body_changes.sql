@@ -3,8 +3,7 @@
 -- crawler (a date in a comment, a reordered group, a new sitemap)?
 -- Hosts and their deciding captures come from the views crawl_hosts and
 -- host_states (views.sql); crawls are compared as in
--- policy_transitions.sql. The same body (content_digest) gives every
--- crawler the same state.
+-- policy_transitions.sql.
 -- Reads: captures (through crawl_hosts), named_verdicts, agents.
 -- Result: from_crawl, to_crawl, hosts_in_both (a robots.txt capture in both
 -- crawls), both_2xx (the deciding capture is a 2xx in both), same_body,
@@ -12,29 +11,72 @@
 -- changed_body_same_states (of changed_body: every crawler's state is the
 -- same in both crawls), changed_state (of hosts_in_both: some crawler's
 -- state differs). Ordered by from_crawl.
--- Method: a host pair's states can differ for some crawler only when its
--- deciding captures differ in kind or body; crawlers are compared one by
--- one (host_states) only for pairs whose 2xx bodies differ.
-WITH crawls AS MATERIALIZED (
+-- Method: the same body (content_digest) gives every crawler the same
+-- state, and a 2xx and a non-2xx always differ; for a pair of differing
+-- 2xx bodies, the crawlers no group names differ when the * group's
+-- verdict does (for crawlers that obey it, or ignore it), and those a
+-- group names on either side are compared one by one.
+WITH hosts AS MATERIALIZED (
+    SELECT crawl, url_host_name, base_state, global_class, global_group_match, content_digest,
+           warc_filename, warc_record_offset
+    FROM crawl_hosts
+    WHERE crawl IS NOT NULL
+),
+crawls AS MATERIALIZED (
     SELECT crawl, lead(crawl) OVER (ORDER BY crawl) AS next_crawl
-    FROM (SELECT DISTINCT crawl FROM crawl_hosts WHERE crawl IS NOT NULL)
+    FROM (SELECT DISTINCT crawl FROM hosts)
 ),
 pairs AS MATERIALIZED (
     SELECT e.crawl AS from_crawl, c.next_crawl AS to_crawl, e.url_host_name,
            e.base_state IS NULL AND l.base_state IS NULL AS both_2xx,
            e.content_digest IS NOT DISTINCT FROM l.content_digest AS same_digest,
-           e.base_state AS from_base, l.base_state AS to_base
-    FROM crawl_hosts e
+           e.base_state AS from_base, l.base_state AS to_base,
+           e.global_class AS from_class, e.global_group_match AS from_match,
+           l.global_class AS to_class, l.global_group_match AS to_match,
+           e.warc_filename AS from_file, e.warc_record_offset AS from_offset,
+           l.warc_filename AS to_file, l.warc_record_offset AS to_offset
+    FROM hosts e
     JOIN crawls c USING (crawl)
-    JOIN crawl_hosts l ON l.crawl = c.next_crawl AND l.url_host_name = e.url_host_name
+    JOIN hosts l ON l.crawl = c.next_crawl AND l.url_host_name = e.url_host_name
+),
+changed AS MATERIALIZED (
+    SELECT * FROM pairs WHERE both_2xx AND NOT same_digest
+),
+named AS (
+    -- (pair, crawler) a group names on either side
+    SELECT coalesce(f.from_crawl, t.from_crawl) AS from_crawl,
+           coalesce(f.url_host_name, t.url_host_name) AS url_host_name,
+           coalesce(f.agent, t.agent) AS agent,
+           f.rules_class AS from_named, t.rules_class AS to_named
+    FROM (
+        SELECT p.from_crawl, p.url_host_name, n.agent, n.rules_class
+        FROM changed p JOIN named_verdicts n ON n.warc_filename = p.from_file AND n.warc_record_offset = p.from_offset
+    ) f
+    FULL JOIN (
+        SELECT p.from_crawl, p.url_host_name, n.agent, n.rules_class
+        FROM changed p JOIN named_verdicts n ON n.warc_filename = p.to_file AND n.warc_record_offset = p.to_offset
+    ) t ON t.from_crawl = f.from_crawl AND t.url_host_name = f.url_host_name AND t.agent = f.agent
+),
+named_compared AS (
+    SELECT n.from_crawl, n.url_host_name, a.ignores_global_group AS ignores, count(*) AS named,
+           bool_and(host_state(NULL, n.from_named, a.ignores_global_group, p.from_match, p.from_class)
+                    = host_state(NULL, n.to_named, a.ignores_global_group, p.to_match, p.to_class)) AS same
+    FROM named n
+    JOIN changed p USING (from_crawl, url_host_name)
+    JOIN agents a ON a.token = n.agent
+    GROUP BY ALL
 ),
 compared AS (
-    -- the pairs of differing 2xx bodies: does any crawler's state differ?
-    SELECT p.from_crawl, p.url_host_name, bool_and(e.state = l.state) AS same_states
-    FROM pairs p
-    JOIN host_states e ON e.crawl = p.from_crawl AND e.url_host_name = p.url_host_name
-    JOIN host_states l ON l.crawl = p.to_crawl AND l.url_host_name = p.url_host_name AND l.agent = e.agent
-    WHERE p.both_2xx AND NOT p.same_digest
+    -- per pair of differing 2xx bodies: is every crawler's state the same?
+    SELECT p.from_crawl, p.url_host_name,
+           bool_and(coalesce(c.same, true)
+                    AND (coalesce(c.named, 0) = k.agents
+                         OR host_state(NULL, NULL, k.ignores, p.from_match, p.from_class)
+                            = host_state(NULL, NULL, k.ignores, p.to_match, p.to_class))) AS same_states
+    FROM changed p
+    CROSS JOIN (SELECT ignores_global_group AS ignores, count(*) AS agents FROM agents GROUP BY ALL) k
+    LEFT JOIN named_compared c
+      ON c.from_crawl = p.from_crawl AND c.url_host_name = p.url_host_name AND c.ignores = k.ignores
     GROUP BY ALL
 )
 SELECT from_crawl, to_crawl,

@@ -19,16 +19,23 @@
 -- every crawler as if no group named it; the (pair, crawler) that a group
 -- names on either side are then taken away from that count and added as
 -- they are.
-WITH crawls AS MATERIALIZED (
+WITH hosts AS MATERIALIZED (
+    -- crawl_hosts once (each reference to a view computes it again)
+    SELECT crawl, url_host_name, base_state, global_class, global_group_match, google_class,
+           content_digest, warc_filename, warc_record_offset
+    FROM crawl_hosts
+    WHERE crawl IS NOT NULL
+),
+crawls AS MATERIALIZED (
     SELECT crawl, lag(crawl) OVER (ORDER BY crawl) AS prev_crawl,
            lead(crawl) OVER (ORDER BY crawl) AS next_crawl
-    FROM (SELECT DISTINCT crawl FROM crawl_hosts WHERE crawl IS NOT NULL)
+    FROM (SELECT DISTINCT crawl FROM hosts)
 ),
 earlier AS (
-    SELECT h.*, c.next_crawl FROM crawl_hosts h JOIN crawls c USING (crawl) WHERE c.next_crawl IS NOT NULL
+    SELECT h.*, c.next_crawl FROM hosts h JOIN crawls c USING (crawl) WHERE c.next_crawl IS NOT NULL
 ),
 later AS (
-    SELECT h.*, c.prev_crawl FROM crawl_hosts h JOIN crawls c USING (crawl) WHERE c.prev_crawl IS NOT NULL
+    SELECT h.*, c.prev_crawl FROM hosts h JOIN crawls c USING (crawl) WHERE c.prev_crawl IS NOT NULL
 ),
 pairs AS MATERIALIZED (
     SELECT coalesce(e.crawl, l.prev_crawl) AS from_crawl, coalesce(e.next_crawl, l.crawl) AS to_crawl,

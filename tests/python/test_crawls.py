@@ -333,3 +333,28 @@ def test_policy_transitions_equal_host_states_compared(crawls_con):
         diff = crawls_con.execute(f"({a}) EXCEPT ALL ({b})").fetchall()
         assert diff == [], diff[:5]
     assert crawls_con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0] > 46 * 2 * 5
+
+
+def test_body_changes_equal_host_states_compared(crawls_con):
+    """body_changes (crawlers compared one by one only where a group names
+    them) equals host_states compared host by host, for every crawler."""
+    expected = """
+        WITH hs AS (SELECT * FROM host_states WHERE crawl IS NOT NULL),
+        crawls AS (SELECT crawl, lead(crawl) OVER (ORDER BY crawl) AS next_crawl
+                   FROM (SELECT DISTINCT crawl FROM hs)),
+        pairs AS (
+            SELECT e.crawl AS from_crawl, c.next_crawl AS to_crawl, e.url_host_name,
+                   bool_and(e.google_class = 'conditional_allow' AND l.google_class = 'conditional_allow') AS ok,
+                   bool_and(e.content_digest IS NOT DISTINCT FROM l.content_digest) AS same_body,
+                   bool_and(e.state = l.state) AS same_states
+            FROM hs e JOIN crawls c USING (crawl)
+            JOIN hs l ON l.crawl = c.next_crawl AND l.url_host_name = e.url_host_name AND l.agent = e.agent
+            GROUP BY ALL)
+        SELECT from_crawl, to_crawl, count(*), count(*) FILTER (ok), count(*) FILTER (ok AND same_body),
+               count(*) FILTER (ok AND NOT same_body), count(*) FILTER (ok AND NOT same_body AND same_states),
+               count(*) FILTER (NOT same_states)
+        FROM pairs GROUP BY ALL"""
+    query = (QUERIES / "body_changes.sql").read_text().rstrip().rstrip(";")
+    for a, b in ((query, expected), (expected, query)):
+        diff = crawls_con.execute(f"({a}) EXCEPT ALL ({b})").fetchall()
+        assert diff == [], diff[:5]
