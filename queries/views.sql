@@ -374,37 +374,45 @@ CREATE OR REPLACE VIEW host_outcomes AS
 -- Captures with no crawl (crawl IS NULL) form a crawl of their own.
 CREATE OR REPLACE VIEW crawl_hosts AS
     WITH starts AS MATERIALIZED (
-        -- Each capture's columns travel as one struct, chosen by arg_max:
-        -- no join back to captures.
-        SELECT crawl, url_host_name, count(*) AS captures,
-               arg_max({url: url, fetch_redirect: fetch_redirect, google_class: google_class,
-                        google_current_class: google_current_class, fetch_status: fetch_status,
-                        robots_parsed: robots_parsed, has_rules: has_rules,
-                        payload_length: payload_length, content_digest: content_digest,
-                        global_class: global_class, global_group_match: global_group_match,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset},
-                       {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS c
-        FROM captures
-        WHERE url_path = '/robots.txt'
-        GROUP BY crawl, url_host_name
+        -- The latest robots.txt capture of each host in each crawl: the
+        -- largest key {has fetch_time, fetch_time, file, offset} (a struct
+        -- max), then that capture's columns, as one struct c.
+        SELECT c.crawl, c.url_host_name, l.captures,
+               {url: c.url, fetch_redirect: c.fetch_redirect, google_class: c.google_class,
+                google_current_class: c.google_current_class, fetch_status: c.fetch_status,
+                robots_parsed: c.robots_parsed, has_rules: c.has_rules,
+                payload_length: c.payload_length, content_digest: c.content_digest,
+                global_class: c.global_class, global_group_match: c.global_group_match,
+                warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
+        FROM captures c
+        JOIN (
+            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k,
+                   count(*) AS captures
+            FROM captures
+            WHERE url_path = '/robots.txt'
+            GROUP BY crawl, url_host_name
+        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
     ),
     targets AS MATERIALIZED (
         -- the latest capture, in its crawl, of every URL a redirect points to
-        SELECT crawl, url,
-               arg_max({url: url, fetch_redirect: fetch_redirect, google_class: google_class,
-                        google_current_class: google_current_class, fetch_status: fetch_status,
-                        robots_parsed: robots_parsed, has_rules: has_rules,
-                        payload_length: payload_length, content_digest: content_digest,
-                        global_class: global_class, global_group_match: global_group_match,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset},
-                       {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS c
-        FROM captures t
+        SELECT c.crawl, c.url,
+               {url: c.url, fetch_redirect: c.fetch_redirect, google_class: c.google_class,
+                google_current_class: c.google_current_class, fetch_status: c.fetch_status,
+                robots_parsed: c.robots_parsed, has_rules: c.has_rules,
+                payload_length: c.payload_length, content_digest: c.content_digest,
+                global_class: c.global_class, global_group_match: c.global_group_match,
+                warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
+        FROM captures c
         SEMI JOIN (
-            SELECT DISTINCT crawl, fetch_redirect FROM captures WHERE google_class = 'redirect'
-        ) r ON t.crawl IS NOT DISTINCT FROM r.crawl AND t.url = r.fetch_redirect
-        GROUP BY crawl, url
+            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k
+            FROM captures t
+            SEMI JOIN (
+                SELECT DISTINCT crawl, fetch_redirect FROM captures WHERE google_class = 'redirect'
+            ) r ON t.crawl IS NOT DISTINCT FROM r.crawl AND t.url = r.fetch_redirect
+            GROUP BY crawl, url
+        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
     ),
     hop0 AS (
         SELECT crawl, url_host_name, captures, c.url AS start_url, 0 AS hop, [c.url] AS urls, c
