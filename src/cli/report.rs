@@ -55,13 +55,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         written.push(format!("{}/*.svg", dir.display()));
     }
     if !args.quiet {
+        let (prepare, queries) = &report.timings;
+        let slowest: Vec<String> = queries
+            .iter()
+            .take(3)
+            .map(|(name, s)| format!("{name} {s:.1} s"))
+            .collect();
         eprintln!(
-            "report: {} figures from {} data set(s) in {:.1} s (DuckDB {} via {}) -> {}",
+            "report: {} figures from {} data set(s) in {:.1} s (DuckDB {} via {}; views and hosts \
+             {prepare:.1} s, slowest queries: {}) -> {}",
             report.figures.len(),
             args.outs.len(),
             started.elapsed().as_secs_f64(),
             report.duckdb,
             engine.python().display(),
+            slowest.join(", "),
             written.join(", ")
         );
     }

@@ -5,7 +5,8 @@ Reads one JSON request on standard input:
    "views": "<queries/views.sql>",
    "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...]}
 and writes one JSON document on standard output:
-  {"duckdb": version, "results": {name: {"columns": [...], "rows": [[...]]}
+  {"duckdb": version, "prepare_seconds": views and crawl_hosts' rows,
+   "results": {name: {"columns": [...], "rows": [[...]], "seconds": s}
    or {"error": message}}}
 Each query's columns are named as in its SELECT; values are JSON numbers,
 strings, booleans, null, or lists of them (anything else as its text).
@@ -15,6 +16,7 @@ Exit status 3: the duckdb package is missing.
 import json
 import math
 import sys
+import time
 
 try:
     import duckdb
@@ -76,21 +78,26 @@ def main():
     answer, sys.stdout = sys.stdout, sys.stderr
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
+    started = time.monotonic()
     views(con, request["outs"], request["tables"], request["views"])
     cache(con)
+    prepare = time.monotonic() - started
     results = {}
     for query in request["queries"]:
+        started = time.monotonic()
         try:
             relation = con.sql(query["sql"])
             if query.get("limit") is not None:
                 relation = relation.limit(query["limit"])
+            rows = relation.fetchall()
             results[query["name"]] = {
                 "columns": list(relation.columns),
-                "rows": [[plain(v) for v in row] for row in relation.fetchall()],
+                "rows": [[plain(v) for v in row] for row in rows],
+                "seconds": time.monotonic() - started,
             }
         except duckdb.Error as error:
             results[query["name"]] = {"error": str(error).strip()}
-    json.dump({"duckdb": duckdb.__version__, "results": results}, answer)
+    json.dump({"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}, answer)
 
 
 main()

@@ -75,6 +75,9 @@ pub struct Table {
     pub columns: Vec<String>,
     /// Rows, each value a number, text, boolean, null or list.
     pub rows: Vec<Vec<Value>>,
+    /// How long the query took, in seconds.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl Table {
@@ -157,6 +160,7 @@ pub struct Engine {
 #[derive(Deserialize)]
 struct Answer {
     duckdb: String,
+    prepare_seconds: f64,
     results: std::collections::HashMap<String, Outcome>,
 }
 
@@ -172,15 +176,30 @@ enum Outcome {
 pub struct Results {
     /// DuckDB's version, as its Python package gives it.
     pub duckdb: String,
+    /// Seconds spent creating the views and the rows of `crawl_hosts`,
+    /// which several queries read, before the first query.
+    pub prepare_seconds: f64,
     tables: std::collections::HashMap<String, Table>,
 }
 
 impl Results {
+    /// The queries by time taken, slowest first: (name, seconds).
+    pub fn timings(&self) -> Vec<(&str, f64)> {
+        let mut t: Vec<(&str, f64)> = self
+            .tables
+            .iter()
+            .map(|(name, table)| (name.as_str(), table.seconds))
+            .collect();
+        t.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        t
+    }
+
     /// The table of query `name` (empty when it was not run).
     pub fn get(&self, name: &str) -> &Table {
         static EMPTY: Table = Table {
             columns: Vec::new(),
             rows: Vec::new(),
+            seconds: 0.0,
         };
         self.tables.get(name).unwrap_or(&EMPTY)
     }
@@ -275,6 +294,7 @@ impl Engine {
         }
         Ok(Results {
             duckdb: answer.duckdb,
+            prepare_seconds: answer.prepare_seconds,
             tables,
         })
     }

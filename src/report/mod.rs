@@ -30,6 +30,9 @@ pub struct Report {
     pub figures: Vec<Figure>,
     /// DuckDB's version.
     pub duckdb: String,
+    /// Seconds to create the views and `crawl_hosts`' rows, then each
+    /// query's (slowest first).
+    pub timings: (f64, Vec<(String, f64)>),
 }
 
 impl Report {
@@ -42,6 +45,14 @@ impl Report {
             data_set: results.get("data_set").clone(),
             figures: figures::all(&results),
             duckdb: results.duckdb.clone(),
+            timings: (
+                results.prepare_seconds,
+                results
+                    .timings()
+                    .into_iter()
+                    .map(|(n, s)| (n.to_owned(), s))
+                    .collect(),
+            ),
         })
     }
 
