@@ -21,7 +21,7 @@ if [ ! -d "$out/_manifest" ]; then
     target/release/robostats ingest -q "$data" --out "$out" >&2
 fi
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-captures=$("$py" -c "import duckdb,sys; print(duckdb.sql(\"SELECT count(*) FROM read_parquet('$out/captures/*.parquet')\").fetchone()[0])")
+captures=$("$py" -c "import duckdb,sys; print(duckdb.sql(\"SELECT count(*) FROM read_parquet('$out/captures/*.parquet')\").fetchall()[0][0])")
 echo "Data set: $out ($captures captures), DuckDB $("$py" -c 'import duckdb; print(duckdb.__version__)'), median of $runs runs."
 echo
 echo "| what | seconds |"
