@@ -64,6 +64,7 @@ queries!(
     "nonstandard_directives" first 12,
     "typos" first 12,
     "preference_adoption",
+    "preference_labels",
     "preference_contradictions",
     "data_set",
 );

@@ -410,7 +410,9 @@ fn transitions(results: &Results) -> Figure {
              the next crawl present. A row is the earlier crawl's state, a column the later's; \
              absent: the host has no robots.txt capture in that crawl. Newly blocked: full in \
              the later crawl and not full (or absent) in the earlier; unblocked: the reverse. \
-             The balanced panel is the hosts present in both (no absent row or column)."
+             The balanced panel is the hosts present in both (no absent row or column). \
+             The charts compare the last two crawls; the table holds every pair of \
+             consecutive crawls."
                 .to_owned(),
         ],
         tables: Vec::new(),
@@ -873,6 +875,33 @@ fn preferences(results: &Results) -> Figure {
             )
         })
         .collect();
+    // The values written most, per directive (the query orders each
+    // directive's rows by files).
+    let pl = results.get("preference_labels");
+    let mut kept_values: Vec<&Vec<Value>> = Vec::new();
+    for directive in ["content-signal", "content-usage"] {
+        kept_values.extend(
+            pl.rows
+                .iter()
+                .filter(|r| pl.text(r, "directive") == directive)
+                .take(NAMES / 2),
+        );
+    }
+    let values: Vec<(String, f64)> = kept_values
+        .iter()
+        .map(|r| {
+            let directive = match pl.text(r, "directive") {
+                "content-signal" => "Content-Signal",
+                "content-usage" => "Content-Usage",
+                other => other,
+            };
+            let label = match pl.text(r, "label") {
+                "" => format!("{directive} (unreadable)"),
+                label => format!("{directive} {label}={}", pl.text(r, "value")),
+            };
+            (label, pl.num(r, "files"))
+        })
+        .collect();
     let ai = |r: &[Value]| pc.text(r, "agent_category") == "ai";
     let mut said: Vec<(String, f64)> = pc
         .rows
@@ -897,6 +926,10 @@ fn preferences(results: &Results) -> Figure {
                 svg::bars("Adoption", &adoption, colour::BLUE, true),
             ),
             (
+                "The values written most (files)".to_owned(),
+                svg::bars("Values", &values, colour::ORANGE, false),
+            ),
+            (
                 "Files that let the crawler fetch / yet say no to AI training (share of those \
                  that let it fetch /)"
                     .to_owned(),
@@ -908,8 +941,8 @@ fn preferences(results: &Results) -> Figure {
              Adoption: files with a Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) \
              line, and with either. Allowed, yet no training: of the files whose rules let the \
              AI crawler fetch /, those whose preferences for it say no to AI training \
-             (Content-Usage train-ai=n, or Content-Signal ai-train=no); the values per \
-             directive are in preference_labels.sql."
+             (Content-Usage train-ai=n, or Content-Signal ai-train=no). Values: each label and \
+             value as written, by files, whatever the directive's draft or vocabulary."
                 .to_owned(),
         ],
         tables: vec![
@@ -926,6 +959,21 @@ fn preferences(results: &Results) -> Figure {
                 "every row",
                 usize::MAX,
                 |_| true,
+            ),
+            Shown::of(
+                "preference_labels",
+                pl,
+                &[
+                    "directive",
+                    "label",
+                    "value",
+                    "preference",
+                    "status",
+                    "files",
+                ],
+                "the values drawn",
+                usize::MAX,
+                |r| kept_values.iter().any(|k| std::ptr::eq(k.as_slice(), r)),
             ),
             Shown::of(
                 "preference_contradictions",
