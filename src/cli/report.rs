@@ -33,6 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let mut seen = Vec::new();
     for out in &args.outs {
         if !out.join("captures").is_dir() {
             bail!(
@@ -40,6 +41,24 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 out.display()
             );
         }
+        // An older robostats wrote fewer tables: say which, not DuckDB's
+        // "no files found".
+        for table in robostats::classify::Table::ALL {
+            if !out.join(table.name()).is_dir() {
+                bail!(
+                    "{} has no {}/: it was written by an older robostats; ingest its inputs \
+                     again",
+                    out.display(),
+                    table.name()
+                );
+            }
+        }
+        let canonical =
+            fs::canonicalize(out).with_context(|| format!("cannot resolve {}", out.display()))?;
+        if seen.contains(&canonical) {
+            bail!("{} is named twice", out.display());
+        }
+        seen.push(canonical);
     }
     let started = std::time::Instant::now();
     let engine = Engine::find(args.python.as_deref())?;

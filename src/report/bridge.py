@@ -10,7 +10,8 @@ and writes one JSON document on standard output:
    or {"error": message}}}
 Each query's columns are named as in its SELECT; values are JSON numbers,
 strings, booleans, null, or lists of them (anything else as its text).
-Exit status 3: the duckdb package is missing.
+Exit status 3: the duckdb package is missing; 4: the data sets named
+cannot be read as one.
 """
 
 import json
@@ -64,6 +65,28 @@ def views(con, outs, tables, views_sql):
             )
 
 
+def check(con, outs):
+    """Several data sets read as one must be one: the same crawler list
+    (agents is written once per data set) and no capture twice (the same
+    input ingested into two of them)."""
+    if len(outs) < 2:
+        return
+    lists = con.execute("SELECT count(DISTINCT list_version) FROM agents").fetchall()[0][0]
+    if lists > 1:
+        sys.stderr.write(
+            "the data sets were ingested with different crawler lists (agents.list_version): "
+            "report on each alone, or ingest them again with one list\n")
+        sys.exit(4)
+    twice = con.execute(
+        "SELECT count(*) - count(DISTINCT (warc_filename, warc_record_offset)) FROM captures"
+    ).fetchall()[0][0]
+    if twice:
+        sys.stderr.write(
+            f"{twice} captures are in more than one of the data sets (the same input ingested "
+            "twice): name each data set once\n")
+        sys.exit(4)
+
+
 def cache(con):
     """crawl_hosts, which five of the report's queries read, computed once:
     a table of its rows behind a view of the same name (views read other
@@ -80,6 +103,7 @@ def main():
     con.execute("SET enable_progress_bar = false")
     started = time.monotonic()
     views(con, request["outs"], request["tables"], request["views"])
+    check(con, request["outs"])
     cache(con)
     prepare = time.monotonic() - started
     results = {}

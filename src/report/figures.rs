@@ -73,6 +73,15 @@ fn crawls(table: &Table) -> Vec<String> {
     out
 }
 
+/// A crawl's name, or what a capture without one is shown as.
+fn crawl_label(crawl: &str) -> String {
+    if crawl.is_empty() {
+        "(no crawl)".to_owned()
+    } else {
+        crawl.to_owned()
+    }
+}
+
 /// Every figure of the report, from the queries' results.
 pub fn all(results: &Results) -> Vec<Figure> {
     vec![
@@ -112,11 +121,7 @@ fn outcomes(results: &Results) -> Figure {
                         .sum()
                 })
                 .collect(),
-            label: if crawl.is_empty() {
-                "(no crawl)".to_owned()
-            } else {
-                crawl
-            },
+            label: crawl_label(&crawl),
             group: None,
         })
         .collect();
@@ -174,7 +179,12 @@ const SEGMENTS: [(&str, Option<&str>, &str, &str); 8] = [
     ("partial", Some("named"), "partial, named", colour::ORANGE),
     ("partial", Some("wildcard"), "partial, by *", "#F5D38A"),
     ("none", None, "none (may fetch all)", colour::GREEN),
-    ("no_robots", None, "no robots.txt (4xx)", colour::SKY),
+    (
+        "no_robots",
+        None,
+        "no robots.txt (4xx, redirect loop)",
+        colour::SKY,
+    ),
     (
         "unreachable",
         None,
@@ -352,7 +362,7 @@ fn trends(results: &Results) -> Figure {
             String::new(),
             svg::lines(
                 "Share of hosts that disallow the crawler every path",
-                &xs,
+                &xs.iter().map(|x| crawl_label(x)).collect::<Vec<_>>(),
                 &series,
             ),
         )],
@@ -685,8 +695,11 @@ fn sizes(results: &Results) -> Figure {
             bin.1 += sh.num(r, "share");
         }
     }
-    let tail = (largest >= 512.0 * 1024.0).then_some(20);
+    // Google reads 512,000 bytes: the bin holding that size onwards is
+    // the tail (it also holds bodies a little under the limit).
     let over: f64 = sh.rows.iter().map(|r| sh.num(r, "over_500kib")).sum();
+    let tail =
+        (over > 0.0).then(|| (512_000f64.log2().floor() as usize + 1).min(size_bins.len() - 1));
     let size_marks: Vec<(usize, String)> = tail
         .map(|i| (i, format!("{} over 500 KiB", svg::count(over))))
         .into_iter()
@@ -713,7 +726,7 @@ fn sizes(results: &Results) -> Figure {
                  Google counts them; {MAX_LINES}+ in the last bin) and by payload bytes on a log \
                  scale (bins 1-2, 2-4, ... bytes; 0 apart). The three most frequent line counts \
                  are labelled: sharp peaks are platform defaults (Dinzinger & Granitzer's 18-line \
-                 spike). Red: bodies past Google's 500 KiB limit, which it does not read."
+                 spike). Red: from the bin holding Google's 500 KiB limit (512,000 bytes), past which it does not read."
         )],
         tables: vec![
             Shown::of(

@@ -74,16 +74,6 @@ def crawls_con(tmp_path_factory, warc_files):
     c.close()
 
 
-def needs_view(con, name):
-    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0]:
-        pytest.skip(f"the view {name} is not in queries/views.sql yet")
-
-
-def needs_query(name):
-    if not (QUERIES / f"{name}.sql").exists():
-        pytest.skip(f"queries/{name}.sql is not there yet")
-
-
 def agent_categories():
     with open(AGENTS_TSV, newline="", encoding="utf-8") as f:
         cats = {r["token"]: r["category"] for r in csv.DictReader(f, delimiter="\t")}
@@ -239,7 +229,6 @@ def test_host_states(crawls_con, plan):
     category is the crawler list's; one content_digest per body id and one
     body id per content_digest; the deciding capture is in the crawl."""
     con = crawls_con
-    needs_view(con, "host_states")
     rows = con.execute("""
         SELECT s.crawl, s.url_host_name, s.agent, s.agent_category, s.state, s.decided_by, s.content_digest,
                c.crawl
@@ -260,8 +249,6 @@ def test_host_states(crawls_con, plan):
 
 def test_policy_transitions(crawls_con, plan):
     con = crawls_con
-    needs_view(con, "host_states")
-    needs_query("policy_transitions")
     _, rows = run_query(con, "policy_transitions")
     rows = [r for r in rows if r["agent"] in PLAN_AGENTS]
     got = {(r["agent"], r["from_crawl"], r["to_crawl"], r["from_state"], r["to_state"]): (r["hosts"], r["body_changed"])
@@ -281,8 +268,6 @@ def test_policy_transitions(crawls_con, plan):
 
 def test_policy_trends(crawls_con, plan):
     con = crawls_con
-    needs_view(con, "host_states")
-    needs_query("policy_trends")
     _, rows = run_query(con, "policy_trends")
     rows = [r for r in rows if r["agent"] in PLAN_AGENTS]
     got = {(r["crawl"], r["agent"], r["state"], r["decided_by"]): (r["hosts"], r["share"]) for r in rows}
@@ -298,8 +283,6 @@ def test_policy_trends(crawls_con, plan):
 
 def test_body_changes(crawls_con, plan):
     con = crawls_con
-    needs_view(con, "host_states")
-    needs_query("body_changes")
     cols, rows = run_query(con, "body_changes")
     want = expected_body_changes(plan)
     for col in ("hosts_in_both", "same_body", "changed_body", "changed_body_same_states"):

@@ -811,6 +811,22 @@ def test_crawl_hosts_and_host_states(con, responses):
         "SELECT crawl, url_host_name, hops, warc_filename, warc_record_offset, resolution FROM crawl_hosts"
     ).fetchall()}
     assert got == {k: (hops, f.path, f.offset, res) for k, (hops, f, res) in hosts.items()}
+    # base_state, from the final response's status alone (not from the view)
+    def base_state(final, res):
+        if final.failed:
+            return "unreachable"
+        if 200 <= final.status < 300:
+            return None
+        if 300 <= final.status < 400:
+            return "no_robots" if res in ("loop", "too_many_hops") else "redirect"
+        if 400 <= final.status < 500 and final.status != 429:
+            return "no_robots"
+        return "unreachable"
+    bases = dict(((c, h), b) for c, h, b in con.execute(
+        "SELECT crawl, url_host_name, base_state FROM crawl_hosts").fetchall())
+    assert bases == {k: base_state(f, res) for k, (_, f, res) in hosts.items()}
+    assert collections.Counter(bases.values()) == {None: 464, "no_robots": 138, "redirect": 42,
+                                                   "unreachable": 22}
     states = {(c, h, a): (s, d) for c, h, a, s, d in con.execute(
         "SELECT crawl, url_host_name, agent, state, decided_by FROM host_states").fetchall()}
     agents = con.execute("SELECT count(*) FROM agents").fetchone()[0]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, connect, ingest, run_query
+from conftest import BIN, ROOT, TABLES, connect, ingest, run_query
 
 FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences"]
 
@@ -156,6 +156,11 @@ def test_clear_errors(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "not an output directory of robostats ingest" in proc.stderr
     (tmp_path / "captures").mkdir()
+    proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "written by an older robostats" in proc.stderr, proc.stderr
+    for table in TABLES:
+        (tmp_path / table).mkdir(exist_ok=True)
     proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html"),
                            "--python", "/nonexistent/python3"],
                           capture_output=True, text=True, timeout=60)
@@ -192,3 +197,54 @@ def test_the_page_renders_in_chromium(page):
                           capture_output=True, text=True, timeout=120)
     assert shot.returncode == 0, shot.stderr
     assert (shots / "samples.png").stat().st_size > 100_000
+
+
+@pytest.fixture(scope="module")
+def crawls_page(tmp_path_factory):
+    """The report on the generated crawls with planned transitions: every
+    figure has data there, transitions included."""
+    from test_crawls import generate
+    d = tmp_path_factory.mktemp("crawls-report")
+    generate(d / "warc")
+    ingest(sorted(str(p) for p in (d / "warc").glob("*.warc.gz")), d / "out")
+    report([d / "out"], d / "report.html", "--figures", d / "figures")
+    return d
+
+
+def test_every_figure_of_several_crawls_is_drawn_from_its_query(crawls_page):
+    html = crawls_page / "report.html"
+    checked = check_tables(html, crawls_page / "out")
+    assert {"policy_transitions", "body_changes", "policy_trends", "crawler_bias", "outcomes_per_crawl"} <= checked
+    parsed = Tables()
+    parsed.feed(html.read_text())
+    rows = {q: r for q, _, r in parsed.tables}
+    for query in ("policy_transitions", "body_changes", "policy_trends", "crawler_bias", "outcomes_per_crawl",
+                  "line_counts", "size_histogram", "top_user_agents"):
+        assert rows[query], query
+    # The tables that show every row show all of them.
+    con = connect(crawls_page / "out")
+    for query in ("outcomes_per_crawl", "body_changes", "size_histogram"):
+        assert len(rows[query]) == len(run_query(con, query)[1]), query
+    # Figures 1 to 6 draw data, not the note of an empty chart.
+    for name in FIGURES[:6]:
+        svgs = sorted((crawls_page / "figures").glob(f"*-{name}*.svg"))
+        assert svgs and all("no data" not in p.read_text() and "no transitions" not in p.read_text()
+                            for p in svgs), name
+    # Figure 4: a matrix per crawler drawn, with GPTBot's planned moves.
+    matrices = sorted((crawls_page / "figures").glob("04-transitions-*.svg"))
+    assert len(matrices) >= 3
+    assert any("Transitions of GPTBot" in p.read_text() for p in matrices)
+
+
+def test_data_sets_that_are_not_one_are_refused(crawls_page, all_samples, tmp_path):
+    proc = subprocess.run([str(BIN), "report", str(all_samples), str(all_samples), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ROBOSTATS_PYTHON": sys.executable})
+    assert proc.returncode == 2 and "named twice" in proc.stderr, proc.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(crawls_page / "out", copy)
+    proc = subprocess.run([str(BIN), "report", str(crawls_page / "out"), str(copy), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ROBOSTATS_PYTHON": sys.executable})
+    assert proc.returncode == 2 and "in more than one of the data sets" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.html").exists()
