@@ -219,19 +219,21 @@ fn ranked_agents(t: &Table, crawl: &str) -> Vec<(String, String, f64)> {
             )),
         }
     }
-    let rank = |c: &str| {
-        CATEGORIES
-            .iter()
-            .position(|k| k.0 == c)
-            .unwrap_or(CATEGORIES.len())
-    };
     agents.sort_by(|a, b| {
-        rank(&a.1)
-            .cmp(&rank(&b.1))
+        category_rank(&a.1)
+            .cmp(&category_rank(&b.1))
             .then(b.2.total_cmp(&a.2))
             .then(a.0.cmp(&b.0))
     });
     agents
+}
+
+/// A category's place in the report's order (AI first; unknown last).
+fn category_rank(category: &str) -> usize {
+    CATEGORIES
+        .iter()
+        .position(|k| k.0 == category)
+        .unwrap_or(CATEGORIES.len())
 }
 
 fn category_name(category: &str) -> String {
@@ -578,15 +580,9 @@ fn bias(results: &Results) -> Figure {
         .iter()
         .filter(|r| t.text(r, "crawl") == crawl && t.text(r, "agent") != "*")
         .collect();
-    let rank = |c: &str| {
-        CATEGORIES
-            .iter()
-            .position(|k| k.0 == c)
-            .unwrap_or(CATEGORIES.len())
-    };
     picked.sort_by(|a, b| {
-        rank(t.text(a, "agent_category"))
-            .cmp(&rank(t.text(b, "agent_category")))
+        category_rank(t.text(a, "agent_category"))
+            .cmp(&category_rank(t.text(b, "agent_category")))
             .then(t.num(b, "bias").total_cmp(&t.num(a, "bias")))
     });
     let mut last = String::new();
