@@ -149,7 +149,8 @@ columns! {
         /// nofollow, noindex, request-rate, revisit-after, visit-time)
         pub known_elsewhere: Option<&'static str> as dict,
         /// the directive the key seems a misspelling of (edit distance 1 or 2 from
-        /// user-agent, allow, disallow, sitemap, crawl-delay)
+        /// user-agent, allow, disallow, sitemap, crawl-delay, content-signal,
+        /// content-usage)
         pub typo_of: Option<&'static str> as dict,
     }
 }

@@ -1,16 +1,24 @@
 //! Unknown keys that look like a misspelt directive.
 
 /// The directives an unknown key is compared with.
-const DIRECTIVES: [&str; 5] = ["user-agent", "allow", "disallow", "sitemap", "crawl-delay"];
+const DIRECTIVES: [&str; 7] = [
+    "user-agent",
+    "allow",
+    "disallow",
+    "sitemap",
+    "crawl-delay",
+    "content-signal",
+    "content-usage",
+];
 
 /// The directive `key` seems a misspelling of: at edit distance 1 or 2
 /// (ASCII case ignored) from one of user-agent, allow, disallow, sitemap,
-/// crawl-delay, the nearest one (the first on a tie). Keys shorter than 4
+/// crawl-delay, content-signal, content-usage, the nearest one (the first on a tie). Keys shorter than 4
 /// bytes, and keys Google already reads as a directive, never get here.
 pub fn typo_of(key: &[u8]) -> Option<&'static str> {
     // Longer than any directive plus 2: no lookup (HTML lines often land
     // here, with long "keys").
-    if key.len() < 4 || key.len() > 13 {
+    if key.len() < 4 || key.len() > 16 {
         return None;
     }
     let key = key.to_ascii_lowercase();
@@ -58,5 +66,8 @@ mod tests {
         assert_eq!(typo_of(b"host"), None);
         assert_eq!(typo_of(b"noindex"), None);
         assert_eq!(typo_of(b"all"), None);
+        assert_eq!(typo_of(b"Content-Signals"), Some("content-signal"));
+        assert_eq!(typo_of(b"content_usage"), Some("content-usage"));
+        assert_eq!(typo_of(b"Content-Signal"), None);
     }
 }
