@@ -12,11 +12,13 @@
 //!                 (allowed?, which rule) per URL, no allocation; the class
 //!                 of its rules (class); its AI-use preferences (preference)
 //!      --lint---> what is wrong with its preference lines, for people
+//!      --ruleset-> what it says to crawlers as one canonical text
+//!                 (RobotsTxt::write_ruleset)
 //! ```
 //!
 //! Each module imports only those before it in this list: `lex` (and
 //! Google's product-token rules), `pattern`, `preference` (the lines'
-//! model and dictionaries), `parse`, `agent`, `class`, `lint`.
+//! model and dictionaries), `parse`, `agent`, `class`, `lint`, `ruleset`.
 //!
 //! Where Google's library and RFC 9309 differ, this crate follows Google
 //! (robostats' `docs/robots-txt.md` lists the differences): rules are
@@ -102,6 +104,7 @@ mod parse;
 mod pattern;
 pub mod preference;
 pub mod reference;
+mod ruleset;
 
 pub use agent::{AgentRules, Decision, GroupMatch};
 pub use class::RulesClass;
