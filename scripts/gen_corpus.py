@@ -48,7 +48,39 @@ What it writes
     unless 2xx) and body (the deciding body's id: the same id for the same
     bytes; empty unless 2xx).
 
-    --scale K (only with --crawls; default 1, the files above) gives every
+    --copies writes one crawl instead (CC-MAIN-2025-30, files named and
+    dated in its ISO week) as Common Crawl fetches robots.txt: it keeps a
+    fetched robots.txt about two hours (one segment), so a host is fetched
+    again in many files of a crawl ("180 million fetched robots.txt for 50
+    million hosts", 3.6 fetches per host: Sebastian Nagel, common-crawl
+    list, October 2016, https://groups.google.com/d/topic/common-crawl/
+    IKAaDlFdC60). Each host is fetched 1 to 50 times (weight n^-1.79: mean
+    3.6, 54 % once, 70 % once or twice), in different files (sometimes
+    twice in one), over https, http or both; most refetches return the
+    same bytes, 3 % a changed body (a sitemap line or a rule added) and 4 %
+    another status once (503, 429, 404, 500, 502, a failed fetch). The 200
+    hosts serve the platform defaults of crates/robostats-rows/data/
+    templates/ (read at run time: wordpress-5.5 14 % of them, yoast-19.8
+    3.5 %, shopify 3 %, wix-2026 2.5 %, squarespace 2 %, blogger 2 %,
+    cloudflare-managed 3 %, drupal, joomla and ghost 0.9-1 % each, empty
+    1.7 %, ...), near-defaults that are none (a rule added or removed,
+    Yoast's block without its marker line, ...), cosmetic variants of
+    wordpress-5.5 with its ruleset (CRLF, a comment, a blank line,
+    user-agent in lower case, "Useragent", the sitemap on the other scheme
+    or host, a BOM, ...), and the default mixture's hand-written bodies
+    (gencorpus/copiesplan.py has every share). Beside the files, copies.tsv
+    (tab-separated, a header line) has a row per response record:
+    warc_filename, url, host, fetch_status (empty for a failed fetch),
+    truncated, template (the default the body is, as robostats finds it),
+    body_key and ruleset_key (robostats' body_digest and ruleset_digest:
+    the first 128 bits of the SHA-256 of the body and of its canonical
+    ruleset; 2xx only), planted, fetch_index, refetch, version
+    (gencorpus/copies.py says what each holds). --copies at --scale 1:
+    3,000 hosts, 10,938 captures in 4 files, 22 MB; --scale K has K times
+    the hosts, in a file per about 20,000 captures (K=18: 195,193 captures
+    in 10 files, 404 MB, 1.0 GB uncompressed).
+
+    --scale K (with --crawls; default 1, the files above) gives every
     scenario K times its hosts for benchmarks: copy 0 keeps the names,
     copy j > 0 appends -j to the first label (shop-amber-3.example). The
     plan is the same, and plan.tsv has K times the rows of each (crawl,
@@ -80,9 +112,13 @@ How to run
     # fetches (keep it outside the repository)
     python3 scripts/gen_corpus.py --out DIR --crawls --scale 2000
 
+    # one crawl with its hosts' robots.txt fetched again and again, and
+    # copies.tsv (a row per capture: body, ruleset and template)
+    python3 scripts/gen_corpus.py --out DIR --copies
+
     Options: --files N, --records-per-file M (fetches per file: a file
     holds 2*M+1 records), --seed S, --jobs J (default: all CPUs), --stats,
-    --scale K (with --crawls).
+    --scale K (with --crawls or --copies).
 
     --stats prints a JSON list on stdout, one object per file: sizes, then
     counts per group: status, redirect_kind, location (absolute, path,
@@ -99,7 +135,9 @@ How to run
     and fails otherwise; its bodies are stored without the text quirks (LF
     line ends, no BOM, keys as written, a final newline). --crawls (not
     with --small or --preferences; it sets the files and fetches) fails if
-    a scenario's hosts do not get the states it plans.
+    a scenario's hosts do not get the states it plans. --copies (the same)
+    fails if a near-default is a default, or a cosmetic variant not
+    wordpress-5.5 with its ruleset.
 
 Requirements
     Python 3 standard library only (tested with CPython 3.11.7, zlib 1.2.13,
@@ -110,7 +148,9 @@ Determinism
     stream derived from (--seed, file index), so --jobs does not change a
     byte. (--crawls draws each crawl's plan and, at --scale 1, its files
     from one stream per crawl, in one process; above 1 each file has its
-    own stream and the files are written in --jobs processes.) The
+    own stream and the files are written in --jobs processes. --copies
+    plans in one stream and writes each file from its own, and each body
+    from its host's, in --jobs processes.) The
     uncompressed WARC stream depends on the arguments alone; the
     gzip bytes also depend on the zlib build.
 
@@ -118,7 +158,7 @@ Code
     This script only runs the package gencorpus/ next to it; its
     __init__.py lists the modules (the mixture, vocabulary, hosts,
     robots.txt bodies, pages, HTTP replies, WARC records, the plan of a
-    file, --small and --preferences, --crawls, the command line).
+    file, --small and --preferences, --crawls, --copies, the command line).
 
 Facts taken from public sources (crawler lists, Cloudflare's managed
 block, the AIPREF drafts, Google's parser) say where they come from.

@@ -16,6 +16,10 @@ it). Python 3 standard library only.
     generate.py  one file: FileGenerator and the per-file job
     crawlplan.py --crawls: scenarios, bodies, layout, expected states
     crawls.py    --crawls: the files of the three crawls and plan.tsv
+    ruleset.py   --copies: Google's lines, the canonical ruleset, digests
+    templates.py --copies: the platform defaults (data/templates/), their matcher
+    copiesplan.py --copies: hosts, refetches, files, the bodies of hosts
+    copies.py    --copies: the files of the crawl and copies.tsv
     cli.py       arguments, parallel jobs, progress and --stats output
 
 Each module imports only modules above it in this list. Every file has its

@@ -1,6 +1,8 @@
 """The command line: the arguments, one job per file (in parallel
 processes if --jobs allows; --crawls runs in this process unless --scale
-is above 1), the progress lines on stderr and the --stats JSON on stdout."""
+is above 1; --copies plans in this process and writes its files in
+--jobs processes), the progress lines on stderr and the --stats JSON on
+stdout."""
 
 import argparse
 import json
@@ -13,6 +15,8 @@ from .bodies import PREFERENCE_PLAIN_BODIES
 from .config import DEFAULT_FETCHES, DEFAULT_FILES, PREFERENCES_INDEX, SMALL_FETCHES
 from .crawlplan import CRAWLS, FETCHES_PER_FILE, FILES_PER_CRAWL, PLAN_AGENTS, crawl_fetches
 from .crawls import PLAN_FILE, write_crawls
+from .copiesplan import CRAWL as COPIES_CRAWL, FETCH_WEIGHTS, HOSTS_PER_SCALE, MAX_FETCHES
+from .copies import COPIES_FILE, write_copies
 from .generate import generate_file
 from .modes import preference_cases
 
@@ -25,6 +29,13 @@ def main(argv=None):
         results, rows = write_crawls(a.seed, a.out, a.scale, a.jobs)
         report(results, t0, a.stats)
         print("%s: %d rows (crawl, host, crawler)" % (os.path.join(a.out, PLAN_FILE), rows), file=sys.stderr)
+        return
+    if a.copies:
+        t0 = time.time()
+        results, hosts, rows = write_copies(a.seed, a.out, a.scale, a.jobs)
+        report(results, t0, a.stats)
+        print("%s: %d rows (captures) of %d hosts, %.2f fetches per host" % (
+            os.path.join(a.out, COPIES_FILE), rows, hosts, rows / hosts), file=sys.stderr)
         return
     jobs = [(a.seed, PREFERENCES_INDEX if a.preferences else i, a.records_per_file, a.small, a.preferences, a.out)
             for i in range(a.files)]
@@ -58,14 +69,26 @@ def parse_args(argv):
                           "on each host per crawl"
                           % (len(CRAWLS), ", ".join(CRAWLS), FILES_PER_CRAWL,
                              sum(crawl_fetches(c) for c in range(len(CRAWLS))), PLAN_FILE, ", ".join(PLAN_AGENTS)))
+    one.add_argument("--copies", action="store_true",
+                     help="one crawl (%s) whose hosts' robots.txt is fetched again in many of its files, as "
+                          "Common Crawl does (it keeps a robots.txt about 2 hours, one segment: \"180 million "
+                          "fetched robots.txt for 50 million hosts\", 3.6 fetches per host, S. Nagel, "
+                          "common-crawl list, Oct 2016, https://groups.google.com/d/topic/common-crawl/IKAaDlFdC60; "
+                          "here 1-%d fetches per host, mean %.1f), serving platform defaults (the files of "
+                          "crates/robostats-rows/data/templates/), near-defaults, cosmetic variants and "
+                          "hand-written bodies; and OUT/%s, a row per capture (its body, ruleset and template "
+                          "keys). --scale 1: %d hosts, 4 files"
+                          % (COPIES_CRAWL, MAX_FETCHES, sum(n * w for n, w in FETCH_WEIGHTS.items())
+                             / sum(FETCH_WEIGHTS.values()), COPIES_FILE, HOSTS_PER_SCALE))
     ap.add_argument("--scale", type=int, metavar="K",
                     help="with --crawls: K times each scenario's hosts (copy 0 keeps the names) and the same plan, "
-                         "in a file per about %d fetches (default 1: the plain --crawls)" % FETCHES_PER_FILE)
+                         "in a file per about %d fetches (default 1: the plain --crawls); with --copies: "
+                         "K times the hosts, in a file per about 20,000 captures" % FETCHES_PER_FILE)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: all CPUs)")
     ap.add_argument("--stats", action="store_true", help="print per-file category counts as JSON on stdout")
     a = ap.parse_args(argv)
-    if a.scale is not None and not a.crawls:
-        ap.error("--scale needs --crawls")
+    if a.scale is not None and not (a.crawls or a.copies):
+        ap.error("--scale needs --crawls or --copies")
     if a.scale is None:
         a.scale = 1
     if a.scale < 1:
