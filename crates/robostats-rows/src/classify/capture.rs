@@ -9,6 +9,7 @@ use crate::warc::{Error, ErrorKind, Stage};
 use crate::warc::{Record, RecordType, parse_warc_date};
 use url::Url;
 
+use super::copies::Copies;
 use super::key::CaptureKey;
 use super::verdict::Verdict;
 
@@ -104,6 +105,9 @@ columns! {
         pub over_500kib: bool,
         /// Cache-Control max-age, seconds
         pub cache_max_age: Option<u64>,
+        /// the Content-Usage response header (IETF AIPREF: the AI-use preferences of
+        /// the response itself), its field lines joined by ", "
+        pub content_usage_header: Option<String>,
         /// What the robots.txt parse says (from `robots_parsed` on).
         pub robots: RobotsColumns,
     }
@@ -203,6 +207,7 @@ impl<'a> Capture<'a> {
             looks_like_html: false,
             over_500kib: false,
             cache_max_age: None,
+            content_usage_header: None,
             robots: RobotsColumns::default(),
         };
         Ok((cap, parsed.map(|(url, _)| url)))
@@ -246,6 +251,11 @@ impl<'a> Capture<'a> {
         self.looks_like_html = content::looks_like_html(text);
         self.over_500kib = resp.payload_len() > GOOGLE_MAX_BYTES as u64;
         self.cache_max_age = resp.header("Cache-Control").and_then(content::max_age);
+        let usage: Vec<_> = resp
+            .header_all("Content-Usage")
+            .map(String::from_utf8_lossy)
+            .collect();
+        self.content_usage_header = (!usage.is_empty()).then(|| usage.join(", "));
     }
 }
 
@@ -310,6 +320,22 @@ columns! {
         /// what a crawler no group names obeys: global (the * groups) or none (no *
         /// group: nothing restricts it)
         pub global_group_match: Option<GroupMatch>,
+        /// License lines (RSL 1.0: the URL of the file's content licence)
+        pub license_lines: Option<u32>,
+        /// the bytes parsed (the body up to the parse limit): the first 128 bits of
+        /// their SHA-256, in hex (sha256sum | cut -c1-32)
+        pub body_digest: Option<String>,
+        /// what the file says to crawlers, without comments, blank lines, line ends,
+        /// key spelling or sitemap hosts (docs/templates.md): the first 128 bits of
+        /// the SHA-256 of its canonical text, in hex
+        pub ruleset_digest: Option<String>,
+        /// the platform default the file is, or starts with (cloudflare-managed):
+        /// wordpress-5.5, yoast-19.8, shopify, ... (docs/templates.md); null for
+        /// any other file
+        pub template: Option<&'static str> as dict,
+        /// the template's platform: wordpress, yoast, shopify, wix, squarespace,
+        /// blogger, drupal, joomla, ghost, cloudflare, empty
+        pub platform: Option<&'static str> as dict,
     }
 }
 
@@ -317,6 +343,7 @@ impl RobotsColumns {
     /// The columns of a parsed body, with the verdict of `*` (`global`).
     pub fn of(robots: &RobotsTxt<'_>, global: &Verdict) -> RobotsColumns {
         let s = robots.stats();
+        let copies = Copies::of(robots);
         RobotsColumns {
             robots_parsed: true,
             has_rules: Some(
@@ -348,6 +375,17 @@ impl RobotsColumns {
             global_class: global.rules_class,
             global_root_allowed: global.root_allowed,
             global_group_match: global.group_match,
+            license_lines: Some(
+                robots
+                    .directives()
+                    .iter()
+                    .filter(|d| d.key.eq_ignore_ascii_case(b"license"))
+                    .count() as u32,
+            ),
+            body_digest: Some(copies.body_digest),
+            ruleset_digest: Some(copies.ruleset_digest),
+            template: copies.template.map(|t| t.id),
+            platform: copies.template.map(|t| t.platform),
         }
     }
 }

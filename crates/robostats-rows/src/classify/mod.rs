@@ -23,6 +23,7 @@
 
 pub mod agents;
 pub mod capture;
+pub mod copies;
 pub mod key;
 pub mod lines;
 pub mod tally;

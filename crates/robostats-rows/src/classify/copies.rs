@@ -1,0 +1,320 @@
+//! A parsed body -> what tells its copies apart: the digest of its bytes,
+//! the digest of its ruleset, and the platform default it is.
+//!
+//! The defaults are the files of `data/templates/` (each one's source and
+//! the versions it covers are in `data/templates/index.tsv`, and in
+//! robostats' `docs/templates.md`). A template matches by its ruleset
+//! (see [`RobotsTxt::write_ruleset`]), so a default whose comments, blank
+//! lines, line ends, key spelling or sitemap host differ is still the
+//! default, and one with a rule added is not. Inside a template's text,
+//! `{PATH}` stands for an install path (empty, or `/` and more, without
+//! whitespace) and `{ID}` for a number (a shop's id).
+
+use std::sync::OnceLock;
+
+use crate::robots::RobotsTxt;
+use sha2::{Digest, Sha256};
+
+/// The digests and template of one parsed body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Copies {
+    /// Of the parsed bytes: see [`digest`].
+    pub body_digest: String,
+    /// Of the canonical ruleset text.
+    pub ruleset_digest: String,
+    /// The platform default the body is, or starts with.
+    pub template: Option<&'static Template>,
+}
+
+impl Copies {
+    /// The digests and template of `robots`, a parsed body.
+    pub fn of(robots: &RobotsTxt<'_>) -> Copies {
+        let mut ruleset = Vec::with_capacity(robots.body().len() / 2);
+        robots.write_ruleset(&mut ruleset);
+        Copies {
+            body_digest: digest(robots.body()),
+            ruleset_digest: digest(&ruleset),
+            template: Template::of(robots.body(), &ruleset),
+        }
+    }
+}
+
+/// The first 128 bits of the SHA-256 of `bytes`, as 32 lower-case hex
+/// digits: what `sha256sum | cut -c1-32` prints for a file of those bytes.
+pub fn digest(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let hash = Sha256::digest(bytes);
+    let mut out = String::with_capacity(32);
+    for b in &hash[..16] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
+}
+
+/// How a template's text must match a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// The body's ruleset is the template's.
+    Exact,
+    /// The body's ruleset starts with the template's (lines the site adds
+    /// may follow).
+    Prefix,
+    /// The body is empty or only whitespace.
+    Blank,
+}
+
+/// A platform default robots.txt.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Template {
+    /// Its name: the platform, then what sets the version apart
+    /// (`wordpress-5.5`).
+    pub id: &'static str,
+    /// The platform (`wordpress`).
+    pub platform: &'static str,
+    /// The versions or settings that serve it.
+    pub versions: &'static str,
+    /// How it matches.
+    pub matching: Match,
+    /// A line the body must also hold, when the ruleset alone is not
+    /// distinctive (a comment the platform writes).
+    pub marker: Option<&'static str>,
+    /// Where its text comes from.
+    pub source: &'static str,
+    /// Its ruleset's lines, with the `{PATH}` and `{ID}` placeholders.
+    lines: Vec<Vec<u8>>,
+}
+
+/// Every template's text, by id (the ids of `data/templates/index.tsv`).
+macro_rules! texts {
+    ($($id:literal),+ $(,)?) => {
+        &[$(($id, include_bytes!(concat!("../../data/templates/", $id, ".txt")))),+]
+    };
+}
+
+const TEXTS: &[(&str, &[u8])] = texts![
+    "cloudflare-managed",
+    "cloudflare-policy",
+    "wordpress-5.5",
+    "wordpress-5.5-plain",
+    "wordpress-4.4",
+    "wordpress-4.0",
+    "wordpress-3.3",
+    "yoast-19.8",
+    "shopify",
+    "wix-2026",
+    "squarespace",
+    "blogger",
+    "drupal-8.8",
+    "drupal-8.0",
+    "joomla-4",
+    "joomla-3",
+    "ghost-5",
+    "ghost-5.0",
+    "ghost-4",
+    "ghost-3",
+    "empty",
+];
+
+const INDEX: &str = include_str!("../../data/templates/index.tsv");
+
+impl Template {
+    /// Every template, in the order they are tried (`index.tsv`'s).
+    pub fn all() -> &'static [Template] {
+        static ALL: OnceLock<Vec<Template>> = OnceLock::new();
+        ALL.get_or_init(|| INDEX.lines().skip(1).map(Template::from_index).collect())
+    }
+
+    /// The template of an `index.tsv` line.
+    fn from_index(line: &'static str) -> Template {
+        let f: Vec<&'static str> = line.split('\t').collect();
+        let text = TEXTS
+            .iter()
+            .find(|(id, _)| *id == f[0])
+            .unwrap_or_else(|| panic!("data/templates/{}.txt is not in TEXTS", f[0]))
+            .1;
+        let mut ruleset = Vec::new();
+        RobotsTxt::parse(text).write_ruleset(&mut ruleset);
+        Template {
+            id: f[0],
+            platform: f[1],
+            versions: f[2],
+            matching: match f[3] {
+                "exact" => Match::Exact,
+                "prefix" => Match::Prefix,
+                "blank" => Match::Blank,
+                other => panic!("index.tsv: unknown match {other}"),
+            },
+            marker: Some(f[4]).filter(|m| !m.is_empty()),
+            source: f[6],
+            lines: ruleset
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect(),
+        }
+    }
+
+    /// The first template `body` is, given its ruleset text (from
+    /// [`RobotsTxt::write_ruleset`]).
+    pub fn of(body: &[u8], ruleset: &[u8]) -> Option<&'static Template> {
+        let lines: Vec<&[u8]> = ruleset
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        Template::all().iter().find(|t| t.matches(body, &lines))
+    }
+
+    fn matches(&self, body: &[u8], lines: &[&[u8]]) -> bool {
+        let rules = match self.matching {
+            Match::Blank => return body.trim_ascii().is_empty(),
+            Match::Exact => lines.len() == self.lines.len(),
+            Match::Prefix => lines.len() >= self.lines.len(),
+        };
+        rules
+            && self
+                .lines
+                .iter()
+                .zip(lines)
+                .all(|(t, l)| line_matches(t, l))
+            && self.marker.is_none_or(|m| contains(body, m.as_bytes()))
+    }
+}
+
+/// A body line against a template line with at most one placeholder.
+fn line_matches(template: &[u8], line: &[u8]) -> bool {
+    for (name, ok) in [
+        (&b"{PATH}"[..], is_path as fn(&[u8]) -> bool),
+        (b"{ID}", is_number),
+    ] {
+        if let Some(at) = find(template, name) {
+            let (head, tail) = (&template[..at], &template[at + name.len()..]);
+            return line.len() >= head.len() + tail.len()
+                && line.starts_with(head)
+                && line.ends_with(tail)
+                && ok(&line[head.len()..line.len() - tail.len()]);
+        }
+    }
+    template == line
+}
+
+/// An install path: empty, or `/` and more, without whitespace.
+fn is_path(s: &[u8]) -> bool {
+    s.is_empty() || (s[0] == b'/' && !s.iter().any(u8::is_ascii_whitespace))
+}
+
+fn is_number(s: &[u8]) -> bool {
+    !s.is_empty() && s.iter().all(u8::is_ascii_digit)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    find(haystack, needle).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(body: &[u8]) -> Option<&'static str> {
+        Copies::of(&RobotsTxt::parse(body)).template.map(|t| t.id)
+    }
+
+    fn text(id: &str) -> &'static [u8] {
+        TEXTS.iter().find(|(i, _)| *i == id).unwrap().1
+    }
+
+    /// A template's text with its placeholders filled in for one site.
+    fn filled(id: &str, origin: &str, path: &str) -> Vec<u8> {
+        String::from_utf8(text(id).to_vec())
+            .unwrap()
+            .replace("https://example.com", origin)
+            .replace("{PATH}", path)
+            .replace("{ID}", "5551234")
+            .into_bytes()
+    }
+
+    #[test]
+    fn every_text_is_in_the_index_and_every_template_is_itself() {
+        let ids: Vec<_> = Template::all().iter().map(|t| t.id).collect();
+        let mut texts: Vec<_> = TEXTS.iter().map(|(id, _)| *id).collect();
+        texts.sort();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(sorted, texts);
+        for t in Template::all() {
+            assert_eq!(template(&filled(t.id, "https://a.example", "")), Some(t.id));
+            assert!(!t.source.is_empty() && !t.versions.is_empty(), "{}", t.id);
+        }
+    }
+
+    #[test]
+    fn a_default_is_one_ruleset_whatever_its_site() {
+        let digests: Vec<_> = [
+            filled("wordpress-5.5", "https://a.example", ""),
+            filled("wordpress-5.5", "http://www.b.example:8080", ""),
+            crlf(filled("wordpress-5.5", "https://a.example", "")),
+            b"# hi\nuseragent: *\ndisallow: /wp-admin/\n\n\nALLOW: /wp-admin/admin-ajax.php\nSitemap: https://c.example/wp-sitemap.xml".to_vec(),
+        ]
+        .iter()
+        .map(|b| {
+            let c = Copies::of(&RobotsTxt::parse(b));
+            assert_eq!(c.template.map(|t| t.id), Some("wordpress-5.5"));
+            c.ruleset_digest
+        })
+        .collect();
+        assert!(digests.iter().all(|d| *d == digests[0]));
+        // a sub-directory install is the same template, another ruleset
+        let sub = Copies::of(&RobotsTxt::parse(&filled(
+            "wordpress-5.5",
+            "https://a.example",
+            "/blog",
+        )));
+        assert_eq!(sub.template.map(|t| t.id), Some("wordpress-5.5"));
+        assert_ne!(sub.ruleset_digest, digests[0]);
+    }
+
+    fn crlf(body: Vec<u8>) -> Vec<u8> {
+        String::from_utf8(body)
+            .unwrap()
+            .replace('\n', "\r\n")
+            .into_bytes()
+    }
+
+    #[test]
+    fn near_defaults_are_not_defaults() {
+        let mut more = filled("wordpress-5.5", "https://a.example", "");
+        more.extend_from_slice(b"Disallow: /private/\n");
+        assert_eq!(template(&more), None);
+        // Yoast's rules without its block's comment are any allow-all file
+        let yoast = String::from_utf8(filled("yoast-19.8", "https://a.example", ""))
+            .unwrap()
+            .replace("# START YOAST BLOCK\n", "");
+        assert_eq!(template(yoast.as_bytes()), None);
+        assert_eq!(template(b"User-agent: *\nDisallow: /wp-admin/x/\n"), None);
+        assert_eq!(template(b"# only a comment\n"), None);
+        assert_eq!(template(b"User-agent: *\nDisallow: abc/wp-admin/\n"), None);
+    }
+
+    #[test]
+    fn cloudflare_starts_a_file_and_blank_is_empty() {
+        let mut body = filled("cloudflare-managed", "https://a.example", "");
+        body.extend_from_slice(b"\nUser-agent: *\nDisallow: /admin/\n");
+        assert_eq!(template(&body), Some("cloudflare-managed"));
+        for blank in [&b""[..], b"\n", b" \r\n\t"] {
+            assert_eq!(template(blank), Some("empty"));
+        }
+    }
+
+    #[test]
+    fn digests_are_sha256_prefixes() {
+        // sha256("") = e3b0c442 98fc1c14 9afbf4c8 996fb924 ...
+        assert_eq!(digest(b""), "e3b0c44298fc1c149afbf4c8996fb924");
+        let c = Copies::of(&RobotsTxt::parse(b"User-agent: *\nDisallow: /\n"));
+        assert_eq!(c.body_digest, digest(b"User-agent: *\nDisallow: /\n"));
+        assert_eq!(c.ruleset_digest, digest(b"user-agent: *\ndisallow: /\n"));
+    }
+}
