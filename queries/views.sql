@@ -362,7 +362,8 @@ CREATE OR REPLACE VIEW host_outcomes AS
 -- final_url, warc_filename, warc_record_offset (the deciding capture), and
 -- from it fetch_status, google_class, google_current_class, robots_parsed,
 -- has_rules, payload_length, content_digest, global_class,
--- global_group_match, and base_state: the host's state for every crawler
+-- global_group_match, body_digest, ruleset_digest, template, platform, and
+-- base_state: the host's state for every crawler
 -- when it does not depend on the rules (NULL for a 2xx, whose rules decide):
 --   no_robots    4xx other than 429 (Google: crawl everything), and a
 --                redirect loop or more than 5 hops (Google then treats the
@@ -383,6 +384,8 @@ CREATE OR REPLACE VIEW crawl_hosts AS
                 robots_parsed: c.robots_parsed, has_rules: c.has_rules,
                 payload_length: c.payload_length, content_digest: c.content_digest,
                 global_class: c.global_class, global_group_match: c.global_group_match,
+                body_digest: c.body_digest, ruleset_digest: c.ruleset_digest,
+                template: c.template, platform: c.platform,
                 warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
         FROM captures c
         JOIN (
@@ -402,6 +405,8 @@ CREATE OR REPLACE VIEW crawl_hosts AS
                 robots_parsed: c.robots_parsed, has_rules: c.has_rules,
                 payload_length: c.payload_length, content_digest: c.content_digest,
                 global_class: c.global_class, global_group_match: c.global_group_match,
+                body_digest: c.body_digest, ruleset_digest: c.ruleset_digest,
+                template: c.template, platform: c.platform,
                 warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
         FROM captures c
         SEMI JOIN (
@@ -478,6 +483,7 @@ CREATE OR REPLACE VIEW crawl_hosts AS
            c.url AS final_url, c.warc_filename, c.warc_record_offset,
            c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
            c.has_rules, c.payload_length, c.content_digest, c.global_class, c.global_group_match,
+           c.body_digest, c.ruleset_digest, c.template, c.platform,
            CASE
                WHEN c.google_class = 'conditional_allow' THEN NULL
                WHEN c.google_class = 'redirect' THEN

@@ -206,7 +206,8 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     directives = sorted(rows("nonstandard_directives"), key=lambda r: (-r["lines"], r["name"]))
     known = [(r["name"], r["lines"]) for r in directives if r["known_elsewhere"]]
     other = [(r["name"], r["lines"]) for r in directives if not r["known_elsewhere"]]
-    expected.append(f"non-standard directives: {known[0][0]} {known[0][1]} lines, {listed(known[1:])} (")
+    expected.append(f"non-standard directives: {known[0][0]} {known[0][1]} lines, {listed(known[1:])}"
+                    + (" (" if other else "."))
     expected += [f"(and {name} {lines}," for name, lines in other]
     typos = rows("typos")
     accepted = collections.Counter()
@@ -284,3 +285,15 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     )
     missing = [e for e in expected if loose(e) not in section]
     assert not missing, "\n".join(missing)
+
+
+def test_templates_table_is_the_index():
+    """docs/templates.md lists every template of data/templates/index.tsv,
+    in its order, with its platform, versions, confidence and source."""
+    index = (ROOT / "crates/robostats-rows/data/templates/index.tsv").read_text().splitlines()[1:]
+    want = ["| `%s` | %s | %s | %s | %s |" % (f[0], f[1], f[2], f[5], f[6])
+            for f in (line.split("\t") for line in index)]
+    doc = (ROOT / "docs/templates.md").read_text()
+    start = doc.index("<!-- templates:")
+    table = doc[start:doc.index("<!-- end templates -->")].splitlines()[3:]
+    assert table == want
