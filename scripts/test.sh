@@ -28,7 +28,7 @@ elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null
 fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
-    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "pytest==8.*" "moto[server]==5.*"
+    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "pytest==8.*" "moto[server]==5.*"
 # test_report.py renders `robostats report`'s page in headless Chromium.
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium and a font (for tests/python/test_report.py)"

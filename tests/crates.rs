@@ -72,7 +72,8 @@ fn each_crate_depends_only_on_what_it_owns() {
             "robostats-robots",
             "robostats-warc",
             "sha2",
-            "url"
+            "url",
+            "xxhash-rust"
         ])
     );
     // Nothing heavy below the three small crates (what the fuzz targets

@@ -1,7 +1,9 @@
 //! Any bytes through the robots.txt engine: no panic, and three
 //! properties: the piece-wise matcher agrees with Google's position-set
 //! algorithm on every rule; LF and CRLF line ends give the same verdicts;
-//! one parse for all agents agrees with one parse per agent.
+//! one parse for all agents agrees with one parse per agent; and the
+//! canonical ruleset has one line per keyed line and is the same with CRLF
+//! line ends (so are its digest and, but for blank files, its template).
 //!
 //! Input: `body 0xFF url`; without a 0xFF byte the whole input is the body
 //! and a fixed set of URLs is used.
@@ -63,6 +65,22 @@ fuzz_target!(|data: &[u8]| {
             .collect()
     });
     let crlf_robots = crlf.as_deref().map(RobotsTxt::parse);
+    let mut ruleset = Vec::new();
+    robots.write_ruleset(&mut ruleset);
+    let keyed = robots.user_agents().len()
+        + robots.rules().len()
+        + robots.sitemaps().len()
+        + robots.directives().len();
+    assert_eq!(ruleset.iter().filter(|&&b| b == b'\n').count(), keyed);
+    // the digests and template: no panic, and the CRLF twin has the ruleset
+    let copies = robostats_rows::classify::copies::Copies::of(&robots);
+    if let Some(c) = &crlf_robots {
+        let twin = robostats_rows::classify::copies::Copies::of(c);
+        assert_eq!(copies.ruleset_digest, twin.ruleset_digest);
+        let mut again = Vec::new();
+        c.write_ruleset(&mut again);
+        assert_eq!(ruleset, again);
+    }
     for agent in AGENTS {
         let once = robots.agent(agent);
         let fresh = RobotsTxt::parse(body);

@@ -24,7 +24,6 @@ starting with http:// or https:// (any case) loses the scheme and the
 authority (the longest run of RFC 3986 authority characters), so that a
 default served by many hosts is one ruleset."""
 
-import hashlib
 import re
 
 from .config import GOOGLE_LIMIT
@@ -41,9 +40,11 @@ KEYS = [(b"user-agent", b"user-agent"), (b"useragent", b"user-agent"), (b"user a
 
 
 def digest(data):
-    """The first 128 bits of the SHA-256 of `data`, as 32 lower-case hex
-    digits (`sha256sum | cut -c1-32`)."""
-    return hashlib.sha256(data).hexdigest()[:32]
+    """The 128-bit XXH3 hash of `data` as 32 lower-case hex digits (what
+    `xxh128sum` prints), as robostats' body_digest and ruleset_digest.
+    Needs the xxhash package (pip install xxhash), for --copies only."""
+    import xxhash
+    return xxhash.xxh3_128_hexdigest(data)
 
 
 def bom_len(body):

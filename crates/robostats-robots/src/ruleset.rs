@@ -36,46 +36,57 @@ impl RobotsTxt<'_> {
     /// ```
     pub fn write_ruleset(&self, out: &mut Vec<u8>) {
         // Every line with a key is in exactly one of the four lists, each
-        // in file order: merge them by line number.
-        let mut lines: Vec<(u32, Key, &[u8], &[u8])> = Vec::with_capacity(
-            self.user_agents().len()
-                + self.rules().len()
-                + self.sitemaps().len()
-                + self.directives().len(),
+        // in file order: merge them by line number (no sort, nothing
+        // allocated but `out`). Runs of rules, most of a file, are
+        // written in one go.
+        let (uas, rules, sitemaps, directives) = (
+            self.user_agents(),
+            self.rules(),
+            self.sitemaps(),
+            self.directives(),
         );
-        lines.extend(
-            self.user_agents()
-                .iter()
-                .map(|u| (u.line, Key::UserAgent, &b""[..], u.value)),
-        );
-        lines.extend(self.rules().iter().map(|r| {
-            let key = match r.kind {
-                crate::RuleKind::Allow => Key::Allow,
-                crate::RuleKind::Disallow => Key::Disallow,
-            };
-            (r.line, key, &b""[..], r.value)
-        }));
-        lines.extend(
-            self.sitemaps()
-                .iter()
-                .map(|s| (s.line, Key::Sitemap, &b""[..], without_origin(s.url))),
-        );
-        lines.extend(
-            self.directives()
-                .iter()
-                .map(|d| (d.line, Key::Unknown, d.key, d.value)),
-        );
-        lines.sort_unstable_by_key(|l| l.0);
-        for (_, key, key_text, value) in lines {
-            match key {
-                Key::Unknown => out.extend(key_text.iter().map(u8::to_ascii_lowercase)),
-                known => out.extend_from_slice(known.as_str().as_bytes()),
+        let line = |l: Option<u32>| l.unwrap_or(u32::MAX);
+        let (mut u, mut r, mut s, mut d) = (0, 0, 0, 0);
+        loop {
+            let lu = line(uas.get(u).map(|x| x.line));
+            let ls = line(sitemaps.get(s).map(|x| x.line));
+            let ld = line(directives.get(d).map(|x| x.line));
+            let others = lu.min(ls).min(ld);
+            while let Some(rule) = rules.get(r).filter(|x| x.line < others) {
+                let name = match rule.kind {
+                    crate::RuleKind::Allow => Key::Allow,
+                    crate::RuleKind::Disallow => Key::Disallow,
+                };
+                push_line(out, name.as_str().as_bytes(), rule.value);
+                r += 1;
             }
-            out.extend_from_slice(b": ");
-            out.extend_from_slice(value);
-            out.push(b'\n');
+            if others == u32::MAX {
+                break;
+            } else if others == lu {
+                push_line(out, Key::UserAgent.as_str().as_bytes(), uas[u].value);
+                u += 1;
+            } else if others == ls {
+                let url = without_origin(sitemaps[s].url);
+                push_line(out, Key::Sitemap.as_str().as_bytes(), url);
+                s += 1;
+            } else {
+                let start = out.len();
+                out.extend_from_slice(directives[d].key);
+                out[start..].make_ascii_lowercase();
+                push_line(out, b"", directives[d].value);
+                d += 1;
+            }
         }
     }
+}
+
+/// Appends `name: value\n`.
+fn push_line(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
+    out.reserve(name.len() + value.len() + 3);
+    out.extend_from_slice(name);
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(value);
+    out.push(b'\n');
 }
 
 /// A URL without its `http://` or `https://` scheme (any case) and its

@@ -322,12 +322,12 @@ columns! {
         pub global_group_match: Option<GroupMatch>,
         /// License lines (RSL 1.0: the URL of the file's content licence)
         pub license_lines: Option<u32>,
-        /// the bytes parsed (the body up to the parse limit): the first 128 bits of
-        /// their SHA-256, in hex (sha256sum | cut -c1-32)
+        /// the bytes parsed (the body up to the parse limit): their 128-bit XXH3
+        /// hash in hex (what xxh128sum prints)
         pub body_digest: Option<String>,
         /// what the file says to crawlers, without comments, blank lines, line ends,
-        /// key spelling or sitemap hosts (docs/templates.md): the first 128 bits of
-        /// the SHA-256 of its canonical text, in hex
+        /// key spelling or sitemap hosts (docs/templates.md): the 128-bit XXH3 hash
+        /// of its canonical text, in hex
         pub ruleset_digest: Option<String>,
         /// the platform default the file is, or starts with (cloudflare-managed):
         /// wordpress-5.5, yoast-19.8, shopify, ... (docs/templates.md); null for

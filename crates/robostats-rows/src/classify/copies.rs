@@ -13,7 +13,7 @@
 use std::sync::OnceLock;
 
 use crate::robots::RobotsTxt;
-use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::xxh3_128;
 
 /// The digests and template of one parsed body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,25 +31,26 @@ impl Copies {
     pub fn of(robots: &RobotsTxt<'_>) -> Copies {
         let mut ruleset = Vec::with_capacity(robots.body().len() / 2);
         robots.write_ruleset(&mut ruleset);
+        // a line of the ruleset per user-agent, rule, sitemap and other line
+        let lines = robots.user_agents().len()
+            + robots.rules().len()
+            + robots.sitemaps().len()
+            + robots.directives().len();
         Copies {
             body_digest: digest(robots.body()),
             ruleset_digest: digest(&ruleset),
-            template: Template::of(robots.body(), &ruleset),
+            template: Template::find(robots.body(), &ruleset, lines),
         }
     }
 }
 
-/// The first 128 bits of the SHA-256 of `bytes`, as 32 lower-case hex
-/// digits: what `sha256sum | cut -c1-32` prints for a file of those bytes.
+/// The 128-bit XXH3 hash of `bytes` as 32 lower-case hex digits, the
+/// canonical (big-endian) form `xxh128sum` prints. Non-cryptographic, and
+/// chosen for speed: SHA-256 cost ingest 3 % of its time on a CPU with
+/// SHA instructions, and 30 % of its instructions without them
+/// (BENCHMARKS.md, "Copies").
 pub fn digest(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = Sha256::digest(bytes);
-    let mut out = String::with_capacity(32);
-    for b in &hash[..16] {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 15)] as char);
-    }
-    out
+    format!("{:032x}", xxh3_128(bytes))
 }
 
 /// How a template's text must match a body.
@@ -82,7 +83,67 @@ pub struct Template {
     /// Where its text comes from.
     pub source: &'static str,
     /// Its ruleset's lines, with the `{PATH}` and `{ID}` placeholders.
-    lines: Vec<Vec<u8>>,
+    lines: Vec<TemplateLine>,
+}
+
+/// A line of a template's ruleset.
+#[derive(Debug, PartialEq, Eq)]
+enum TemplateLine {
+    /// This exact line.
+    Literal(Vec<u8>),
+    /// `head`, then what `slot` stands for, then `tail`.
+    Placeholder {
+        head: Vec<u8>,
+        slot: Slot,
+        tail: Vec<u8>,
+    },
+}
+
+/// What a placeholder stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// `{PATH}`: an install path, empty or `/` and more, no whitespace.
+    Path,
+    /// `{ID}`: a number.
+    Id,
+}
+
+impl Slot {
+    fn fits(self, s: &[u8]) -> bool {
+        match self {
+            Slot::Path => s.is_empty() || (s[0] == b'/' && !s.iter().any(u8::is_ascii_whitespace)),
+            Slot::Id => !s.is_empty() && s.iter().all(u8::is_ascii_digit),
+        }
+    }
+}
+
+impl TemplateLine {
+    /// The line of a template's ruleset, with at most one placeholder.
+    fn new(line: &[u8]) -> TemplateLine {
+        for (name, slot) in [(&b"{PATH}"[..], Slot::Path), (b"{ID}", Slot::Id)] {
+            if let Some(at) = find(line, name) {
+                return TemplateLine::Placeholder {
+                    head: line[..at].to_vec(),
+                    slot,
+                    tail: line[at + name.len()..].to_vec(),
+                };
+            }
+        }
+        TemplateLine::Literal(line.to_vec())
+    }
+
+    /// Whether a body's ruleset line is this line.
+    fn matches(&self, line: &[u8]) -> bool {
+        match self {
+            TemplateLine::Literal(l) => l == line,
+            TemplateLine::Placeholder { head, slot, tail } => {
+                line.len() >= head.len() + tail.len()
+                    && line.starts_with(head)
+                    && line.ends_with(tail)
+                    && slot.fits(&line[head.len()..line.len() - tail.len()])
+            }
+        }
+    }
 }
 
 /// Every template's text, by id (the ids of `data/templates/index.tsv`).
@@ -150,7 +211,7 @@ impl Template {
             lines: ruleset
                 .split(|&b| b == b'\n')
                 .filter(|l| !l.is_empty())
-                .map(<[u8]>::to_vec)
+                .map(TemplateLine::new)
                 .collect(),
         }
     }
@@ -158,53 +219,32 @@ impl Template {
     /// The first template `body` is, given its ruleset text (from
     /// [`RobotsTxt::write_ruleset`]).
     pub fn of(body: &[u8], ruleset: &[u8]) -> Option<&'static Template> {
-        let lines: Vec<&[u8]> = ruleset
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
-        Template::all().iter().find(|t| t.matches(body, &lines))
+        // every line of a ruleset ends in \n, and none is empty
+        let lines = ruleset.iter().filter(|&&b| b == b'\n').count();
+        Template::find(body, ruleset, lines)
     }
 
-    fn matches(&self, body: &[u8], lines: &[&[u8]]) -> bool {
+    /// [`Template::of`], given the ruleset's number of lines.
+    fn find(body: &[u8], ruleset: &[u8], lines: usize) -> Option<&'static Template> {
+        Template::all()
+            .iter()
+            .find(|t| t.matches(body, ruleset, lines))
+    }
+
+    fn matches(&self, body: &[u8], ruleset: &[u8], lines: usize) -> bool {
         let rules = match self.matching {
             Match::Blank => return body.trim_ascii().is_empty(),
-            Match::Exact => lines.len() == self.lines.len(),
-            Match::Prefix => lines.len() >= self.lines.len(),
+            Match::Exact => lines == self.lines.len(),
+            Match::Prefix => lines >= self.lines.len(),
         };
         rules
             && self
                 .lines
                 .iter()
-                .zip(lines)
-                .all(|(t, l)| line_matches(t, l))
+                .zip(ruleset.split(|&b| b == b'\n'))
+                .all(|(t, l)| t.matches(l))
             && self.marker.is_none_or(|m| contains(body, m.as_bytes()))
     }
-}
-
-/// A body line against a template line with at most one placeholder.
-fn line_matches(template: &[u8], line: &[u8]) -> bool {
-    for (name, ok) in [
-        (&b"{PATH}"[..], is_path as fn(&[u8]) -> bool),
-        (b"{ID}", is_number),
-    ] {
-        if let Some(at) = find(template, name) {
-            let (head, tail) = (&template[..at], &template[at + name.len()..]);
-            return line.len() >= head.len() + tail.len()
-                && line.starts_with(head)
-                && line.ends_with(tail)
-                && ok(&line[head.len()..line.len() - tail.len()]);
-        }
-    }
-    template == line
-}
-
-/// An install path: empty, or `/` and more, without whitespace.
-fn is_path(s: &[u8]) -> bool {
-    s.is_empty() || (s[0] == b'/' && !s.iter().any(u8::is_ascii_whitespace))
-}
-
-fn is_number(s: &[u8]) -> bool {
-    !s.is_empty() && s.iter().all(u8::is_ascii_digit)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -310,9 +350,13 @@ mod tests {
     }
 
     #[test]
-    fn digests_are_sha256_prefixes() {
-        // sha256("") = e3b0c442 98fc1c14 9afbf4c8 996fb924 ...
-        assert_eq!(digest(b""), "e3b0c44298fc1c149afbf4c8996fb924");
+    fn digests_are_xxh128() {
+        // what xxh128sum prints for an empty file and a small one
+        assert_eq!(digest(b""), "99aa06d3014798d86001c324468d497f");
+        assert_eq!(
+            digest(b"User-agent: *\nDisallow: /\n"),
+            "3a4c3497453a3310282f20871288b111"
+        );
         let c = Copies::of(&RobotsTxt::parse(b"User-agent: *\nDisallow: /\n"));
         assert_eq!(c.body_digest, digest(b"User-agent: *\nDisallow: /\n"));
         assert_eq!(c.ruleset_digest, digest(b"user-agent: *\ndisallow: /\n"));
