@@ -59,6 +59,7 @@ queries!(
     "crawler_bias",
     "line_counts",
     "size_histogram",
+    "templates",
     "top_user_agents" first 12,
     "sitemap_hosts" first 12,
     "nonstandard_directives" first 12,

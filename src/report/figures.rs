@@ -643,10 +643,17 @@ fn sizes(results: &Results) -> Figure {
     let lc = results.get("line_counts");
     let mut bins: Vec<(String, f64)> = (0..=MAX_LINES).map(|n| (n.to_string(), 0.0)).collect();
     bins.push((format!(">{MAX_LINES}"), 0.0));
+    // the template most captures of a line count are, and its share of them
+    let mut made_by: Vec<Option<(String, f64)>> = vec![None; bins.len()];
     for r in &lc.rows {
         let lines = lc.num(r, "lines") as i64;
         let i = lines.clamp(0, MAX_LINES + 1) as usize;
         bins[i].1 += lc.num(r, "share");
+        let template = lc.text(r, "template");
+        if i as i64 == lines && !template.is_empty() {
+            let part = lc.num(r, "template_captures") / lc.num(r, "captures");
+            made_by[i] = Some((template.to_owned(), part));
+        }
     }
     let mut peaks: Vec<usize> = (1..=MAX_LINES as usize).collect();
     peaks.sort_by(|a, b| bins[*b].1.total_cmp(&bins[*a].1));
@@ -654,7 +661,13 @@ fn sizes(results: &Results) -> Figure {
         .iter()
         .take(3)
         .filter(|i| bins[**i].1 > 0.0)
-        .map(|i| (*i, format!("{} lines", bins[*i].0)))
+        .map(|&i| match &made_by[i] {
+            Some((template, part)) if *part >= PEAK_TEMPLATE => (
+                i,
+                format!("{} lines: {template} {}", bins[i].0, svg::percent(*part)),
+            ),
+            _ => (i, format!("{} lines", bins[i].0)),
+        })
         .collect();
     let lines_svg = svg::histogram(
         "Lines per robots.txt",
@@ -710,6 +723,8 @@ fn sizes(results: &Results) -> Figure {
             x_title: "bytes (bins from the size shown to twice it)",
         },
     );
+    let tp = results.get("templates");
+    let latest_crawl = latest(tp);
     Figure {
         id: "sizes",
         title: "Sizes and line counts".to_owned(),
@@ -717,13 +732,22 @@ fn sizes(results: &Results) -> Figure {
             ("Lines".to_owned(), lines_svg),
             ("Bytes".to_owned(), size_svg),
         ],
-        definition: vec![format!(
-            "Share of the captures whose body was parsed as robots.txt (2xx), by lines (as \
+        definition: vec![
+            format!(
+                "Share of the captures whose body was parsed as robots.txt (2xx), by lines (as \
                  Google counts them; {MAX_LINES}+ in the last bin) and by payload bytes on a log \
                  scale (bins 1-2, 2-4, ... bytes; 0 apart). The three most frequent line counts \
-                 are labelled: sharp peaks are platform defaults (Dinzinger & Granitzer's 18-line \
-                 spike). Red: from the bin holding Google's 500 KiB limit (512,000 bytes), past which it does not read."
-        )],
+                 are labelled, with the platform default (template) most of their captures are \
+                 when at least {} are: sharp peaks are platform defaults (Dinzinger & \
+                 Granitzer's 18-line spike). Red: from the bin holding Google's 500 KiB limit \
+                 (512,000 bytes), past which it does not read.",
+                svg::percent(PEAK_TEMPLATE)
+            ),
+            "Templates: hosts whose robots.txt (their deciding capture, parsed) is a \
+             platform's default file, or starts with Cloudflare's managed block; blank: no \
+             known default (docs/templates.md)."
+                .to_owned(),
+        ],
         tables: vec![
             Shown::of(
                 "line_counts",
@@ -747,9 +771,35 @@ fn sizes(results: &Results) -> Figure {
                 usize::MAX,
                 |_| true,
             ),
+            Shown::of(
+                "templates",
+                tp,
+                &[
+                    "platform",
+                    "template",
+                    "hosts",
+                    "share",
+                    "rulesets",
+                    "example_host",
+                ],
+                match &latest_crawl {
+                    Some(c) => format!("{}, every template found", crawl_label(c)),
+                    None => "every template found".to_owned(),
+                },
+                usize::MAX,
+                |r| {
+                    latest_crawl
+                        .as_deref()
+                        .is_none_or(|c| tp.text(r, "crawl") == c)
+                },
+            ),
         ],
     }
 }
+
+/// A line-count peak is labelled with the template most of its captures
+/// are when at least this share of them are.
+const PEAK_TEMPLATE: f64 = 0.25;
 
 /// Bytes as 0, 512, 1K, 64K, 1M.
 fn bytes(n: f64) -> String {

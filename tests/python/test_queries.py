@@ -876,7 +876,7 @@ def test_crawler_bias(con):
 
 def test_line_counts(con, responses):
     cols, rows = run_query(con, "line_counts")
-    assert cols == ["lines", "captures", "share"]
+    assert cols == ["lines", "captures", "share", "template", "template_captures"]
     # Google's parser ends every line at a line ending (\r\n once), and
     # then emits what follows the last one as a line, even when empty.
     def google_line_count(body):
@@ -891,6 +891,15 @@ def test_line_counts(con, responses):
     assert agree >= 0.95 * len(parsed), agree
     assert got == dict(collections.Counter(lines.values()))
     shares_sum_to_one(rows)
+    # the template most captures of each line count are (ties: first name)
+    per = collections.defaultdict(collections.Counter)
+    for n, t in con.execute("SELECT lines, template FROM captures WHERE robots_parsed AND template IS NOT NULL"
+                            ).fetchall():
+        per[n][t] += 1
+    for r in rows:
+        ranked = sorted(per[r["lines"]].items(), key=lambda kv: (-kv[1], kv[0]))
+        assert (r["template"], r["template_captures"]) == (ranked[0] if ranked else (None, 0)), r
+    assert any(r["template"] == "wordpress-4.4" for r in rows)
 
 
 def test_size_histogram(con, responses):
