@@ -27,6 +27,10 @@ pub struct Args {
     /// beside this binary, python3].
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
+    /// Seconds the queries may take in all; then they are stopped and
+    /// the report fails (a month's crawl takes about an hour).
+    #[arg(long, value_name = "SECS", default_value_t = robostats::report::engine::DEFAULT_TIMEOUT.as_secs())]
+    timeout: u64,
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
@@ -61,7 +65,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         seen.push(canonical);
     }
     let started = std::time::Instant::now();
-    let engine = Engine::find(args.python.as_deref())?;
+    if args.timeout == 0 {
+        bail!("--timeout must be more than 0 seconds");
+    }
+    let engine = Engine::find(args.python.as_deref())?
+        .with_timeout(std::time::Duration::from_secs(args.timeout));
     let report = Report::build(&engine, &args.outs)?;
     write_replacing(&args.output, report.html().as_bytes())?;
     let mut written = vec![args.output.display().to_string()];

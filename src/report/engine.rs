@@ -8,9 +8,10 @@
 //! and building DuckDB's C++ would multiply the first build's time.
 
 use std::fmt;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -121,6 +122,9 @@ pub enum EngineError {
     Failed(PathBuf, String),
     /// A query failed in DuckDB.
     Query(&'static str, String),
+    /// The queries took longer than the time allowed (the Python process
+    /// was stopped).
+    TimedOut(PathBuf, Duration),
 }
 
 impl fmt::Display for EngineError {
@@ -147,17 +151,33 @@ impl fmt::Display for EngineError {
                 )
             }
             EngineError::Query(name, err) => write!(f, "query {name}.sql failed: {err}"),
+            EngineError::TimedOut(python, limit) => write!(
+                f,
+                "the queries took longer than {} s in {} and were stopped; allow more with \
+                 --timeout",
+                limit.as_secs(),
+                python.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for EngineError {}
 
-/// A Python interpreter that can import duckdb.
+/// A Python interpreter that can import duckdb, and how long its
+/// queries may take.
 #[derive(Clone, Debug)]
 pub struct Engine {
     python: PathBuf,
+    timeout: Duration,
 }
+
+/// How long the report's queries may take by default: a month's crawl
+/// takes about an hour on a laptop.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
+
+/// How long `import duckdb` may take when looking for a Python.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Deserialize)]
 struct Answer {
@@ -215,16 +235,14 @@ impl Engine {
     pub fn find(explicit: Option<&Path>) -> Result<Engine, EngineError> {
         let candidates = candidates(explicit);
         for python in &candidates {
-            let imports = Command::new(python)
-                .args(["-c", "import duckdb"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
+            let mut probe = Command::new(python);
+            probe.args(["-c", "import duckdb"]);
+            let imports = run_bounded(&mut probe, b"", PROBE_TIMEOUT)
+                .is_ok_and(|out| out.is_some_and(|o| o.status.success()));
             if imports {
                 return Ok(Engine {
                     python: python.clone(),
+                    timeout: DEFAULT_TIMEOUT,
                 });
             }
         }
@@ -234,6 +252,11 @@ impl Engine {
     /// The interpreter in use.
     pub fn python(&self) -> &Path {
         &self.python
+    }
+
+    /// The engine, its queries allowed `timeout` in all (then stopped).
+    pub fn with_timeout(self, timeout: Duration) -> Engine {
+        Engine { timeout, ..self }
     }
 
     /// Runs `views.sql` over the data sets `outs` (their tables read as
@@ -251,23 +274,11 @@ impl Engine {
                 .collect::<Vec<_>>(),
         });
         let python = &self.python;
-        let mut child = Command::new(python)
-            .args(["-c", BRIDGE])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
-        // The request is small (the SQL); the bridge reads it whole before
-        // it writes, so writing first cannot deadlock.
-        let mut stdin = child.stdin.take().expect("piped");
-        stdin
-            .write_all(request.to_string().as_bytes())
-            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
-        drop(stdin);
-        let output = child
-            .wait_with_output()
-            .map_err(|e| EngineError::Spawn(python.clone(), e))?;
+        let mut bridge = Command::new(python);
+        bridge.args(["-c", BRIDGE]);
+        let output = run_bounded(&mut bridge, request.to_string().as_bytes(), self.timeout)
+            .map_err(|e| EngineError::Spawn(python.clone(), e))?
+            .ok_or_else(|| EngineError::TimedOut(python.clone(), self.timeout))?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
             return Err(EngineError::Failed(
@@ -303,6 +314,56 @@ impl Engine {
 }
 
 /// The interpreters `Engine::find` tries, in order.
+/// Runs `command` with `input` on its standard input, and returns what
+/// it wrote and its status; `None` when it ran longer than `timeout` (it
+/// is then killed). Its input is written, and its outputs read, from
+/// threads of their own, so that no pipe can fill and stall it.
+fn run_bounded(
+    command: &mut Command,
+    input: &[u8],
+    timeout: Duration,
+) -> std::io::Result<Option<Output>> {
+    let deadline = Instant::now() + timeout;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_vec();
+    // A broken pipe (the child exits without reading) shows in its status.
+    let writer = std::thread::spawn(move || drop(stdin.write_all(&input)));
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            pipe.read_to_end(&mut buf).map(|_| buf)
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().expect("piped")));
+    let stderr = read(Box::new(child.stderr.take().expect("piped")));
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            // Killed and reaped. Its threads are left to end when the
+            // pipes close: a process it started could hold them open.
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = writer.join();
+    let stdout = stdout.join().expect("reader")?;
+    let stderr = stderr.join().expect("reader")?;
+    Ok(Some(Output {
+        status,
+        stdout,
+        stderr,
+    }))
+}
+
 fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Some(python) = explicit {
         return vec![python.to_owned()];
@@ -326,4 +387,32 @@ fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     }
     found.push(PathBuf::from("python3"));
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_that_runs_too_long_is_stopped() {
+        let started = Instant::now();
+        let mut sleep = Command::new("sh");
+        sleep.args(["-c", "sleep 30"]);
+        let out = run_bounded(&mut sleep, b"", Duration::from_millis(200)).unwrap();
+        assert!(out.is_none());
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn large_input_and_output_do_not_stall() {
+        let input = vec![b'x'; 4 << 20];
+        let mut cat = Command::new("sh");
+        cat.args(["-c", "cat; echo done >&2"]);
+        let out = run_bounded(&mut cat, &input, Duration::from_secs(60))
+            .unwrap()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(out.stdout, input);
+        assert_eq!(out.stderr, b"done\n");
+    }
 }

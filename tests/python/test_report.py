@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -165,6 +166,22 @@ def test_clear_errors(tmp_path):
                            "--python", "/nonexistent/python3"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "pip install duckdb" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_queries_that_run_too_long_are_stopped(all_samples, tmp_path):
+    """A Python whose queries never end: the report stops it at --timeout
+    and says so, and writes nothing."""
+    python = tmp_path / "slow-python"
+    python.write_text('#!/bin/sh\n[ "$2" = "import duckdb" ] && exit 0\nexec sleep 600\n')
+    python.chmod(0o755)
+    started = time.monotonic()
+    proc = subprocess.run([str(BIN), "report", str(all_samples), "-o", str(tmp_path / "r.html"),
+                           "--python", str(python), "--timeout", "2"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "longer than 2 s" in proc.stderr and "--timeout" in proc.stderr, \
+        proc.stderr
+    assert time.monotonic() - started < 30
     assert not (tmp_path / "r.html").exists()
 
 
