@@ -61,6 +61,8 @@ queries!(
     "line_counts",
     "size_histogram",
     "templates",
+    "duplicate_bodies",
+    "template_ai_blocking",
     "top_user_agents" first 12,
     "sitemap_hosts" first 12,
     "nonstandard_directives" first 12,

@@ -93,6 +93,7 @@ pub fn all(results: &Results) -> Vec<Figure> {
         sizes(results),
         names(results),
         preferences(results),
+        copies(results),
     ]
 }
 
@@ -1046,6 +1047,121 @@ fn preferences(results: &Results) -> Figure {
                 "the AI crawlers drawn",
                 usize::MAX,
                 |r| ai(r) && kept.iter().any(|k| k == pc.text(r, "agent")),
+            ),
+        ],
+    }
+}
+
+/// The crawler figure 9 shows by template.
+const COPIES_AGENT: &str = "GPTBot";
+
+fn copies(results: &Results) -> Figure {
+    let tp = results.get("templates");
+    let crawl = latest(tp);
+    let in_crawl =
+        |t: &Table, r: &[Value]| crawl.as_deref().is_none_or(|c| t.text(r, "crawl") == c);
+    let name = |t: &Table, r: &[Value]| match t.text(r, "template") {
+        "" => "no default".to_owned(),
+        template => template.to_owned(),
+    };
+    let defaults: Vec<(String, f64)> = tp
+        .rows
+        .iter()
+        .filter(|r| in_crawl(tp, r) && !tp.text(r, "template").is_empty())
+        .map(|r| (name(tp, r), tp.num(r, "share")))
+        .collect();
+    let ab = results.get("template_ai_blocking");
+    let blocked: Vec<(String, f64)> = ab
+        .rows
+        .iter()
+        .filter(|r| in_crawl(ab, r) && ab.text(r, "agent") == COPIES_AGENT)
+        .map(|r| (name(ab, r), ab.num(r, "blocked_share")))
+        .collect();
+    let db = results.get("duplicate_bodies");
+    let label = crawl.as_deref().map_or_else(String::new, crawl_label);
+    let summary = db
+        .rows
+        .iter()
+        .find(|r| in_crawl(db, r))
+        .map(|r| {
+            format!(
+                "In {label}, {} robots.txt captures held {} distinct bodies; the {} hosts \
+                 with one served {} distinct rulesets. {} of the hosts serve a ruleset at \
+                 least one other host serves, {} one at least 10 others serve, and the 10 most \
+                 common rulesets are {} of the hosts.",
+                svg::count(db.num(r, "captures")),
+                svg::count(db.num(r, "bodies")),
+                svg::count(db.num(r, "hosts")),
+                svg::count(db.num(r, "host_rulesets")),
+                svg::percent(db.num(r, "shared_1_share")),
+                svg::percent(db.num(r, "shared_10_share")),
+                svg::percent(db.num(r, "top10_share")),
+            )
+        })
+        .unwrap_or_default();
+    Figure {
+        id: "copies",
+        title: format!("Copies and platform defaults, {label}"),
+        charts: vec![
+            (
+                "Hosts per platform default".to_owned(),
+                svg::bars(
+                    "Share of hosts serving each default",
+                    &defaults,
+                    colour::BLUE,
+                    true,
+                ),
+            ),
+            (
+                format!("{COPIES_AGENT} shut out, by default"),
+                svg::bars(
+                    &format!("Share of hosts disallowing {COPIES_AGENT} everything"),
+                    &blocked,
+                    colour::VERMILLION,
+                    true,
+                ),
+            ),
+        ],
+        definition: vec![
+            summary,
+            format!(
+                "A host's robots.txt is its deciding capture (figure 1), when it is a parsed 2xx \
+                 body. A ruleset is what a file says to crawlers, without comments, blank lines, \
+                 key spelling or sitemap hosts; a default is a platform's own file (WordPress, \
+                 Yoast, Shopify, Wix, Squarespace, Blogger, Drupal, Joomla, Ghost, Cloudflare's \
+                 managed block in front of a site's lines, the empty file), matched on its \
+                 ruleset (docs/templates.md). Above: the share of hosts with a robots.txt \
+                 serving each default (the others serve none). Below: the share of each \
+                 default's hosts whose rules disallow {COPIES_AGENT} every path, next to the \
+                 hosts that serve no default: whether a platform or a site's owner decided."
+            ),
+        ],
+        tables: vec![
+            Shown::of(
+                "duplicate_bodies",
+                db,
+                &[
+                    "crawl",
+                    "captures",
+                    "bodies",
+                    "rulesets",
+                    "hosts",
+                    "host_rulesets",
+                    "shared_1_share",
+                    "shared_10_share",
+                    "top10_share",
+                ],
+                "every crawl",
+                usize::MAX,
+                |_| true,
+            ),
+            Shown::of(
+                "template_ai_blocking",
+                ab,
+                &["template", "hosts", "blocked", "blocked_share"],
+                format!("{COPIES_AGENT}, {label}"),
+                usize::MAX,
+                |r| in_crawl(ab, r) && ab.text(r, "agent") == COPIES_AGENT,
             ),
         ],
     }

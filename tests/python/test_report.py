@@ -18,7 +18,7 @@ import pytest
 
 from conftest import BIN, ROOT, TABLES, connect, ingest, run_query
 
-FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences"]
+FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences", "copies"]
 
 
 class Tables(HTMLParser):

@@ -305,3 +305,22 @@ def test_content_usage_headers(licences):
         {"content_usage_header": "train-ai=n, search=y", "captures": 1, "hosts": 1, "parsed_captures": 1,
          "with_usage_lines": 0},
     ]
+
+
+def test_the_report_draws_the_copies(copies, tmp_path):
+    """Figure 9 of the report on the generated copies: drawn from data,
+    every table cell its query's, Cloudflare's block shutting GPTBot out;
+    figure 6 names its tallest line-count peak after WordPress's default."""
+    from conftest import BIN
+    from test_report import check_tables
+    out = copies[0]
+    html, figures = tmp_path / "r.html", tmp_path / "figures"
+    proc = subprocess.run([str(BIN), "report", str(out), "-o", str(html), "--figures", str(figures), "-q"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    checked = check_tables(html, out)
+    assert {"duplicate_bodies", "templates", "template_ai_blocking", "line_counts"} <= checked
+    svgs = sorted(figures.glob("09-copies-*.svg"))
+    assert len(svgs) == 2 and all("no data" not in p.read_text() for p in svgs)
+    assert "cloudflare-managed: 100 %" in svgs[1].read_text()
+    assert "lines: wordpress-5.5" in (figures / "06-sizes-1.svg").read_text()
