@@ -66,12 +66,13 @@ fuzz_target!(|data: &[u8]| {
     });
     let crlf_robots = crlf.as_deref().map(RobotsTxt::parse);
     let mut ruleset = Vec::new();
-    robots.write_ruleset(&mut ruleset);
+    let written = robots.write_ruleset(&mut ruleset);
     let keyed = robots.user_agents().len()
         + robots.rules().len()
         + robots.sitemaps().len()
         + robots.directives().len();
     assert_eq!(ruleset.iter().filter(|&&b| b == b'\n').count(), keyed);
+    assert_eq!(written, keyed);
     // the digests and template: no panic, and the CRLF twin has the ruleset
     let copies = robostats_rows::classify::copies::Copies::of(&robots);
     if let Some(c) = &crlf_robots {

@@ -13,6 +13,7 @@ use crate::parse::RobotsTxt;
 impl RobotsTxt<'_> {
     /// Appends the canonical text of the file's ruleset to `out`: one line
     /// `name: value\n` per line Google reads a key on, in file order.
+    /// Returns the number of lines appended.
     ///
     /// - `name` is the key as Google reads it: `user-agent`, `allow`,
     ///   `disallow`, `sitemap` (whatever the case or accepted typo), and
@@ -29,12 +30,12 @@ impl RobotsTxt<'_> {
     /// let a = RobotsTxt::parse(b"User-agent: *\r\nDisallow: /wp-admin/ # core\r\n\r\nSitemap: https://a.example/wp-sitemap.xml\r\n");
     /// let b = RobotsTxt::parse(b"# WordPress\nuseragent: *\ndisallow: /wp-admin/\nSITEMAP: http://b.example/wp-sitemap.xml");
     /// let (mut x, mut y) = (Vec::new(), Vec::new());
-    /// a.write_ruleset(&mut x);
-    /// b.write_ruleset(&mut y);
+    /// assert_eq!(a.write_ruleset(&mut x), 3);
+    /// assert_eq!(b.write_ruleset(&mut y), 3);
     /// assert_eq!(x, y);
     /// assert_eq!(x, b"user-agent: *\ndisallow: /wp-admin/\nsitemap: /wp-sitemap.xml\n");
     /// ```
-    pub fn write_ruleset(&self, out: &mut Vec<u8>) {
+    pub fn write_ruleset(&self, out: &mut Vec<u8>) -> usize {
         // Every line with a key is in exactly one of the four lists, each
         // in file order: merge them by line number (no sort, nothing
         // allocated but `out`). Runs of rules, most of a file, are
@@ -61,7 +62,7 @@ impl RobotsTxt<'_> {
                 r += 1;
             }
             if others == u32::MAX {
-                break;
+                return uas.len() + rules.len() + sitemaps.len() + directives.len();
             } else if others == lu {
                 push_line(out, Key::UserAgent.as_str().as_bytes(), uas[u].value);
                 u += 1;

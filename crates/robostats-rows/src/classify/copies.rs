@@ -30,16 +30,11 @@ impl Copies {
     /// The digests and template of `robots`, a parsed body.
     pub fn of(robots: &RobotsTxt<'_>) -> Copies {
         let mut ruleset = Vec::with_capacity(robots.body().len() / 2);
-        robots.write_ruleset(&mut ruleset);
-        // a line of the ruleset per user-agent, rule, sitemap and other line
-        let lines = robots.user_agents().len()
-            + robots.rules().len()
-            + robots.sitemaps().len()
-            + robots.directives().len();
+        let lines = robots.write_ruleset(&mut ruleset);
         Copies {
             body_digest: digest(robots.body()),
             ruleset_digest: digest(&ruleset),
-            template: Template::find(robots.body(), &ruleset, lines),
+            template: Template::of(robots.body(), &ruleset, lines),
         }
     }
 }
@@ -216,16 +211,10 @@ impl Template {
         }
     }
 
-    /// The first template `body` is, given its ruleset text (from
-    /// [`RobotsTxt::write_ruleset`]).
-    pub fn of(body: &[u8], ruleset: &[u8]) -> Option<&'static Template> {
-        // every line of a ruleset ends in \n, and none is empty
-        let lines = ruleset.iter().filter(|&&b| b == b'\n').count();
-        Template::find(body, ruleset, lines)
-    }
-
-    /// [`Template::of`], given the ruleset's number of lines.
-    fn find(body: &[u8], ruleset: &[u8], lines: usize) -> Option<&'static Template> {
+    /// The first template `body` is, given its ruleset text and that
+    /// text's number of lines (what [`RobotsTxt::write_ruleset`] writes and
+    /// returns).
+    pub fn of(body: &[u8], ruleset: &[u8], lines: usize) -> Option<&'static Template> {
         Template::all()
             .iter()
             .find(|t| t.matches(body, ruleset, lines))
