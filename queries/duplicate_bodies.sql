@@ -17,7 +17,7 @@ WITH per_capture AS (
     WHERE robots_parsed
     GROUP BY crawl
 ),
-hosts AS (
+hosts AS MATERIALIZED (
     SELECT crawl, body_digest, ruleset_digest
     FROM crawl_hosts
     WHERE robots_parsed
@@ -36,11 +36,15 @@ per_host AS (
            sum(hosts) FILTER (WHERE rank <= 10) / sum(hosts) AS top10_share
     FROM rulesets
     GROUP BY crawl
+),
+host_bodies AS (
+    SELECT crawl, count(DISTINCT body_digest) AS host_bodies FROM hosts GROUP BY crawl
 )
 SELECT c.crawl, c.captures, c.bodies, c.rulesets, coalesce(h.hosts, 0)::BIGINT AS hosts,
-       (SELECT count(DISTINCT body_digest) FROM hosts b WHERE b.crawl IS NOT DISTINCT FROM c.crawl) AS host_bodies,
+       coalesce(b.host_bodies, 0) AS host_bodies,
        coalesce(h.host_rulesets, 0) AS host_rulesets, coalesce(h.shared_1_share, 0) AS shared_1_share,
        h.shared_10_share, h.shared_1000_share, h.top10_share
 FROM per_capture c
 LEFT JOIN per_host h ON h.crawl IS NOT DISTINCT FROM c.crawl
+LEFT JOIN host_bodies b ON b.crawl IS NOT DISTINCT FROM c.crawl
 ORDER BY c.crawl;
