@@ -44,6 +44,7 @@ from multiprocessing import Pool
 from .config import GOOGLE_LIMIT
 from .copiesplan import check_kinds, host_body, plan_copies
 from .crawlplan import date_captures
+from .crawls import file_stats
 from .hosts import Site
 from .pages import PagePool
 from .plan import Fetch
@@ -123,13 +124,7 @@ def write_file(job):
         rows.append(copies_row(name, cap, reply, keys, facts))
     writer.close()
     os.replace(path + ".part", path)
-    stats = {"file": name, "crawl": f.crawl, "seed": seed, "copies": True, "fetches": len(f.captures),
-             "records": 2 * len(f.captures) + 1, "uncompressed_bytes": writer.raw_bytes,
-             "compressed_bytes": os.path.getsize(path)}
-    if scale > 1:
-        stats["scale"] = scale
-    for group in sorted(facts):
-        stats[group] = dict(sorted(facts[group].items()))
+    stats = file_stats(name, f.crawl, seed, "copies", len(f.captures), writer, path, scale, facts)
     return stats, time.time() - t0, "".join("\t".join(row) + "\n" for row in rows)
 
 

@@ -126,14 +126,20 @@ def write_file(rng, seed, c, f, ips, out_dir, scale):
             facts["truncated"]["disconnect"] += 1
     writer.close()
     os.replace(path + ".part", path)
-    stats = {"file": name, "crawl": crawl, "seed": seed, "crawls": True, "fetches": len(f.captures),
-             "records": 2 * len(f.captures) + 1, "uncompressed_bytes": writer.raw_bytes,
+    return file_stats(name, crawl, seed, "crawls", len(f.captures), writer, path, scale, facts), time.time() - t0
+
+
+def file_stats(name, crawl, seed, mode, fetches, writer, path, scale, facts):
+    """The --stats object of a finished file of a --crawls or --copies
+    (`mode`) run: its counts, sizes and category counts."""
+    stats = {"file": name, "crawl": crawl, "seed": seed, mode: True, "fetches": fetches,
+             "records": 2 * fetches + 1, "uncompressed_bytes": writer.raw_bytes,
              "compressed_bytes": os.path.getsize(path)}
     if scale > 1:
         stats["scale"] = scale
     for group in sorted(facts):
         stats[group] = dict(sorted(facts[group].items()))
-    return stats, time.time() - t0
+    return stats
 
 
 def capture_site(rng, cap, ips):
