@@ -19,20 +19,30 @@
 CREATE OR REPLACE VIEW captures AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/captures/*.parquet');
 
-CREATE OR REPLACE VIEW user_agents AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/user_agents/*.parquet');
+CREATE OR REPLACE VIEW bodies AS
+    SELECT body_digest, min(writer) AS writer, arg_min(bytes, writer) AS bytes
+    FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/bodies/*.parquet')
+    GROUP BY body_digest;
 
-CREATE OR REPLACE VIEW rules AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/rules/*.parquet');
+CREATE OR REPLACE VIEW body_user_agents AS
+    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_user_agents/*.parquet') t
+    SEMI JOIN bodies b USING (body_digest, writer);
 
-CREATE OR REPLACE VIEW sitemaps AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/sitemaps/*.parquet');
+CREATE OR REPLACE VIEW body_rules AS
+    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_rules/*.parquet') t
+    SEMI JOIN bodies b USING (body_digest, writer);
 
-CREATE OR REPLACE VIEW directives AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/directives/*.parquet');
+CREATE OR REPLACE VIEW body_sitemaps AS
+    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_sitemaps/*.parquet') t
+    SEMI JOIN bodies b USING (body_digest, writer);
 
-CREATE OR REPLACE VIEW preference_statements AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/preference_statements/*.parquet');
+CREATE OR REPLACE VIEW body_directives AS
+    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_directives/*.parquet') t
+    SEMI JOIN bodies b USING (body_digest, writer);
+
+CREATE OR REPLACE VIEW body_preference_statements AS
+    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_preference_statements/*.parquet') t
+    SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW named_verdicts AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/named_verdicts/*.parquet');
@@ -48,6 +58,36 @@ CREATE OR REPLACE VIEW errors AS
 
 CREATE OR REPLACE VIEW agents AS
     SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/agents/*.parquet');
+
+-- user_agents: body_user_agents joined to every capture of the body
+CREATE OR REPLACE VIEW user_agents AS
+    SELECT c.warc_filename, c.warc_record_offset, t."group", t."aipref_group", t."line", t."key", t."value", t."product_token", t."is_global", t."is_typo"
+    FROM captures c
+    JOIN body_user_agents t ON t.body_digest = c.body_digest;
+
+-- rules: body_rules joined to every capture of the body
+CREATE OR REPLACE VIEW rules AS
+    SELECT c.warc_filename, c.warc_record_offset, t."group", t."line", t."kind", t."key", t."value", t."pattern", t."priority", t."has_wildcard", t."has_end_anchor", t."is_empty", t."is_typo", t."in_global_group"
+    FROM captures c
+    JOIN body_rules t ON t.body_digest = c.body_digest;
+
+-- sitemaps: body_sitemaps joined to every capture of the body
+CREATE OR REPLACE VIEW sitemaps AS
+    SELECT c.warc_filename, c.warc_record_offset, t."line", t."key", t."url", t."is_valid", t."url_host_name", t.url_host_name = c.url_host_name AS same_host, t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain, t."is_typo"
+    FROM captures c
+    JOIN body_sitemaps t ON t.body_digest = c.body_digest;
+
+-- directives: body_directives joined to every capture of the body
+CREATE OR REPLACE VIEW directives AS
+    SELECT c.warc_filename, c.warc_record_offset, t."line", t."group", t."key", t."name", t."value", t."known_elsewhere", t."typo_of"
+    FROM captures c
+    JOIN body_directives t ON t.body_digest = c.body_digest;
+
+-- preference_statements: body_preference_statements joined to every capture of the body
+CREATE OR REPLACE VIEW preference_statements AS
+    SELECT c.warc_filename, c.warc_record_offset, t."line", t."directive", t."key", t."google_group", t."aipref_group", t."in_cloudflare_block", t."path", t."dictionary", t."label", t."value", t."preference", t."is_overridden", t."status", t."parse_error"
+    FROM captures c
+    JOIN body_preference_statements t ON t.body_digest = c.body_digest;
 
 -- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope
 CREATE OR REPLACE VIEW agent_verdicts AS

@@ -34,12 +34,14 @@ def tables(out: Path) -> set[str]:
     return {p.parent.name for p in out.glob("*/*.parquet") if not p.parent.name.startswith((".", "_"))}
 
 
-def sources(con, side: str, out: Path, views: Path = VIEWS) -> dict[str, str]:
-    """Every table of `out` and the derived views it lacks as a table (made
-    by the queries of `views`), as something to SELECT from."""
+def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[str, str]:
+    """Every table of `out`, and the derived views and `wanted` names it
+    lacks as a table (made by the queries of `views`: rules, a table before
+    it became a view of body_rules joined to the captures), as something to
+    SELECT from."""
     found = {t: f"read_parquet('{out}/{t}/*.parquet')" for t in tables(out)}
     sql = views.read_text()
-    missing = [v for v in DERIVED if v not in found and f"VIEW {v} AS" in sql]
+    missing = [v for v in dict.fromkeys((*DERIVED, *sorted(wanted))) if v not in found and f"VIEW {v} AS" in sql]
     if missing and (out / "named_verdicts").is_dir():
         con.execute("SET VARIABLE robostats_out = ?", [str(out)])
         con.execute(sql)
@@ -62,7 +64,8 @@ def main() -> int:
         table, _, condition = e.partition(":")
         excluded[table] = condition
     con = duckdb.connect()
-    src = {"a": sources(con, "a", args.a, args.views_a), "b": sources(con, "b", args.b)}
+    names = tables(args.a) | tables(args.b)
+    src = {"a": sources(con, "a", args.a, args.views_a, names), "b": sources(con, "b", args.b, VIEWS, names)}
     same = True
     for table in sorted(src["a"]):
         if table not in src["b"]:

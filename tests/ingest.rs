@@ -33,8 +33,38 @@ pub fn temp_out(name: &str) -> PathBuf {
     dir
 }
 
-/// Every row of a table, as text, sorted.
+/// Every row of a table, as text, sorted. A table stored once per body
+/// is read as the views read it: each body's rows of its smallest writer
+/// in `bodies`, without the writer (which differs from run to run).
 pub fn rows(out: &Path, table: Table) -> Vec<String> {
+    if !table.per_body() {
+        return raw_rows(out, table);
+    }
+    let mut chosen: BTreeMap<String, i64> = BTreeMap::new();
+    for row in raw_rows(out, Table::Bodies) {
+        let mut cells = row.split('\t');
+        let digest = cells.next().unwrap().to_owned();
+        let writer: i64 = cells.next().unwrap().parse().unwrap();
+        let w = chosen.entry(digest).or_insert(writer);
+        *w = (*w).min(writer);
+    }
+    let mut rows: Vec<String> = raw_rows(out, table)
+        .into_iter()
+        .filter_map(|row| {
+            let mut cells: Vec<&str> = row.split('\t').collect();
+            let writer: i64 = cells[1].parse().unwrap();
+            (chosen.get(cells[0]) == Some(&writer)).then(|| {
+                cells.remove(1);
+                cells.join("\t")
+            })
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Every row of a table's part files, as text, sorted.
+pub fn raw_rows(out: &Path, table: Table) -> Vec<String> {
     let mut rows = Vec::new();
     let Ok(dir) = fs::read_dir(out.join(table.name())) else {
         return rows;

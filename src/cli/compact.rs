@@ -64,8 +64,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         before += r.files_before;
         after += r.files_after;
         if r.files_before != r.files_after {
+            let dropped = if r.rows_dropped > 0 {
+                format!("; {} rows of bodies stored twice left out", r.rows_dropped)
+            } else {
+                String::new()
+            };
             println!(
-                "{}: {} part files -> {} ({} rows moved)",
+                "{}: {} part files -> {} ({} rows moved{dropped})",
                 r.table, r.files_before, r.files_after, r.rows_merged
             );
         }

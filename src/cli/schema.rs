@@ -5,7 +5,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use robostats::classify::{Table, View};
+use robostats::classify::{Table, View, body_view_sql, capture_view_columns, capture_view_sql};
 use robostats::table::Column;
 
 #[derive(Debug, clap::Args)]
@@ -31,9 +31,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
-    let tables = Table::ALL.iter().map(|t| (t.name(), "", t.columns()));
-    let views = View::ALL.iter().map(|v| (v.name(), " (view)", v.columns()));
-    for (name, what, columns) in tables.chain(views) {
+    let tables = Table::ALL
+        .iter()
+        .map(|t| (t.name(), "", t.columns().to_vec()));
+    let lines = Table::ALL.iter().filter_map(|&t| {
+        let view = t.capture_view()?;
+        Some((view, " (view)", capture_view_columns(t)))
+    });
+    let views = View::ALL
+        .iter()
+        .map(|v| (v.name(), " (view)", v.columns().to_vec()));
+    for (name, what, columns) in tables.chain(lines).chain(views) {
         if markdown {
             writeln!(out, "#### `{name}`{what}\n")?;
             writeln!(out, "| column | type | description |")?;
@@ -41,7 +49,7 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
         } else {
             writeln!(out, "{name}{what}")?;
         }
-        for c in columns {
+        for c in &columns {
             let null = if c.nullable { "" } else { " NOT NULL" };
             if markdown {
                 writeln!(
@@ -70,14 +78,33 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 /// One view per table over `OUT/<table>/*.parquet`, `OUT` being the DuckDB
 /// variable `robostats_out` (default `out`), then the views derived from
 /// them.
+///
+/// The tables stored once per body read one writer's rows per body
+/// ([`body_view_sql`]), and each of their line tables makes a view joined
+/// to the captures ([`capture_view_sql`]: `rules` for `body_rules`).
 fn views(out: &mut impl Write) -> io::Result<()> {
     for &table in Table::ALL {
-        writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
-        writeln!(
-            out,
-            "    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/{}/*.parquet');\n",
+        let source = format!(
+            "read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/{}/*.parquet')",
             table.name()
-        )?;
+        );
+        writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
+        if table.per_body() {
+            writeln!(out, "{};\n", body_view_sql(table, &source))?;
+        } else {
+            writeln!(out, "    SELECT * FROM {source};\n")?;
+        }
+    }
+    for &table in Table::ALL {
+        if let Some(view) = table.capture_view() {
+            writeln!(
+                out,
+                "-- {view}: {} joined to every capture of the body",
+                table.name()
+            )?;
+            writeln!(out, "CREATE OR REPLACE VIEW {view} AS")?;
+            writeln!(out, "{};\n", capture_view_sql(table))?;
+        }
     }
     for &view in View::ALL {
         writeln!(

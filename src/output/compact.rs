@@ -22,16 +22,20 @@
 //! lists for inputs that are done, and earlier compactions' files. Part
 //! files of failed or unfinished inputs stay as they are, so that a later
 //! `ingest` can still redo those inputs (it deletes their part files by
-//! name first).
+//! name first). The part files of the tables stored once per body are
+//! final once published (they belong to no input); merging them keeps
+//! one writer's rows per body, the one the views read
+//! (`dataset::bodies`): a body two runs wrote is stored once after.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use arrow_array::RecordBatch;
+use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::Schema;
+use arrow_select::filter::filter_record_batch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
@@ -39,7 +43,8 @@ use crate::classify::Table;
 use crate::output::batch::schema_of;
 use crate::output::dataset::manifest::{CompactLine, Line, Merged};
 use crate::output::dataset::{
-    At, Dataset, InputStatus, Op, OutputError, PartFile, is_finished_part, short_hash, sync_dir,
+    At, Dataset, InputStatus, Op, OutputError, PartFile, bodies, is_finished_part, short_hash,
+    sync_dir,
 };
 
 /// What `compact` does.
@@ -63,6 +68,9 @@ pub struct TableReport {
     pub files_after: usize,
     /// Rows moved into new files.
     pub rows_merged: u64,
+    /// Rows of a body's second writer (or of a writer without a `bodies`
+    /// row) left out of the new files: rows the views never read.
+    pub rows_dropped: u64,
 }
 
 /// The prefix of the files a compaction writes.
@@ -88,6 +96,13 @@ struct Merge {
     table: Table,
     sources: Vec<PathBuf>,
     target: PathBuf,
+}
+
+/// What a merge wrote.
+#[derive(Clone, Copy, Debug, Default)]
+struct Moved {
+    rows: u64,
+    dropped: u64,
 }
 
 /// Compacts the data set under `out`.
@@ -116,6 +131,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
             files_before: parts.len(),
             files_after: parts.len() - merged_away,
             rows_merged: 0,
+            rows_dropped: 0,
         });
         for (seq, sources) in groups.into_iter().enumerate() {
             let target = staging_dir(&dataset, table)
@@ -130,7 +146,12 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
     if merges.is_empty() {
         return Ok(reports);
     }
-    let written = write_merges(&merges, options.threads)
+    let chosen = if merges.iter().any(|m| m.table.per_body()) {
+        bodies::chosen_writers(dataset.dir())?
+    } else {
+        HashMap::new()
+    };
+    let written = write_merges(&merges, &chosen, options.threads)
         .and_then(|rows| swap_in_all(&dataset, &merges, &rows, &mut reports, started));
     if written.is_err() {
         // Best effort: the next `compact` deletes them anyway, but a full
@@ -191,7 +212,8 @@ fn list_parts(
         }
         if is_finished_part(&name) {
             let size = entry.metadata().at(Op::ListDir, &path)?.len();
-            let is_final = fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
+            let is_final =
+                table.per_body() || fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
             parts.push(PartInfo {
                 path,
                 size,
@@ -229,17 +251,37 @@ pub fn plan_merges(parts: &[PartInfo], target_bytes: u64) -> Vec<Vec<PathBuf>> {
     groups
 }
 
-/// Writes every merged file, in parallel; returns their rows.
-fn write_merges(merges: &[Merge], threads: usize) -> Result<Vec<u64>, OutputError> {
+/// Writes every merged file, in parallel; returns what each moved.
+fn write_merges(
+    merges: &[Merge],
+    chosen: &HashMap<u128, i64>,
+    threads: usize,
+) -> Result<Vec<Moved>, OutputError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .map_err(|e| OutputError::Threads(e.to_string()))?;
-    pool.install(|| merges.par_iter().map(merge).collect())
+    pool.install(|| merges.par_iter().map(|m| merge(m, chosen)).collect())
 }
 
-/// Writes one merged file into the staging directory; returns its rows.
-fn merge(m: &Merge) -> Result<u64, OutputError> {
+/// The rows of `batch` (of a table stored once per body) whose writer is
+/// the one `chosen` for their body; `None` if its key columns are not
+/// `(body_digest, writer)`.
+fn chosen_rows(batch: &RecordBatch, chosen: &HashMap<u128, i64>) -> Option<RecordBatch> {
+    let keep: BooleanArray = bodies::keys(batch)?
+        .into_iter()
+        .map(|(digest, writer)| {
+            let writer_chosen = digest.and_then(|d| chosen.get(&d));
+            Some(writer_chosen.is_some_and(|w| Some(*w) == writer))
+        })
+        .collect();
+    filter_record_batch(batch, &keep).ok()
+}
+
+/// Writes one merged file into the staging directory; returns what it
+/// moved. The rows of a table stored once per body are only the chosen
+/// writer's of each body (`chosen`).
+fn merge(m: &Merge, chosen: &HashMap<u128, i64>) -> Result<Moved, OutputError> {
     // The table's schema as this version declares it: part files of older
     // versions may describe their columns in other words (field metadata),
     // which does not keep them from being merged; other columns do.
@@ -247,6 +289,7 @@ fn merge(m: &Merge) -> Result<u64, OutputError> {
     let mut writer = PartFile::create(m.table, m.target.clone(), schema.clone())?
         .with_row_group_bytes(COMPACT_ROW_GROUP_BYTES);
     let mut expected = 0u64;
+    let mut dropped = 0u64;
     for source in &m.sources {
         let file = File::open(source).at(Op::ReadPart, source)?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(Op::ReadPart, source)?;
@@ -262,9 +305,22 @@ fn merge(m: &Merge) -> Result<u64, OutputError> {
             .build()
             .at(Op::ReadPart, source)?;
         for batch in reader {
-            let batch = batch
+            let mut batch = batch
                 .and_then(|b| RecordBatch::try_new(schema.clone(), b.columns().to_vec()))
                 .map_err(|e| OutputError::io(Op::ReadPart, source, io::Error::other(e)))?;
+            if m.table.per_body() {
+                let read = batch.num_rows();
+                batch = chosen_rows(&batch, chosen).ok_or_else(|| {
+                    OutputError::io(
+                        Op::ReadPart,
+                        source,
+                        io::Error::other("not a body table: (body_digest, writer) expected"),
+                    )
+                })?;
+                let left_out = (read - batch.num_rows()) as u64;
+                dropped += left_out;
+                expected -= left_out;
+            }
             writer.write(&batch)?;
         }
     }
@@ -276,7 +332,10 @@ fn merge(m: &Merge) -> Result<u64, OutputError> {
             read: expected,
         });
     }
-    Ok(summary.rows)
+    Ok(Moved {
+        rows: summary.rows,
+        dropped,
+    })
 }
 
 /// The same column names, types and nullability (descriptions aside).
@@ -293,7 +352,7 @@ fn same_columns(a: &Schema, b: &Schema) -> bool {
 fn swap_in_all(
     dataset: &Dataset,
     merges: &[Merge],
-    rows: &[u64],
+    moved: &[Moved],
     reports: &mut [TableReport],
     started: Instant,
 ) -> Result<(), OutputError> {
@@ -301,13 +360,19 @@ fn swap_in_all(
     for (&table, report) in Table::ALL.iter().zip(reports) {
         let table_merges: Vec<(&Merge, u64)> = merges
             .iter()
-            .zip(rows.iter().copied())
+            .zip(moved.iter().map(|m| m.rows))
             .filter(|(m, _)| m.table == table)
             .collect();
         if table_merges.is_empty() {
             continue;
         }
         report.rows_merged = table_merges.iter().map(|(_, r)| r).sum();
+        report.rows_dropped = merges
+            .iter()
+            .zip(moved)
+            .filter(|(m, _)| m.table == table)
+            .map(|(_, moved)| moved.dropped)
+            .sum();
         let merged: HashSet<&PathBuf> = table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
         swap_in(dataset, table, &merged)?;
         let table_dir = dataset.table_dir(table);

@@ -1,11 +1,23 @@
 //! The lanes of an input: one per worker, each with its own builders and
 //! part files, so workers never wait for each other.
+//!
+//! A lane writes two kinds of part files: the input's (named after it,
+//! deleted with it when it is done again) and those of the tables stored
+//! once per body (`bodies`, `body_rules`, ...), named after the input and
+//! a random *writer*, which outlive it. A body's rows are written by the
+//! first lane of the run that meets it ([`Bodies`]), unless they are
+//! stored already.
 
-use std::sync::Mutex;
+use std::collections::HashSet;
+use std::hash::BuildHasher;
+use std::sync::{Mutex, RwLock};
 
-use crate::classify::{self, ErrorRow, Fate, Rows, Table, VerdictTally, agents::AgentList};
+use crate::classify::{self, ErrorRow, Fate, Row, Rows, Table, VerdictTally, agents::AgentList};
 use crate::output::batch::Batches;
-use crate::output::dataset::{Dataset, FinishedPart, PartFile, PartSummary, part_name};
+use crate::output::dataset::bodies::digest_key;
+use crate::output::dataset::{
+    Dataset, FinishedPart, PartFile, PartSummary, body_part_name, part_name,
+};
 use crate::shard::Shard;
 use crate::warc::Error;
 
@@ -15,17 +27,108 @@ use crate::source::Input;
 use super::Shared;
 use super::read::Chunk;
 
-/// The lanes of one input: one per worker thread.
-pub(super) struct Lanes {
-    lanes: Vec<Mutex<Lane>>,
+/// The bodies whose rows are stored: read from the data set's `bodies`
+/// table when the run starts, and added to as the run publishes more.
+/// Shared by every input of a run.
+///
+/// Only bodies whose rows are published (finished, renamed, and made
+/// durable before the next manifest line) are here: an input that meets a
+/// body stored by another input can leave its rows out and still be done,
+/// whatever becomes of that other input. Two inputs read at the same time
+/// may both write a body they both meet: the views and `compact` keep one
+/// writer's rows (docs/ingest.md).
+#[derive(Debug, Default)]
+pub(super) struct StoredBodies(RwLock<HashSet<u128>>);
+
+impl StoredBodies {
+    pub(super) fn new(digests: HashSet<u128>) -> StoredBodies {
+        StoredBodies(RwLock::new(digests))
+    }
+
+    fn contains(&self, digest: u128) -> bool {
+        self.0.read().expect("no thread panicked").contains(&digest)
+    }
+
+    fn extend(&self, digests: HashSet<u128>) {
+        self.0.write().expect("no thread panicked").extend(digests);
+    }
 }
 
-impl Lanes {
-    pub(super) fn new(threads: usize, stem: &str, shard: Option<Shard>) -> Lanes {
+/// The bodies of one input: those stored before it, and those its lanes
+/// write.
+struct Bodies<'a> {
+    stored: &'a StoredBodies,
+    /// Written by a lane of this input (published with its part files).
+    claimed: Mutex<HashSet<u128>>,
+}
+
+impl Bodies<'_> {
+    /// Whether the rows of `digest` are this lane's to write: neither
+    /// stored nor written by another lane of the input.
+    fn claim(&self, digest: &str) -> bool {
+        let Some(key) = digest_key(digest) else {
+            return true;
+        };
+        !self.stored.contains(key)
+            && self
+                .claimed
+                .lock()
+                .expect("no thread panicked holding the claims")
+                .insert(key)
+    }
+}
+
+/// A lane's rows, with the lane's writer for the bodies it claims.
+struct LaneRows<'a> {
+    batches: &'a mut Batches,
+    bodies: &'a Bodies<'a>,
+    writer: i64,
+}
+
+impl Rows for LaneRows<'_> {
+    fn push<R: Row>(&mut self, row: &R) {
+        self.batches.push(row);
+    }
+
+    fn body_writer(&mut self, digest: &str) -> Option<i64> {
+        self.bodies.claim(digest).then_some(self.writer)
+    }
+}
+
+/// The lanes of one input: one per worker thread.
+pub(super) struct Lanes<'a> {
+    lanes: Vec<Mutex<Lane>>,
+    bodies: Bodies<'a>,
+}
+
+impl<'a> Lanes<'a> {
+    pub(super) fn new(
+        threads: usize,
+        stem: &str,
+        shard: Option<Shard>,
+        stored: &'a StoredBodies,
+    ) -> Lanes<'a> {
+        // A writer number unique to this lane of this attempt at the input
+        // (random keys, the time and the process).
+        let random = std::collections::hash_map::RandomState::new();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         Lanes {
             lanes: (0..threads)
-                .map(|index| Mutex::new(Lane::new(part_name(stem, shard, index))))
+                .map(|index| {
+                    let writer = random.hash_one((stem, index, nanos, std::process::id())) as i64;
+                    Mutex::new(Lane::new(
+                        part_name(stem, shard, index),
+                        body_part_name(stem, shard, index, writer),
+                        writer,
+                    ))
+                })
                 .collect(),
+            bodies: Bodies {
+                stored,
+                claimed: Mutex::new(HashSet::new()),
+            },
         }
     }
 
@@ -60,6 +163,12 @@ impl Lanes {
     /// delete themselves when dropped; the caller deletes the published
     /// ones (the input's leftovers).
     ///
+    /// The body tables' part files are published first, `bodies` last of
+    /// them (a `bodies` row says the body's line rows are complete), then
+    /// the input's; they are not the input's (not among the summaries
+    /// returned) and stay should the input be done again. Once all are
+    /// published, the bodies written are stored for the rest of the run.
+    ///
     /// The lanes' verdict counts are added up and written by the first
     /// lane, so that an input's `verdict_counts` rows do not depend on how
     /// its records were shared out.
@@ -69,8 +178,8 @@ impl Lanes {
         file: &str,
         agents: &AgentList,
     ) -> Result<(Vec<PartSummary>, Counts), OutputError> {
-        let mut lanes: Vec<Lane> = self
-            .lanes
+        let Lanes { lanes, bodies } = self;
+        let mut lanes: Vec<Lane> = lanes
             .into_iter()
             .map(|lane| {
                 lane.into_inner()
@@ -96,15 +205,27 @@ impl Lanes {
             counts.add(&lane.counts);
             open.extend(lane.writers.into_iter().flatten());
         }
-        let finished: Vec<FinishedPart> = open
+        let mut finished: Vec<FinishedPart> = open
             .into_iter()
             .map(PartFile::finish)
             .collect::<Result<_, _>>()?;
-        let mut parts: Vec<PartSummary> = finished
-            .into_iter()
-            .map(FinishedPart::publish)
-            .collect::<Result<_, _>>()?;
+        // Body line tables, then `bodies`, then the input's tables.
+        finished.sort_by_key(|p| match p.table() {
+            Table::Bodies => 1,
+            t if t.per_body() => 0,
+            _ => 2,
+        });
+        let mut parts = Vec::new();
+        for part in finished {
+            let per_body = part.table().per_body();
+            let summary = part.publish()?;
+            if !per_body {
+                parts.push(summary);
+            }
+        }
         parts.sort_by(|a, b| a.path.cmp(&b.path));
+        let claimed = bodies.claimed.into_inner().expect("no thread panicked");
+        bodies.stored.extend(claimed);
         Ok((parts, counts))
     }
 }
@@ -113,6 +234,10 @@ impl Lanes {
 pub(super) struct Lane {
     /// Its part files' name (one per table directory).
     pub(super) part: String,
+    /// Its part files' name in the tables stored once per body.
+    pub(super) body_part: String,
+    /// The writer number in its body rows.
+    pub(super) writer: i64,
     pub(super) batches: Batches,
     /// Every crawler's verdict on its captures, counted.
     pub(super) tally: VerdictTally,
@@ -123,9 +248,11 @@ pub(super) struct Lane {
 }
 
 impl Lane {
-    pub(super) fn new(part: String) -> Lane {
+    pub(super) fn new(part: String, body_part: String, writer: i64) -> Lane {
         Lane {
             part,
+            body_part,
+            writer,
             batches: Batches::new(),
             tally: VerdictTally::new(),
             writers: Table::ALL.iter().map(|_| None).collect(),
@@ -135,12 +262,23 @@ impl Lane {
     }
 
     /// The rows of a chunk's errors and responses.
-    pub(super) fn process(&mut self, shared: &Shared<'_>, input: &Input, chunk: Chunk) {
+    pub(super) fn process(
+        &mut self,
+        shared: &Shared<'_>,
+        bodies: &Lanes<'_>,
+        input: &Input,
+        chunk: Chunk,
+    ) {
         for e in &chunk.errors {
             self.batches.push(&ErrorRow::of(e));
             self.counts.errors += 1;
         }
         let config = shared.config;
+        let mut rows = LaneRows {
+            batches: &mut self.batches,
+            bodies: &bodies.bodies,
+            writer: self.writer,
+        };
         for record in &chunk.responses {
             let fate = classify::response(
                 &input.name,
@@ -148,7 +286,7 @@ impl Lane {
                 record,
                 &config.classify,
                 &config.agents,
-                &mut self.batches,
+                &mut rows,
                 &mut self.tally,
             );
             match fate {
@@ -176,7 +314,12 @@ impl Lane {
         for (table, batch) in batches {
             let slot = &mut self.writers[table as usize];
             if slot.is_none() {
-                match dataset.create_part(table, &self.part, batch.schema()) {
+                let name = if table.per_body() {
+                    &self.body_part
+                } else {
+                    &self.part
+                };
+                match dataset.create_part(table, name, batch.schema()) {
                     Ok(w) => *slot = Some(w),
                     Err(e) => {
                         self.failure = Some(e);

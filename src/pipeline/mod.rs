@@ -34,7 +34,7 @@ use crate::classify::{self, agents::AgentList};
 use crate::output::dataset::manifest::{
     self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions,
 };
-use crate::output::dataset::{Dataset, InputStatus, PartSummary, part_stem};
+use crate::output::dataset::{Dataset, InputStatus, PartSummary, bodies, part_stem};
 use crate::shard::Shard;
 use crate::source::remote;
 
@@ -329,6 +329,7 @@ fn execute(
             limit: 2 * config.threads,
         },
         unstarted: AtomicUsize::new(todo.len()),
+        stored_bodies: lanes::StoredBodies::new(bodies::stored(dataset.dir())?),
     };
     let next = AtomicUsize::new(0);
     // Every thread of the pool reads files (one at a time, the next not
@@ -423,6 +424,8 @@ struct Shared<'a> {
     /// (one lane per file, so memory does not grow with the number of
     /// threads squared); once all are started, chunks go to idle threads.
     unstarted: AtomicUsize,
+    /// The bodies whose rows are stored (see [`lanes::StoredBodies`]).
+    stored_bodies: lanes::StoredBodies,
 }
 
 impl Shared<'_> {

@@ -28,7 +28,12 @@ pub(super) fn ingest_input(
 ) -> Result<Option<FileReport>, OutputError> {
     let stem = part_stem(&input.name);
     shared.dataset.remove_leftovers(&stem)?;
-    let lanes = Lanes::new(shared.config.threads, &stem, shared.config.shard);
+    let lanes = Lanes::new(
+        shared.config.threads,
+        &stem,
+        shared.config.shard,
+        &shared.stored_bodies,
+    );
     let read = read_input(shared, key, input, &lanes);
     if read.stopped {
         return lanes.give_up().map_or(Ok(None), Err);
@@ -76,7 +81,12 @@ pub(super) struct ReadEnd {
 /// Reads an input to the end, dispatching its records chunk by chunk to
 /// the lanes. Every record becomes a row somewhere: a capture, or an
 /// `errors` row.
-pub(super) fn read_input(shared: &Shared<'_>, key: usize, input: &Input, lanes: &Lanes) -> ReadEnd {
+pub(super) fn read_input(
+    shared: &Shared<'_>,
+    key: usize,
+    input: &Input,
+    lanes: &Lanes<'_>,
+) -> ReadEnd {
     let bytes_read = AtomicU64::new(0);
     let mut end = ReadEnd {
         counts: Counts::default(),
@@ -336,14 +346,14 @@ impl ChunkFiller {
 pub(super) fn dispatch<'s>(
     shared: &'s Shared<'s>,
     input: &'s Input,
-    lanes: &'s Lanes,
+    lanes: &'s Lanes<'s>,
     scope: &rayon::Scope<'s>,
     chunk: Chunk,
 ) {
     let work = move |chunk: Chunk| {
         let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
         let mut lane = lanes.lock(index);
-        lane.process(shared, input, chunk);
+        lane.process(shared, lanes, input, chunk);
         lane.flush(shared.dataset, shared.config.batch_rows);
         if lane.failure.is_some() {
             shared.fail();

@@ -20,13 +20,34 @@ RESILIPARSE = "samples/cc-main-2020-34-resiliparse-warcfile.warc.gz"
 WHIRLWIND = "samples/cc-main-2024-22-whirlwind.warc.gz"
 SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
 
+# The tables stored once per distinct body (keyed by body_digest and writer;
+# queries/views.sql joins the line tables to the captures as user_agents,
+# rules, sitemaps, directives and preference_statements).
+BODY_TABLES = [
+    "bodies", "body_user_agents", "body_rules", "body_sitemaps", "body_directives", "body_preference_statements",
+]
 TABLES = [
-    "captures", "user_agents", "rules", "sitemaps", "directives", "preference_statements", "named_verdicts",
-    "resolved_preferences", "verdict_counts", "errors", "agents",
+    "captures", *BODY_TABLES, "named_verdicts", "resolved_preferences", "verdict_counts", "errors", "agents",
 ]
 # The tables whose rows lead back to input records (all but the data set's
-# crawler list, `agents`, written once per data set).
-PER_INPUT = [t for t in TABLES if t != "agents"]
+# crawler list, `agents`, written once per data set, and the body tables,
+# which belong to no input).
+PER_INPUT = [t for t in TABLES if t != "agents" and t not in BODY_TABLES]
+
+
+def table_source(out, table):
+    """What to SELECT FROM to read `table` of `out` as the views do: a body
+    table keeps each body's rows of its smallest writer in `bodies`, without
+    the writer (which differs from run to run); other tables are their
+    files."""
+    files = f"read_parquet('{out}/{table}/*.parquet')"
+    if table not in BODY_TABLES:
+        return files
+    return (
+        f"(SELECT t.* EXCLUDE (writer) FROM {files} t SEMI JOIN "
+        f"(SELECT body_digest, min(writer) AS writer FROM read_parquet('{out}/bodies/*.parquet') GROUP BY ALL) b "
+        "USING (body_digest, writer))"
+    )
 
 # The real WARC fixtures (some broken): every file warcio reads to the end.
 FIXTURES = sorted(

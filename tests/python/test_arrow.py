@@ -42,11 +42,12 @@ EXPECTED_TYPES = {
         "position": pa.int32(),
         "list_version": DICT_STRING,
     },
-    "user_agents": {"group": pa.int32(), "line": pa.int32(), "is_global": pa.bool_()},
-    "rules": {"kind": DICT_STRING, "priority": pa.int32(), "has_wildcard": pa.bool_()},
-    "sitemaps": {"is_valid": pa.bool_(), "line": pa.int32()},
-    "directives": {"name": DICT_STRING, "known_elsewhere": DICT_STRING, "typo_of": DICT_STRING},
-    "preference_statements": {
+    "bodies": {"bytes": pa.int64()},
+    "body_user_agents": {"group": pa.int32(), "line": pa.int32(), "is_global": pa.bool_()},
+    "body_rules": {"kind": DICT_STRING, "priority": pa.int32(), "has_wildcard": pa.bool_()},
+    "body_sitemaps": {"is_valid": pa.bool_(), "line": pa.int32(), "url_host_registered_domain": pa.string()},
+    "body_directives": {"name": DICT_STRING, "known_elsewhere": DICT_STRING, "typo_of": DICT_STRING},
+    "body_preference_statements": {
         "line": pa.int32(),
         "directive": DICT_STRING,
         "google_group": pa.int32(),
@@ -97,6 +98,11 @@ def test_column_types_and_keys(samples_out, fixtures_out, table):
     if table == "agents":  # the data set's crawler list: no capture key
         assert t.column("token").to_pylist()[-1] == "*"
         return
+    if table.startswith("bod"):  # stored once per body: the body key
+        assert t.schema.field("body_digest").type == DICT_STRING
+        assert t.schema.field("writer").type == pa.int64()
+        assert t.column("body_digest").null_count == 0 and t.column("writer").null_count == 0
+        return
     assert t.schema.field("warc_filename").type == DICT_STRING
     assert t.column("warc_filename").null_count == 0
     if table == "verdict_counts":  # counts per input: no record offset
@@ -129,12 +135,25 @@ def test_keys_of_every_table_exist_in_captures(samples_out, fixtures_out):
         keys = set(zip(caps.column("warc_filename").cast(pa.string()).to_pylist(),
                        caps.column("warc_record_offset").to_pylist()))
         assert len(keys) == caps.num_rows  # the key is unique
-        for table in ("user_agents", "rules", "sitemaps", "directives", "preference_statements",
-                      "named_verdicts", "resolved_preferences"):
+        for table in ("named_verdicts", "resolved_preferences"):
             t = read(out, table)
             rows = set(zip(t.column("warc_filename").cast(pa.string()).to_pylist(),
                            t.column("warc_record_offset").to_pylist()))
             assert rows <= keys, table
+        # Every parsed capture's body is stored, once per writer; every
+        # body row's body is a capture's, and has a bodies row of its writer.
+        digests = set(caps.column("body_digest").drop_null().to_pylist())
+        parsed = pc.sum(caps.column("robots_parsed")).as_py()
+        assert pc.count(caps.column("body_digest")).as_py() == parsed
+        bodies = read(out, "bodies")
+        stored = set(zip(bodies.column("body_digest").cast(pa.string()).to_pylist(),
+                         bodies.column("writer").to_pylist()))
+        assert {d for d, _ in stored} == digests
+        for table in ("body_user_agents", "body_rules", "body_sitemaps", "body_directives",
+                      "body_preference_statements"):
+            t = read(out, table)
+            rows = set(zip(t.column("body_digest").cast(pa.string()).to_pylist(), t.column("writer").to_pylist()))
+            assert rows <= stored, table
     # errors: rows may name records that never became captures, but each
     # names an input that the run read
     errs = read(fixtures_out, "errors")

@@ -8,18 +8,20 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import CUT_SHORT, FIXTURES, PER_INPUT, ROOT, SAMPLES, TABLES, WHIRLWIND, ingest
+from conftest import (
+    BODY_TABLES, CUT_SHORT, FIXTURES, PER_INPUT, ROOT, SAMPLES, TABLES, WHIRLWIND, ingest, table_source,
+)
 from warc_facts import count_responses
 
 
 def table_rows(out, table):
-    files = sorted(str(p) for p in (Path(out) / table).glob("*.parquet"))
-    if not files:
+    if not list((Path(out) / table).glob("*.parquet")):
         return []
     # Every column, as text, sorted: row order across part files is free.
-    rel = duckdb.sql(f"SELECT * FROM read_parquet({files!r})")
+    source = table_source(out, table)
+    rel = duckdb.sql(f"SELECT * FROM {source}")
     cols = ", ".join(f'CAST("{c}" AS VARCHAR)' for c in rel.columns)
-    return duckdb.sql(f"SELECT {cols} FROM read_parquet({files!r}) ORDER BY ALL").fetchall()
+    return duckdb.sql(f"SELECT {cols} FROM {source} ORDER BY ALL").fetchall()
 
 
 def manifest(out):
@@ -82,10 +84,10 @@ def test_manifest_counts_equal_table_rows(request, out_fixture):
         assert i["errors"] == per_table.get("errors", 0)
 
     # every part file on disk is listed (but the schema-only ~empty.parquet of
-    # each table, which holds no row, and the crawler list), and the end line
-    # sums the inputs
-    on_disk = {p for t in TABLES for p in (out / t).glob("*.parquet")}
-    empty = {out / t / "~empty.parquet" for t in TABLES}
+    # each table, which holds no row, the crawler list, and the body tables'
+    # files, which belong to no input), and the end line sums the inputs
+    on_disk = {p for t in TABLES if t not in BODY_TABLES for p in (out / t).glob("*.parquet")}
+    empty = {out / t / "~empty.parquet" for t in TABLES if t not in BODY_TABLES}
     assert empty <= on_disk
     assert all(pq.ParquetFile(p).metadata.num_rows == 0 for p in empty)
     agents = {p for p in on_disk - empty if p.parent.name == "agents"}
@@ -176,4 +178,7 @@ def test_every_table_directory_exists_even_when_empty(tmp_path):
     for t in PER_INPUT:
         rel = con.sql(f"SELECT * FROM read_parquet('{out}/{t}/*.parquet')")
         assert "warc_filename" in rel.columns
-    assert con.sql(f"SELECT count(*) FROM read_parquet('{out}/rules/*.parquet')").fetchall()[0][0] == 0
+    for t in BODY_TABLES:
+        rel = con.sql(f"SELECT * FROM read_parquet('{out}/{t}/*.parquet')")
+        assert rel.columns[:2] == ["body_digest", "writer"], t
+    assert con.sql(f"SELECT count(*) FROM read_parquet('{out}/body_rules/*.parquet')").fetchall()[0][0] == 0

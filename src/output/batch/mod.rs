@@ -291,7 +291,7 @@ impl Rows for Batches {
 mod tests {
     use super::*;
     use crate::classify::ErrorRow;
-    use crate::classify::{CaptureKey, UserAgentRow};
+    use crate::classify::{BodyKey, CaptureKey, UserAgentRow};
     use crate::warc::{Error, ErrorKind, Stage};
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
@@ -300,9 +300,9 @@ mod tests {
     #[test]
     fn rows_become_a_batch_with_the_declared_schema() {
         let mut batches = Batches::new();
-        let at = CaptureKey {
-            warc_filename: "f.warc.gz",
-            warc_record_offset: 7,
+        let at = BodyKey {
+            body_digest: "99aa06d3014798d86001c324468d497f",
+            writer: 7,
         };
         for line in [1, 2] {
             batches.push(&UserAgentRow {

@@ -20,6 +20,7 @@
 //! ([`part_stem`]), so that a re-run can delete whatever an interrupted
 //! input left ([`Dataset::remove_leftovers`]) before doing it again.
 
+pub mod bodies;
 mod error;
 pub mod lock;
 pub mod manifest;
@@ -36,8 +37,8 @@ pub use error::{At, Op, OutputError};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
 pub use names::{
-    EMPTY_PART, LEGACY_EMPTY_PART, is_finished_part, is_part_of, is_schema_only, is_temp_of,
-    part_name, part_stem, short_hash, temp_of, temp_path,
+    EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, is_body_part_of, is_finished_part, is_part_of,
+    is_schema_only, is_temp_of, part_name, part_stem, short_hash, temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
 
@@ -66,6 +67,12 @@ fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
             missing,
         })
     };
+    if dir.join("rules").is_dir() {
+        return older(
+            "its line tables (rules, sitemaps, ...) hold a row per capture; they are now \
+             stored once per body (body_rules, ...) and the views join them to the captures",
+        );
+    }
     if dir.join("agent_verdicts").is_dir() {
         return older("it has an agent_verdicts table, which is now a view over named_verdicts");
     }
@@ -312,10 +319,19 @@ impl Dataset {
     /// Only the names robostats gives an input's part files are matched,
     /// exactly ([`is_part_of`], and their temporary names): another input
     /// whose stem starts with this one's keeps its files.
+    ///
+    /// The finished part files of the tables stored once per body stay:
+    /// other inputs' captures may lead to their bodies. Only their
+    /// temporary files go.
     pub fn remove_leftovers(&self, stem: &str) -> Result<(), OutputError> {
         for &table in Table::ALL.iter().filter(|t| t.per_input()) {
             self.remove_in(table, |name| {
                 is_part_of(stem, name) || temp_of(name).is_some_and(|part| is_part_of(stem, part))
+            })?;
+        }
+        for &table in Table::ALL.iter().filter(|t| t.per_body()) {
+            self.remove_in(table, |name| {
+                temp_of(name).is_some_and(|part| is_body_part_of(stem, part))
             })?;
         }
         Ok(())

@@ -124,6 +124,29 @@ pub fn part_name(stem: &str, shard: Option<Shard>, lane: usize) -> String {
     }
 }
 
+/// The name of a part file of a table stored once per body, written by
+/// the lane `lane` of an input as the writer `writer`:
+/// `<part name without .parquet>-<writer, 16 hex>.parquet`. Unlike an
+/// input's part files ([`is_part_of`] never matches it), it outlives the
+/// input: a re-run of the input writes under another writer.
+pub fn body_part_name(stem: &str, shard: Option<Shard>, lane: usize, writer: i64) -> String {
+    let part = part_name(stem, shard, lane);
+    let base = part.strip_suffix(".parquet").unwrap_or(&part);
+    format!("{base}-{:016x}.parquet", writer as u64)
+}
+
+/// Whether `name` is the name of a part file of a table stored once per
+/// body that the input whose stem is `stem` wrote ([`body_part_name`]).
+pub fn is_body_part_of(stem: &str, name: &str) -> bool {
+    name.strip_suffix(".parquet")
+        .and_then(|n| n.rsplit_once('-'))
+        .is_some_and(|(part, writer)| {
+            writer.len() == 16
+                && is_lower_hex(writer)
+                && is_part_of(stem, &format!("{part}.parquet"))
+        })
+}
+
 /// The temporary name a part file is written under: hidden, and unique to
 /// the process (shards writing into one directory all write the
 /// schema-only `~empty.parquet`, maybe from several hosts sharing a file

@@ -104,6 +104,11 @@ pub struct FinishedPart {
 }
 
 impl FinishedPart {
+    /// Its table.
+    pub fn table(&self) -> Table {
+        self.table
+    }
+
     /// Gives the file its final name: readers see it from now on.
     pub fn publish(mut self) -> Result<PartSummary, OutputError> {
         fs::rename(temp_path(&self.path), &self.path).at(Op::PublishPart, &self.path)?;

@@ -1,6 +1,13 @@
 //! A robots.txt parse -> one row per line that says something: the
-//! `user_agents`, `rules`, `sitemaps`, `directives` and
-//! `preference_statements` tables.
+//! `body_user_agents`, `body_rules`, `body_sitemaps`, `body_directives`
+//! and `body_preference_statements` tables, and the body's `bodies` row.
+//!
+//! A line's row depends on the body alone, so these tables are keyed by
+//! the body ([`BodyKey`]) and a body's rows are written once, whichever
+//! captures served it; `queries/views.sql` joins them to every capture of
+//! the body as the views `user_agents`, `rules`, `sitemaps`, `directives`
+//! and `preference_statements`. What depends on the capture (is a sitemap
+//! on the robots.txt's host?) is computed there.
 
 use std::borrow::Cow;
 
@@ -9,8 +16,7 @@ use crate::robots::{ParseStatus, PreferenceDirective, PreferenceValue, RobotsTxt
 use crate::table::columns;
 
 use super::Rows;
-use super::capture::Capture;
-use super::key::CaptureKey;
+use super::key::{BodyKey, BodyRow};
 use super::typo::typo_of;
 
 /// Descriptions of the columns several line tables share.
@@ -41,11 +47,11 @@ macro_rules! doc {
 }
 
 columns! {
-    /// `user_agents`: one row per user-agent line.
+    /// `body_user_agents`: one row per user-agent line of a body.
     #[derive(Clone, Debug, PartialEq)]
     pub struct UserAgentRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
+        /// The body.
+        pub at: BodyKey<'a>,
         #[doc = doc!(group)]
         pub group: usize,
         /// index of the line's group under AIPREF's grouping, from 0 (a
@@ -70,11 +76,11 @@ columns! {
 }
 
 columns! {
-    /// `rules`: one row per allow or disallow line.
+    /// `body_rules`: one row per allow or disallow line of a body.
     #[derive(Clone, Debug, PartialEq)]
     pub struct RuleRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
+        /// The body.
+        pub at: BodyKey<'a>,
         #[doc = doc!(group_or_null)]
         /// (Google ignores such rules)
         pub group: Option<usize>,
@@ -104,11 +110,11 @@ columns! {
 }
 
 columns! {
-    /// `sitemaps`: one row per sitemap line.
+    /// `body_sitemaps`: one row per sitemap line of a body.
     #[derive(Clone, Debug, PartialEq)]
     pub struct SitemapRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
+        /// The body.
+        pub at: BodyKey<'a>,
         #[doc = doc!(line)]
         pub line: u32,
         #[doc = doc!(key)]
@@ -119,21 +125,21 @@ columns! {
         pub is_valid: bool,
         /// the sitemap's host, lower case, punycode
         pub url_host_name: Option<String>,
-        /// the sitemap is on the robots.txt's host
-        pub same_host: Option<bool>,
-        /// the sitemap is on the robots.txt's registered domain
-        pub same_registered_domain: Option<bool>,
+        /// the sitemap host's registrable domain by the public suffix list
+        /// (compared with the capture's in the view sitemaps)
+        pub url_host_registered_domain: Option<String>,
         #[doc = doc!(is_typo "site-map")]
         pub is_typo: bool,
     }
 }
 
 columns! {
-    /// `directives`: one row per line with a key Google does not use.
+    /// `body_directives`: one row per line of a body with a key Google does
+    /// not use.
     #[derive(Clone, Debug, PartialEq)]
     pub struct DirectiveRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
+        /// The body.
+        pub at: BodyKey<'a>,
         #[doc = doc!(line)]
         pub line: u32,
         #[doc = doc!(group_or_null)]
@@ -156,13 +162,13 @@ columns! {
 }
 
 columns! {
-    /// `preference_statements`: one row per member of the dictionary of a
+    /// `body_preference_statements`: one row per member of the dictionary of a
     /// Content-Signal or Content-Usage line (one row with a null label when
     /// the dictionary is empty or does not parse).
     #[derive(Clone, Debug, PartialEq)]
     pub struct PreferenceStatementRow<'a> {
-        /// The capture.
-        pub at: CaptureKey<'a>,
+        /// The body.
+        pub at: BodyKey<'a>,
         #[doc = doc!(line)]
         pub line: u32,
         /// content-signal (Cloudflare) or content-usage (IETF AIPREF)
@@ -211,9 +217,12 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 
-/// The rows of every line of a capture's robots.txt.
-pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
-    let at = capture.at;
+/// The rows of a body: its `bodies` row, then one per line.
+pub fn push_lines(at: BodyKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+    out.push(&BodyRow {
+        at,
+        bytes: robots.body().len() as u64,
+    });
     for (i, ua) in robots.user_agents().iter().enumerate() {
         out.push(&UserAgentRow {
             at,
@@ -246,7 +255,7 @@ pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl 
     }
     for sitemap in robots.sitemaps() {
         out.push(&sitemap_row(
-            capture,
+            at,
             sitemap.line,
             sitemap.key,
             sitemap.url,
@@ -259,7 +268,7 @@ pub fn push_lines(capture: &Capture<'_>, robots: &RobotsTxt<'_>, out: &mut impl 
 
 /// The `directives` rows of a file: every line whose key Google does not
 /// use (Content-Signal and Content-Usage lines included).
-fn push_directives(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+fn push_directives(at: BodyKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
     for d in robots.directives() {
         let key = lossy(d.key);
         let name = if key.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -282,7 +291,7 @@ fn push_directives(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Ro
 
 /// The `preference_statements` rows of a file: one per member of each
 /// Content-Signal and Content-Usage line (one for a line without members).
-fn push_preference_statements(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
+fn push_preference_statements(at: BodyKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) {
     for p in robots.preferences() {
         let mut row = PreferenceStatementRow {
             at,
@@ -314,9 +323,9 @@ fn push_preference_statements(at: CaptureKey<'_>, robots: &RobotsTxt<'_>, out: &
     }
 }
 
-/// A sitemap line, its URL parsed and compared with the capture's host.
+/// A sitemap line, its URL parsed.
 fn sitemap_row<'a>(
-    capture: &Capture<'a>,
+    at: BodyKey<'a>,
     line: u32,
     key: &'a [u8],
     url: &'a [u8],
@@ -327,20 +336,13 @@ fn sitemap_row<'a>(
         .ok()
         .filter(|(u, f)| matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some())
         .and_then(|(_, f)| f.url_host_name);
-    let is_valid = host.is_some();
-    let domain = host.as_deref().and_then(registered_domain);
-    let same = |a: Option<&str>, b: Option<&str>| a.zip(b).map(|(a, b)| a == b);
     SitemapRow {
-        at: capture.at,
+        at,
         line,
         key: lossy(key),
         url: text,
-        is_valid,
-        same_host: same(host.as_deref(), capture.url_host_name.as_deref()),
-        same_registered_domain: same(
-            domain.as_deref(),
-            capture.url_host_registered_domain.as_deref(),
-        ),
+        is_valid: host.is_some(),
+        url_host_registered_domain: host.as_deref().and_then(registered_domain),
         url_host_name: host,
         is_typo: typo,
     }

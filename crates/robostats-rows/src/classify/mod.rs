@@ -5,8 +5,9 @@
 //! ```text
 //! Record + Response --capture--> Capture (the captures row)
 //!                   --parse----> RobotsTxt (2xx only)
-//!                                  --lines---> user_agents, rules, sitemaps, directives,
-//!                                              preference_statements rows
+//!                                  --lines---> bodies, body_user_agents, body_rules, body_sitemaps,
+//!                                              body_directives, body_preference_statements rows
+//!                                              (once per distinct body: Rows::body_writer)
 //!                                  --verdict-> the * verdict (on the capture),
 //!                                              named_verdicts rows (crawlers a group names),
 //!                                              resolved_preferences rows (files with
@@ -35,14 +36,17 @@ use std::sync::OnceLock;
 
 pub use agents::AgentRow;
 pub use capture::{Capture, RobotsColumns};
-pub use key::CaptureKey;
+pub use key::{BodyKey, BodyRow, CaptureKey};
 pub use lines::{DirectiveRow, PreferenceStatementRow, RuleRow, SitemapRow, UserAgentRow};
 pub use tally::{VerdictTally, VerdictTallyRow};
 pub use verdict::{
     EffectiveClass, Judged, NamedVerdictRow, PreferenceColumns, ResolvedPreferenceRow, Verdict,
     crawl_delay, verdicts,
 };
-pub use views::{VerdictCountRow, VerdictRow};
+pub use views::{
+    SitemapHostColumns, VerdictCountRow, VerdictRow, body_view_sql, capture_view_columns,
+    capture_view_sql,
+};
 
 use crate::http::{GoogleClass, Response};
 use crate::robots::{GOOGLE_MAX_BYTES, RobotsTxt};
@@ -119,6 +123,13 @@ pub trait Row: Columns {
 pub trait Rows {
     /// Takes one row.
     fn push<R: Row>(&mut self, row: &R);
+
+    /// Whether the rows of the body `digest` (its `bodies` row and line
+    /// rows) are wanted, and with which `writer`: `None` when they are
+    /// stored already. By default every body's rows are, with writer 0.
+    fn body_writer(&mut self, _digest: &str) -> Option<i64> {
+        Some(0)
+    }
 }
 
 /// Declares [`Table`]: every table, its name and its row type.
@@ -143,16 +154,41 @@ macro_rules! tables {
 
             /// Its rows lead back to inputs: it starts with the input's
             /// name (`warc_filename`), and an input's rows are in its part
-            /// files. Only `agents`, written once per data set, is not.
+            /// files. Not `agents`, written once per data set, nor the
+            /// tables stored once per body ([`Table::per_body`]).
             pub fn per_input(self) -> bool {
-                self != Table::Agents
+                self != Table::Agents && !self.per_body()
             }
 
             /// Its rows lead back to input records: it starts with the
             /// capture key (`warc_filename`, `warc_record_offset`). All
-            /// but `agents` and `verdict_counts` (counts per input).
+            /// per-input tables but `verdict_counts` (counts per input).
             pub fn per_record(self) -> bool {
-                !matches!(self, Table::Agents | Table::VerdictCounts)
+                self.per_input() && self != Table::VerdictCounts
+            }
+
+            /// It is stored once per distinct body: it starts with the
+            /// body key (`body_digest`, `writer`), and its part files
+            /// outlive the input that wrote them (other inputs' captures
+            /// of the body lead to them).
+            pub fn per_body(self) -> bool {
+                matches!(
+                    self,
+                    Table::Bodies
+                        | Table::UserAgents
+                        | Table::Rules
+                        | Table::Sitemaps
+                        | Table::Directives
+                        | Table::PreferenceStatements
+                )
+            }
+
+            /// The view `queries/views.sql` makes of a line table stored
+            /// once per body: its rows joined to every capture of the
+            /// body (`rules` for `body_rules`).
+            pub fn capture_view(self) -> Option<&'static str> {
+                (self.per_body() && self != Table::Bodies)
+                    .then(|| self.name().trim_start_matches("body_"))
             }
 
             /// The table's columns, from its row type.
@@ -174,11 +210,12 @@ macro_rules! tables {
 
 tables! {
     Captures = "captures" => Capture,
-    UserAgents = "user_agents" => UserAgentRow,
-    Rules = "rules" => RuleRow,
-    Sitemaps = "sitemaps" => SitemapRow,
-    Directives = "directives" => DirectiveRow,
-    PreferenceStatements = "preference_statements" => PreferenceStatementRow,
+    Bodies = "bodies" => BodyRow,
+    UserAgents = "body_user_agents" => UserAgentRow,
+    Rules = "body_rules" => RuleRow,
+    Sitemaps = "body_sitemaps" => SitemapRow,
+    Directives = "body_directives" => DirectiveRow,
+    PreferenceStatements = "body_preference_statements" => PreferenceStatementRow,
     NamedVerdicts = "named_verdicts" => NamedVerdictRow,
     ResolvedPreferences = "resolved_preferences" => ResolvedPreferenceRow,
     VerdictCounts = "verdict_counts" => VerdictTallyRow,
@@ -284,7 +321,15 @@ pub fn response(
     }
     out.push(&capture);
     let judged = robots.as_ref().map(|robots| {
-        lines::push_lines(&capture, robots, out);
+        if let Some(digest) = capture.robots.body_digest.as_deref()
+            && let Some(writer) = out.body_writer(digest)
+        {
+            let at = BodyKey {
+                body_digest: digest,
+                writer,
+            };
+            lines::push_lines(at, robots, out);
+        }
         verdict::push_agent_rows(capture.at, robots, agents, out)
     });
     tally.add(
@@ -322,6 +367,10 @@ mod tests {
             }
             if table.per_record() {
                 assert_eq!(columns[1].name, "warc_record_offset", "{table:?}");
+            }
+            if table.per_body() {
+                assert_eq!(columns[0].name, "body_digest", "{table:?}");
+                assert_eq!(columns[1].name, "writer", "{table:?}");
             }
             let mut names: Vec<_> = columns.iter().map(|c| c.name).collect();
             names.sort();
@@ -362,7 +411,7 @@ mod tests {
         }
         for &table in Table::ALL
             .iter()
-            .filter(|t| t.per_input() && **t != Table::Errors)
+            .filter(|t| (t.per_input() || t.per_body()) && **t != Table::Errors)
         {
             assert!(rows.0.iter().any(|(t, _)| *t == table), "{table:?}");
         }

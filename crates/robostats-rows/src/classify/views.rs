@@ -6,8 +6,9 @@
 //! figure per crawler does not pay for the expansion.
 
 use crate::http::GoogleClass;
-use crate::table::columns;
+use crate::table::{Column, columns, columns_of};
 
+use super::Table;
 use super::key::CaptureKey;
 use super::verdict::{PreferenceColumns, Verdict};
 
@@ -217,3 +218,74 @@ pub const AGENT_VERDICT_COUNTS_SQL: &str = "    WITH summed AS (
     FROM per_agent v
     JOIN agents a ON a.token = v.agent
     GROUP BY ALL";
+
+columns! {
+    /// What the view `sitemaps` says of a sitemap line that depends on the
+    /// capture (in place of `body_sitemaps.url_host_registered_domain`).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SitemapHostColumns {
+        /// the sitemap is on the robots.txt's host
+        pub same_host: Option<bool>,
+        /// the sitemap is on the robots.txt's registered domain
+        pub same_registered_domain: Option<bool>,
+    }
+}
+
+/// The columns of the view a line table stored once per body makes when
+/// joined to the captures ([`Table::capture_view`]): the capture key, then
+/// the table's columns after its body key, `sitemaps`' host comparisons in
+/// place of the sitemap's registered domain.
+pub fn capture_view_columns(table: Table) -> Vec<Column> {
+    let mut columns = columns_of::<CaptureKey<'static>>();
+    for c in &table.columns()[2..] {
+        if table == Table::Sitemaps && c.name == "url_host_registered_domain" {
+            columns.extend(columns_of::<SitemapHostColumns>());
+        } else {
+            columns.push(*c);
+        }
+    }
+    columns
+}
+
+/// The query of a table stored once per body, `FROM` the Parquet files
+/// `source`: each body's rows of one writer, the smallest of those
+/// `bodies` lists for it (a body written twice reads once; line rows of a
+/// writer without a `bodies` row are left out).
+pub fn body_view_sql(table: Table, source: &str) -> String {
+    if table == Table::Bodies {
+        let others: String = table.columns()[2..]
+            .iter()
+            .map(|c| format!(", arg_min({0}, writer) AS {0}", c.name))
+            .collect();
+        format!(
+            "    SELECT body_digest, min(writer) AS writer{others}\n    FROM {source}\n    GROUP BY body_digest"
+        )
+    } else {
+        format!(
+            "    SELECT t.* FROM {source} t\n    SEMI JOIN bodies b USING (body_digest, writer)"
+        )
+    }
+}
+
+/// The query of the view [`Table::capture_view`] of a line table stored
+/// once per body: its rows (one writer's, from the view of the same name
+/// as the table) joined to every capture of the body.
+pub fn capture_view_sql(table: Table) -> String {
+    let select: Vec<String> = capture_view_columns(table)
+        .iter()
+        .map(|c| match c.name {
+            "warc_filename" | "warc_record_offset" => format!("c.{}", c.name),
+            "same_host" => "t.url_host_name = c.url_host_name AS same_host".to_owned(),
+            "same_registered_domain" => {
+                "t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain"
+                    .to_owned()
+            }
+            name => format!("t.\"{name}\""),
+        })
+        .collect();
+    format!(
+        "    SELECT {}\n    FROM captures c\n    JOIN {} t ON t.body_digest = c.body_digest",
+        select.join(", "),
+        table.name()
+    )
+}
