@@ -16,7 +16,7 @@ use crate::classify::{self, ErrorRow, Fate, Row, Rows, Table, VerdictTally, agen
 use crate::output::batch::Batches;
 use crate::output::dataset::bodies::digest_key;
 use crate::output::dataset::{
-    Dataset, FinishedPart, PartFile, PartSummary, body_part_name, part_name,
+    Dataset, FinishedPart, PartFile, PartSummary, body_part_name, part_name, sync_dir,
 };
 use crate::shard::Shard;
 use crate::warc::Error;
@@ -66,9 +66,11 @@ impl Bodies<'_> {
     /// Whether the rows of `digest` are this lane's to write: neither
     /// stored nor written by another lane of the input.
     fn claim(&self, digest: &str) -> bool {
-        let Some(key) = digest_key(digest) else {
-            return true;
-        };
+        // (Always 32 hex digits; anything else is keyed by its own digest,
+        // so that it is still claimed once.)
+        let key = digest_key(digest)
+            .or_else(|| digest_key(&classify::copies::digest(digest.as_bytes())))
+            .unwrap_or_default();
         !self.stored.contains(key)
             && self
                 .claimed
@@ -205,24 +207,38 @@ impl<'a> Lanes<'a> {
             counts.add(&lane.counts);
             open.extend(lane.writers.into_iter().flatten());
         }
-        let mut finished: Vec<FinishedPart> = open
+        let finished: Vec<FinishedPart> = open
             .into_iter()
             .map(PartFile::finish)
             .collect::<Result<_, _>>()?;
-        // Body line tables, then `bodies`, then the input's tables.
-        finished.sort_by_key(|p| match p.table() {
+        // Body line tables, then `bodies`, then the input's tables; each
+        // of the first two groups durable before the next is published, so
+        // that not even a power loss leaves a `bodies` row without its
+        // line rows, nor a body stored without its rows.
+        let group = |t: Table| match t {
             Table::Bodies => 1,
             t if t.per_body() => 0,
             _ => 2,
-        });
-        let mut parts = Vec::new();
+        };
+        let mut groups: [Vec<FinishedPart>; 3] = Default::default();
         for part in finished {
-            let per_body = part.table().per_body();
-            let summary = part.publish()?;
-            if !per_body {
-                parts.push(summary);
+            groups[group(part.table())].push(part);
+        }
+        let mut parts = Vec::new();
+        for (index, group) in groups.into_iter().enumerate() {
+            let mut dirs = HashSet::new();
+            for part in group {
+                dirs.insert(part.table());
+                parts.push(part.publish()?);
+            }
+            if index < 2 {
+                for table in dirs {
+                    sync_dir(&dataset.table_dir(table))?;
+                }
             }
         }
+        // The body tables' part files are no input's.
+        parts.retain(|p| !p.table.per_body());
         parts.sort_by(|a, b| a.path.cmp(&b.path));
         let claimed = bodies.claimed.into_inner().expect("no thread panicked");
         bodies.stored.extend(claimed);

@@ -1,7 +1,8 @@
 """robostats report's query engine: runs SQL in DuckDB, in Python.
 
 Reads one JSON request on standard input:
-  {"outs": [output directories], "tables": [table names],
+  {"outs": [output directories],
+   "tables": [[table name, its view's query FROM {source}], ...],
    "views": "<queries/views.sql>",
    "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...]}
 and writes one JSON document on standard output:
@@ -55,14 +56,14 @@ def views(con, outs, tables, views_sql):
     con.execute("SET VARIABLE robostats_out = ?", [outs[0]])
     con.execute(views_sql)
     if len(outs) > 1:
-        for table in tables:
+        # In views.sql's order: a body table's view reads `bodies`' view.
+        for table, sql in tables:
             globs = ", ".join(sql_text(f"{out}/{table}/*.parquet") for out in outs)
+            view = sql.replace("{source}", f"read_parquet([{globs}])")
             # The crawler list is written once per data set: the same rows.
-            distinct = "DISTINCT " if table == "agents" else ""
-            con.execute(
-                f"CREATE OR REPLACE VIEW {table} AS "
-                f"SELECT {distinct}* FROM read_parquet([{globs}])"
-            )
+            if table == "agents":
+                view = f"SELECT DISTINCT * FROM ({view})"
+            con.execute(f"CREATE OR REPLACE VIEW {table} AS {view}")
 
 
 def check(con, outs):

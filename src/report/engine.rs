@@ -264,9 +264,19 @@ impl Engine {
     /// Runs `views.sql` over the data sets `outs` (their tables read as
     /// one), then each query.
     pub fn run(&self, outs: &[PathBuf], queries: &[Query]) -> Result<Results, EngineError> {
-        let tables: Vec<&str> = crate::classify::Table::ALL
+        // Each table's view over a list of globs (`{source}`): the tables
+        // stored once per body keep one writer's rows per body, as in
+        // views.sql, or a body in two data sets would read twice.
+        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
             .iter()
-            .map(|t| t.name())
+            .map(|&t| {
+                let sql = if t.per_body() {
+                    crate::classify::body_view_sql(t, "{source}")
+                } else {
+                    "    SELECT * FROM {source}".to_owned()
+                };
+                [t.name().to_owned(), sql]
+            })
             .collect();
         let request = serde_json::json!({
             "outs": outs.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),

@@ -152,6 +152,23 @@ def test_several_data_sets_read_as_one(all_samples, tmp_path):
     assert strip(tmp_path / "two.html") == strip(tmp_path / "one.html")
 
 
+def test_data_sets_sharing_bodies_read_as_one(tmp_path):
+    """Two data sets that stored the same bodies (one input under two
+    names): each body's lines count once per capture, as in one data
+    set."""
+    import shutil
+    copy = tmp_path / "copy.warc.gz"
+    shutil.copy(ROOT / "samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz", copy)
+    a, b, both = tmp_path / "a", tmp_path / "b", tmp_path / "both"
+    ingest(["samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"], a)
+    ingest([str(copy)], b)
+    ingest(["samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz", str(copy)], both)
+    report([a, b], tmp_path / "two.html")
+    report([both], tmp_path / "one.html")
+    strip = lambda p: p.read_text().replace(str(a) + ", " + str(b), "X").replace(str(both), "X")
+    assert strip(tmp_path / "two.html") == strip(tmp_path / "one.html")
+
+
 def test_clear_errors(tmp_path):
     proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html")],
                           capture_output=True, text=True, timeout=60)

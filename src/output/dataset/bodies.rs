@@ -14,18 +14,23 @@ use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::path::Path;
 
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
-use arrow_array::RecordBatch;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::{At, Op, OutputError, is_finished_part};
 use crate::classify::Table;
 
-/// A body digest (32 hex digits) as a number.
+/// A body digest (32 lower-case hex digits, as `captures.body_digest`) as
+/// a number; `None` for any other text.
 pub fn digest_key(digest: &str) -> Option<u128> {
-    u128::from_str_radix(digest, 16).ok()
+    let hex = digest.len() == 32
+        && digest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    hex.then(|| u128::from_str_radix(digest, 16).ok()).flatten()
 }
 
 /// Calls `each` with every `(body_digest, writer)` of the `bodies` part
