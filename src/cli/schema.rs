@@ -5,7 +5,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use robostats::classify::{Table, View, body_view_sql, capture_view_columns, capture_view_sql};
+use robostats::classify::{Table, View, capture_view_columns, capture_view_sql, table_view_sql};
 use robostats::table::Column;
 
 #[derive(Debug, clap::Args)]
@@ -80,7 +80,7 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 /// them.
 ///
 /// The tables stored once per body read one writer's rows per body
-/// ([`body_view_sql`]), and each of their line tables makes a view joined
+/// ([`table_view_sql`]), and each of their line tables makes a view joined
 /// to the captures ([`capture_view_sql`]: `rules` for `body_rules`).
 fn views(out: &mut impl Write) -> io::Result<()> {
     for &table in Table::ALL {
@@ -89,11 +89,7 @@ fn views(out: &mut impl Write) -> io::Result<()> {
             table.name()
         );
         writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
-        if table.per_body() {
-            writeln!(out, "{};\n", body_view_sql(table, &source))?;
-        } else {
-            writeln!(out, "    SELECT * FROM {source};\n")?;
-        }
+        writeln!(out, "{};\n", table_view_sql(table, &source))?;
     }
     for &table in Table::ALL {
         if let Some(view) = table.capture_view() {

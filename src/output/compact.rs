@@ -358,21 +358,16 @@ fn swap_in_all(
 ) -> Result<(), OutputError> {
     let mut log = dataset.manifest("compact")?;
     for (&table, report) in Table::ALL.iter().zip(reports) {
-        let table_merges: Vec<(&Merge, u64)> = merges
+        let table_merges: Vec<(&Merge, Moved)> = merges
             .iter()
-            .zip(moved.iter().map(|m| m.rows))
+            .zip(moved.iter().copied())
             .filter(|(m, _)| m.table == table)
             .collect();
         if table_merges.is_empty() {
             continue;
         }
-        report.rows_merged = table_merges.iter().map(|(_, r)| r).sum();
-        report.rows_dropped = merges
-            .iter()
-            .zip(moved)
-            .filter(|(m, _)| m.table == table)
-            .map(|(_, moved)| moved.dropped)
-            .sum();
+        report.rows_merged = table_merges.iter().map(|(_, moved)| moved.rows).sum();
+        report.rows_dropped = table_merges.iter().map(|(_, moved)| moved.dropped).sum();
         let merged: HashSet<&PathBuf> = table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
         swap_in(dataset, table, &merged)?;
         let table_dir = dataset.table_dir(table);
@@ -380,10 +375,10 @@ fn swap_in_all(
             table: table.name().to_owned(),
             merged: table_merges
                 .iter()
-                .map(|(m, rows)| Merged {
+                .map(|(m, moved)| Merged {
                     path: dataset
                         .relative(&table_dir.join(m.target.file_name().unwrap_or_default())),
-                    rows: *rows,
+                    rows: moved.rows,
                     from: m.sources.iter().map(|p| dataset.relative(p)).collect(),
                 })
                 .collect(),

@@ -56,7 +56,7 @@ impl StoredBodies {
 
 /// The bodies of one input: those stored before it, and those its lanes
 /// write.
-struct Bodies<'a> {
+pub(super) struct Bodies<'a> {
     stored: &'a StoredBodies,
     /// Written by a lane of this input (published with its part files).
     claimed: Mutex<HashSet<u128>>,
@@ -132,6 +132,11 @@ impl<'a> Lanes<'a> {
                 claimed: Mutex::new(HashSet::new()),
             },
         }
+    }
+
+    /// The bodies of the input, which its lanes claim.
+    pub(super) fn bodies(&self) -> &Bodies<'a> {
+        &self.bodies
     }
 
     pub(super) fn len(&self) -> usize {
@@ -281,7 +286,7 @@ impl Lane {
     pub(super) fn process(
         &mut self,
         shared: &Shared<'_>,
-        bodies: &Lanes<'_>,
+        bodies: &Bodies<'_>,
         input: &Input,
         chunk: Chunk,
     ) {
@@ -292,7 +297,7 @@ impl Lane {
         let config = shared.config;
         let mut rows = LaneRows {
             batches: &mut self.batches,
-            bodies: &bodies.bodies,
+            bodies,
             writer: self.writer,
         };
         for record in &chunk.responses {

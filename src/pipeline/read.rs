@@ -353,7 +353,7 @@ pub(super) fn dispatch<'s>(
     let work = move |chunk: Chunk| {
         let index = rayon::current_thread_index().unwrap_or(0) % lanes.len();
         let mut lane = lanes.lock(index);
-        lane.process(shared, lanes, input, chunk);
+        lane.process(shared, lanes.bodies(), input, chunk);
         lane.flush(shared.dataset, shared.config.batch_rows);
         if lane.failure.is_some() {
             shared.fail();

@@ -270,12 +270,10 @@ impl Engine {
         let tables: Vec<[String; 2]> = crate::classify::Table::ALL
             .iter()
             .map(|&t| {
-                let sql = if t.per_body() {
-                    crate::classify::body_view_sql(t, "{source}")
-                } else {
-                    "    SELECT * FROM {source}".to_owned()
-                };
-                [t.name().to_owned(), sql]
+                [
+                    t.name().to_owned(),
+                    crate::classify::table_view_sql(t, "{source}"),
+                ]
             })
             .collect();
         let request = serde_json::json!({

@@ -20,16 +20,13 @@ use arrow_array::types::{Int32Type, Int64Type};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use super::{At, Op, OutputError, is_finished_part};
+use super::{At, Op, OutputError, is_finished_part, is_lower_hex};
 use crate::classify::Table;
 
 /// A body digest (32 lower-case hex digits, as `captures.body_digest`) as
 /// a number; `None` for any other text.
 pub fn digest_key(digest: &str) -> Option<u128> {
-    let hex = digest.len() == 32
-        && digest
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let hex = digest.len() == 32 && is_lower_hex(digest);
     hex.then(|| u128::from_str_radix(digest, 16).ok()).flatten()
 }
 

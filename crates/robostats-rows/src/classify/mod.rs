@@ -45,7 +45,7 @@ pub use verdict::{
 };
 pub use views::{
     SitemapHostColumns, VerdictCountRow, VerdictRow, body_view_sql, capture_view_columns,
-    capture_view_sql,
+    capture_view_sql, table_view_sql,
 };
 
 use crate::http::{GoogleClass, Response};

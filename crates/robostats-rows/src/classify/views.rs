@@ -247,6 +247,16 @@ pub fn capture_view_columns(table: Table) -> Vec<Column> {
     columns
 }
 
+/// The query of a table's view, `FROM` the Parquet files `source`: all of
+/// them, or for a table stored once per body [`body_view_sql`]'s.
+pub fn table_view_sql(table: Table, source: &str) -> String {
+    if table.per_body() {
+        body_view_sql(table, source)
+    } else {
+        format!("    SELECT * FROM {source}")
+    }
+}
+
 /// The query of a table stored once per body, `FROM` the Parquet files
 /// `source`: each body's rows of one writer, the smallest of those
 /// `bodies` lists for it (a body written twice reads once; line rows of a
