@@ -395,11 +395,16 @@ fn links_planted_in_the_output_directory_are_refused() {
     let stem = robostats::output::dataset::part_stem("b.warc.gz");
     let planted = work.join(format!("out/captures/{stem}-00.parquet"));
     std::os::unix::fs::symlink(elsewhere.join("notes.jsonl"), &planted).unwrap();
+    // A link among the stored bodies' files: not read when the run reads
+    // which bodies are stored, not deleted.
+    let planted_body = work.join("out/bodies/planted.parquet");
+    std::os::unix::fs::symlink(elsewhere.join("notes.jsonl"), &planted_body).unwrap();
     // (One thread: b's captures are written by lane 00.)
     let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out", "-j1"]);
     // The rename of b's finished part file replaces the link itself.
     ok(&o);
     assert!(!fs::symlink_metadata(&planted).unwrap().is_symlink());
+    assert!(fs::symlink_metadata(&planted_body).unwrap().is_symlink());
     assert_eq!(listing(&elsewhere), before);
     fs::remove_dir_all(&work).unwrap();
 }
