@@ -73,7 +73,7 @@ What it writes
     warc_filename, url, host, fetch_status (empty for a failed fetch),
     truncated, template (the default the body is, as robostats finds it),
     body_key and ruleset_key (robostats' body_digest and ruleset_digest:
-    the first 128 bits of the SHA-256 of the body and of its canonical
+    the BLAKE3 hash of the body and the XXH3-128 hash of its canonical
     ruleset; 2xx only), planted, fetch_index, refetch, version
     (gencorpus/copies.py says what each holds). --copies at --scale 1:
     3,000 hosts, 10,938 captures in 4 files, 22 MB; --scale K has K times

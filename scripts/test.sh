@@ -9,6 +9,12 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== tests (unit, integration, property, CLI)"
+# tests/faults.rs kills compact at each of its steps with strace's fault
+# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
+if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's strace (for tests/faults.rs)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
+fi
 cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
@@ -28,7 +34,7 @@ elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null
 fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
-    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "pytest==8.*" "moto[server]==5.*"
+    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "blake3==1.*" "pytest==8.*" "moto[server]==5.*"
 # test_report.py renders `robostats report`'s page in headless Chromium.
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium and a font (for tests/python/test_report.py)"

@@ -67,6 +67,7 @@ fn each_crate_depends_only_on_what_it_owns() {
     assert_eq!(
         direct("robostats-rows"),
         set(&[
+            "blake3",
             "httparse",
             "psl",
             "robostats-robots",

@@ -47,9 +47,29 @@ impl Inputs {
         Inputs { dir, paths, names }
     }
 
+    /// Inputs copied from `sources` (paths under the repository), in
+    /// order.
+    pub fn with(tag: &str, sources: &[&str]) -> Inputs {
+        let dir = temp_out(&format!("{tag}-inputs"));
+        fs::create_dir_all(dir.join("crawl")).unwrap();
+        let mut names = Vec::new();
+        for (i, from) in sources.iter().enumerate() {
+            let name = format!("crawl/segment-{i:02}.warc.gz");
+            fs::copy(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(from),
+                dir.join(&name),
+            )
+            .unwrap();
+            names.push(name);
+        }
+        let paths = dir.join("robotstxt.paths");
+        fs::write(&paths, names.join("\n") + "\n").unwrap();
+        Inputs { dir, paths, names }
+    }
+
     /// `robostats ingest --paths ... --prefix ... --out OUT` plus `args`,
     /// with no scheduler's variables in its environment.
-    fn command(&self, out: &Path, args: &[&str]) -> Command {
+    pub fn command(&self, out: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_robostats"));
         c.arg("ingest")
             .arg("--paths")
@@ -442,7 +462,7 @@ fn a_failed_input_is_retried_and_reported() {
     fs::remove_dir_all(&out).unwrap();
 }
 
-fn compact(out: &Path, args: &[&str]) -> Output {
+pub fn compact(out: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_robostats"))
         .arg("compact")
         .arg(out)

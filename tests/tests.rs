@@ -2,6 +2,7 @@
 
 mod cli;
 mod crates;
+mod faults;
 mod ingest;
 mod new_user;
 mod resume;

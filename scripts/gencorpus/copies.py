@@ -18,12 +18,13 @@ and record order:
     template        the platform default robots.txt is (its ruleset) in
                     the body, as robostats' matcher finds it (templates.py);
                     empty for near-defaults, other bodies and non-2xx
-    body_key        the first 128 bits of SHA-256 of the body as stored
-                    (the decoded payload robostats parses; no body here is
-                    over its 500 KiB parse limit), in hex: robostats'
-                    body_digest; 2xx and not failed only
-    ruleset_key     the same of the canonical ruleset text (ruleset.py):
-                    robostats' ruleset_digest; 2xx and not failed only
+    body_key        the BLAKE3 hash of the body as stored (the decoded
+                    payload robostats parses; no body here is over its
+                    500 KiB parse limit), in hex: robostats' body_digest;
+                    2xx and not failed only
+    ruleset_key     the XXH3-128 hash of the canonical ruleset text
+                    (ruleset.py), in hex: robostats' ruleset_digest; 2xx
+                    and not failed only
     planted         what the host was planned to serve: template:ID,
                     near:ID/change, cosmetic:ID/change,
                     hand:category:variant, or status:NNN
@@ -49,7 +50,7 @@ from .hosts import Site
 from .pages import PagePool
 from .plan import Fetch
 from .reply import Reply, draw_transport
-from .ruleset import digest, ruleset
+from .ruleset import body_digest, digest, ruleset
 from .server import Server
 from .templates import match_template
 from .util import file_rng
@@ -163,7 +164,7 @@ def copies_row(name, cap, reply, keys, facts):
     if 200 <= reply.status < 300 and not failed:
         if len(reply.body) > GOOGLE_LIMIT:
             raise RuntimeError("%s: a body over the parse limit" % cap.url)
-        body_key = digest(reply.body)
+        body_key = body_digest(reply.body)
         if body_key not in keys:
             rules = ruleset(reply.body)
             keys[body_key] = (digest(rules), match_template(reply.body, rules) or "")

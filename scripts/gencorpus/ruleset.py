@@ -2,8 +2,10 @@
 as robostats computes it, so that copies.tsv can say which captures share
 a body, a ruleset or a platform default without running robostats.
 
-    digest(bytes)    the first 128 bits of SHA-256 in hex (robostats'
-                     body_digest and ruleset_digest)
+    body_digest(bytes)  BLAKE3 in hex, what b3sum prints (robostats'
+                     body_digest)
+    digest(bytes)    XXH3-128 in hex, what xxh128sum prints (robostats'
+                     ruleset_digest)
     ruleset(body)    the canonical ruleset text (robostats'
                      RobotsTxt::write_ruleset)
 
@@ -39,10 +41,18 @@ KEYS = [(b"user-agent", b"user-agent"), (b"useragent", b"user-agent"), (b"user a
         (b"sitemap", b"sitemap"), (b"site-map", b"sitemap")]
 
 
+def body_digest(data):
+    """The BLAKE3 hash of `data` as 64 lower-case hex digits (what `b3sum`
+    prints), as robostats' body_digest. Needs the blake3 package (pip
+    install blake3), for --copies only."""
+    import blake3
+    return blake3.blake3(data).hexdigest()
+
+
 def digest(data):
     """The 128-bit XXH3 hash of `data` as 32 lower-case hex digits (what
-    `xxh128sum` prints), as robostats' body_digest and ruleset_digest.
-    Needs the xxhash package (pip install xxhash), for --copies only."""
+    `xxh128sum` prints), as robostats' ruleset_digest. Needs the xxhash
+    package (pip install xxhash), for --copies only."""
     import xxhash
     return xxhash.xxh3_128_hexdigest(data)
 

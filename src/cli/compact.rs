@@ -51,7 +51,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let started = std::time::Instant::now();
-    let reports = compact::run(
+    let done = compact::run(
         &args.out,
         &Options {
             target_bytes: args.target_size,
@@ -59,8 +59,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         },
     )
     .with_context(|| format!("cannot compact '{}'", args.out.display()))?;
+    if done.unrecorded > 0 {
+        println!(
+            "bodies: {} left by runs killed before they recorded them, deleted (their rows \
+             were read by no capture's lines that another writer does not hold)",
+            crate::cli::plural(done.unrecorded as u64, "writer's files", "writers' files")
+        );
+    }
     let (mut before, mut after) = (0, 0);
-    for r in &reports {
+    for r in &done.tables {
         before += r.files_before;
         after += r.files_after;
         if r.files_before != r.files_after {
@@ -80,6 +87,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
         args.out.display()
     );
+    for warning in &done.warnings {
+        eprintln!("robostats: warning: {warning}");
+    }
+    if !done.owed_by.is_empty() {
+        eprintln!(
+            "robostats: warning: stored bodies whose files are gone are owed by {}: run \
+             ingest with the same inputs (it reads them again for their bodies only)",
+            crate::cli::listed(&done.owed_by)
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -161,6 +161,19 @@ fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Names for a message: quoted, the first five, then how many more.
+fn listed(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(5)
+        .map(|n| format!("'{}'", printable(n.as_bytes())))
+        .collect();
+    match names.len().saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
 /// A file argument: a path or `-` for standard input.
 type FileArg = PathBuf;
 

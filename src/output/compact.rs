@@ -4,6 +4,7 @@
 //! ```text
 //! <table>/ part files  -> merged into .compact-<table>/compacted-*.parquet
 //!                         (plus hard links to every file left as it is)
+//!                      -> its line in _manifest/compact.jsonl (which file went where)
 //!                      -> one renameat2(RENAME_EXCHANGE): <table>/ is the new set
 //!                      -> the old set is deleted
 //! ```
@@ -13,10 +14,19 @@
 //! swap each table's directory for its new set. A reader globbing
 //! `<table>/*.parquet` sees the old files or the new ones, never both: the
 //! directory is swapped in one step (where the system has no atomic
-//! exchange, the old directory is renamed away first, and for a moment the
-//! table is missing, never doubled). A compaction killed at any moment
-//! leaves the data set as it was, or compacted, plus a hidden staging
-//! directory the next `compact` deletes.
+//! exchange, the old directory is renamed aside first, and for a moment the
+//! table is missing, never doubled; a compaction killed then is undone by
+//! the next run or compaction, [`recover`]).
+//!
+//! A table's merges are recorded (synced) before its swap, so that no
+//! moment leaves done inputs' part files gone with no record of where
+//! their rows are (the next ingest would do them again, doubling every
+//! row); a merge counts only once its compacted file is there
+//! (`manifest::Merges`). The old files are deleted last: a deletion that
+//! fails (a file held open on NFS) is a warning, and the next compaction
+//! deletes them. A compaction killed at any moment leaves the data set as
+//! it was, or compacted, plus hidden directories the next `compact`
+//! deletes.
 //!
 //! Only files whose rows are final are merged: the part files the manifest
 //! lists for inputs that are done, and earlier compactions' files. Part
@@ -25,7 +35,10 @@
 //! name first). The part files of the tables stored once per body are
 //! final once published (they belong to no input); merging them keeps
 //! one writer's rows per body, the one the views read
-//! (`dataset::bodies`): a body two runs wrote is stored once after.
+//! (`dataset::bodies`): a body two runs wrote is stored once after. The
+//! body store is checked first (`bodies::check`): writers whose files are
+//! gone are retired, and `bodies` files no run recorded (a run killed
+//! between publishing and recording them) are deleted with their lines.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
@@ -41,10 +54,11 @@ use rayon::prelude::*;
 
 use crate::classify::Table;
 use crate::output::batch::schema_of;
-use crate::output::dataset::manifest::{CompactLine, Line, Merged};
+use crate::output::dataset::bodies::check::{self, Store};
+use crate::output::dataset::manifest::{CompactLine, Line, Manifest, Merged};
 use crate::output::dataset::{
-    At, Dataset, InputStatus, Op, OutputError, PartFile, bodies, is_finished_part, short_hash,
-    sync_dir,
+    At, Dataset, InputStatus, Op, OutputError, PartFile, bodies, is_finished_part, open_regular,
+    short_hash, sync_dir,
 };
 
 /// What `compact` does.
@@ -105,14 +119,34 @@ struct Moved {
     dropped: u64,
 }
 
+/// What a compaction did.
+#[derive(Clone, Debug, Default)]
+pub struct Compaction {
+    /// Each table's files and rows.
+    pub tables: Vec<TableReport>,
+    /// What could not be tidied (old files that could not be deleted), for
+    /// the next compaction to finish; the rows are compacted all the same.
+    pub warnings: Vec<String>,
+    /// Writers whose files were found gone, retired now: their bodies are
+    /// owed by these inputs, which the next ingest reads for them.
+    pub owed_by: Vec<String>,
+    /// `bodies` files no run recorded, deleted with their lines.
+    pub unrecorded: usize,
+}
+
 /// Compacts the data set under `out`.
-pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputError> {
+pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
     let started = Instant::now();
     let dataset = Dataset::open(out)?;
     // No ingest runs beside a compaction, nor starts during it.
     let _lock = dataset.lock_compact()?;
-    remove_staging(&dataset)?;
+    let mut done = Compaction::default();
+    recover(&dataset, &mut done.warnings)?;
     dataset.retire_legacy_empty()?;
+    let mut log = dataset.manifest("compact")?;
+    let store = check::check(&dataset, &mut log)?;
+    done.owed_by = store.owed.keys().map(|o| o.input.clone()).collect();
+    done.unrecorded = check::remove_unrecorded(&dataset, &store.unrecorded)?;
     let fixed = final_parts(&dataset)?;
     // A name for this compaction's files, unique to it.
     let nanos = std::time::SystemTime::now()
@@ -120,13 +154,12 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
         .map_or(0, |d| d.as_nanos());
     let id = short_hash(format!("{nanos}-{}", std::process::id()).as_bytes());
 
-    let mut reports = Vec::new();
     let mut merges = Vec::new();
     for &table in Table::ALL {
         let parts = list_parts(&dataset, table, &fixed)?;
         let groups = plan_merges(&parts, options.target_bytes);
         let merged_away: usize = groups.iter().map(|g| g.len() - 1).sum();
-        reports.push(TableReport {
+        done.tables.push(TableReport {
             table: table.name(),
             files_before: parts.len(),
             files_after: parts.len() - merged_away,
@@ -144,36 +177,87 @@ pub fn run(out: &Path, options: &Options) -> Result<Vec<TableReport>, OutputErro
         }
     }
     if merges.is_empty() {
-        return Ok(reports);
+        return Ok(done);
     }
-    let chosen = if merges.iter().any(|m| m.table.per_body()) {
-        bodies::chosen_writers(dataset.dir())?
-    } else {
-        HashMap::new()
-    };
-    let written = write_merges(&merges, &chosen, options.threads)
-        .and_then(|rows| swap_in_all(&dataset, &merges, &rows, &mut reports, started));
+    let chosen = chosen_writers(&merges, &store)?;
+    let written = write_merges(&merges, &chosen, options.threads).and_then(|rows| {
+        let mut swap = Swap {
+            dataset: &dataset,
+            log: &mut log,
+            started,
+            warnings: &mut done.warnings,
+        };
+        swap.all(&merges, &rows, &mut done.tables)
+    });
     if written.is_err() {
         // Best effort: the next `compact` deletes them anyway, but a full
         // disk wants its space back now.
-        let _ = remove_staging(&dataset);
+        let _ = remove_staging(&dataset, &mut Vec::new());
     }
-    written.map(|()| reports)
+    written.map(|()| done)
+}
+
+/// The writer read per body, where a table stored once per body is
+/// merged: from the `bodies` files the check found whole.
+fn chosen_writers(
+    merges: &[Merge],
+    store: &Store,
+) -> Result<HashMap<bodies::Digest, i64>, OutputError> {
+    if merges.iter().any(|m| m.table.per_body()) {
+        bodies::chosen_writers(&store.intact)
+    } else {
+        Ok(HashMap::new())
+    }
 }
 
 /// The hidden staging directory of a table.
 fn staging_dir(dataset: &Dataset, table: Table) -> PathBuf {
-    dataset.dir().join(format!(".compact-{}", table.name()))
+    dataset.staging_dir(table)
 }
 
-/// Deletes the staging directories of a compaction that was killed.
-fn remove_staging(dataset: &Dataset) -> Result<(), OutputError> {
+/// [`Dataset::recover_swap`], then the staging directories of killed
+/// compactions deleted (a deletion that fails is a warning).
+fn recover(dataset: &Dataset, warnings: &mut Vec<String>) -> Result<(), OutputError> {
+    dataset.recover_swap()?;
+    remove_staging(dataset, warnings)
+}
+
+/// Deletes the staging directories of compactions that were killed, and
+/// the old files of compactions that could not delete them. One that will
+/// not go (files held open on NFS) is renamed out of the way, and a
+/// warning says so: this compaction needs the staging names.
+fn remove_staging(dataset: &Dataset, warnings: &mut Vec<String>) -> Result<(), OutputError> {
     let dir = dataset.dir();
     for entry in fs::read_dir(dir).at(Op::ListDir, dir)? {
         let entry = entry.at(Op::ListDir, dir)?;
-        if entry.file_name().to_string_lossy().starts_with(".compact-") {
-            let path = entry.path();
-            fs::remove_dir_all(&path).at(Op::RemoveDir, &path)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(".compact-") {
+            continue;
+        }
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let removed = if is_dir {
+            fs::remove_dir_all(&path)
+        } else {
+            // Not ours to delete: a link or a file planted here.
+            continue;
+        };
+        match removed {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                warnings.push(format!(
+                    "could not delete {} ({e}): the next compact tries again",
+                    path.display()
+                ));
+                if !name.starts_with(".compact-trash-") {
+                    let trash = dir.join(format!(
+                        ".compact-trash-{}",
+                        short_hash(format!("{name}-{:?}", Instant::now()).as_bytes())
+                    ));
+                    fs::rename(&path, &trash).at(Op::RemoveDir, &path)?;
+                }
+            }
         }
     }
     Ok(())
@@ -210,7 +294,11 @@ fn list_parts(
         if name.starts_with('.') {
             return Err(OutputError::Unfinished { path });
         }
-        if is_finished_part(&name) {
+        // Only regular files are merged: a link, a FIFO or anything else
+        // planted here is neither read nor deleted (it is carried over as
+        // it is).
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if regular && is_finished_part(&name) {
             let size = entry.metadata().at(Op::ListDir, &path)?.len();
             let is_final =
                 table.per_body() || fixed.contains(&path) || name.starts_with(COMPACTED_PREFIX);
@@ -254,7 +342,7 @@ pub fn plan_merges(parts: &[PartInfo], target_bytes: u64) -> Vec<Vec<PathBuf>> {
 /// Writes every merged file, in parallel; returns what each moved.
 fn write_merges(
     merges: &[Merge],
-    chosen: &HashMap<u128, i64>,
+    chosen: &HashMap<bodies::Digest, i64>,
     threads: usize,
 ) -> Result<Vec<Moved>, OutputError> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -267,7 +355,7 @@ fn write_merges(
 /// The rows of `batch` (of a table stored once per body) whose writer is
 /// the one `chosen` for their body; `None` if its key columns are not
 /// `(body_digest, writer)`.
-fn chosen_rows(batch: &RecordBatch, chosen: &HashMap<u128, i64>) -> Option<RecordBatch> {
+fn chosen_rows(batch: &RecordBatch, chosen: &HashMap<bodies::Digest, i64>) -> Option<RecordBatch> {
     let keep: BooleanArray = bodies::keys(batch)?
         .into_iter()
         .map(|(digest, writer)| {
@@ -281,7 +369,7 @@ fn chosen_rows(batch: &RecordBatch, chosen: &HashMap<u128, i64>) -> Option<Recor
 /// Writes one merged file into the staging directory; returns what it
 /// moved. The rows of a table stored once per body are only the chosen
 /// writer's of each body (`chosen`).
-fn merge(m: &Merge, chosen: &HashMap<u128, i64>) -> Result<Moved, OutputError> {
+fn merge(m: &Merge, chosen: &HashMap<bodies::Digest, i64>) -> Result<Moved, OutputError> {
     // The table's schema as this version declares it: part files of older
     // versions may describe their columns in other words (field metadata),
     // which does not keep them from being merged; other columns do.
@@ -291,8 +379,9 @@ fn merge(m: &Merge, chosen: &HashMap<u128, i64>) -> Result<Moved, OutputError> {
     let mut expected = 0u64;
     let mut dropped = 0u64;
     for source in &m.sources {
-        let file = File::open(source).at(Op::ReadPart, source)?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(Op::ReadPart, source)?;
+        let file = open_regular(source).at(Op::ReadPart, source)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| bodies::unreadable(source, &e))?;
         expected += builder.metadata().file_metadata().num_rows() as u64;
         if !same_columns(builder.schema(), &schema) {
             return Err(OutputError::OtherSchema {
@@ -348,32 +437,54 @@ fn same_columns(a: &Schema, b: &Schema) -> bool {
         })
 }
 
-/// Swaps in every table that has merges, and logs each in the manifest.
-fn swap_in_all(
-    dataset: &Dataset,
-    merges: &[Merge],
-    moved: &[Moved],
-    reports: &mut [TableReport],
+/// Swaps in every table that has merges, each logged in the manifest
+/// first.
+struct Swap<'a> {
+    dataset: &'a Dataset,
+    log: &'a mut Manifest,
     started: Instant,
-) -> Result<(), OutputError> {
-    let mut log = dataset.manifest("compact")?;
-    for (&table, report) in Table::ALL.iter().zip(reports) {
-        let table_merges: Vec<(&Merge, Moved)> = merges
-            .iter()
-            .zip(moved.iter().copied())
-            .filter(|(m, _)| m.table == table)
-            .collect();
-        if table_merges.is_empty() {
-            continue;
+    warnings: &'a mut Vec<String>,
+}
+
+impl Swap<'_> {
+    fn all(
+        &mut self,
+        merges: &[Merge],
+        moved: &[Moved],
+        reports: &mut [TableReport],
+    ) -> Result<(), OutputError> {
+        for (&table, report) in Table::ALL.iter().zip(reports) {
+            let table_merges: Vec<(&Merge, Moved)> = merges
+                .iter()
+                .zip(moved.iter().copied())
+                .filter(|(m, _)| m.table == table)
+                .collect();
+            if table_merges.is_empty() {
+                continue;
+            }
+            report.rows_merged = table_merges.iter().map(|(_, moved)| moved.rows).sum();
+            report.rows_dropped = table_merges.iter().map(|(_, moved)| moved.dropped).sum();
+            let merged: HashSet<&PathBuf> =
+                table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
+            self.table(table, &table_merges, &merged)?;
         }
-        report.rows_merged = table_merges.iter().map(|(_, moved)| moved.rows).sum();
-        report.rows_dropped = table_merges.iter().map(|(_, moved)| moved.dropped).sum();
-        let merged: HashSet<&PathBuf> = table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
-        swap_in(dataset, table, &merged)?;
+        Ok(())
+    }
+
+    /// One table: its staging directory completed, its merges logged (and
+    /// synced), the directories swapped, the old files deleted.
+    fn table(
+        &mut self,
+        table: Table,
+        merges: &[(&Merge, Moved)],
+        merged: &HashSet<&PathBuf>,
+    ) -> Result<(), OutputError> {
+        let dataset = self.dataset;
         let table_dir = dataset.table_dir(table);
-        log.append(&Line::Compact(CompactLine {
+        let staging = stage(dataset, table, merged)?;
+        self.log.append(&Line::Compact(CompactLine {
             table: table.name().to_owned(),
-            merged: table_merges
+            merged: merges
                 .iter()
                 .map(|(m, moved)| Merged {
                     path: dataset
@@ -383,32 +494,56 @@ fn swap_in_all(
                 })
                 .collect(),
             unix: crate::output::dataset::manifest::unix_now(),
-            seconds: started.elapsed().as_secs_f64(),
+            seconds: self.started.elapsed().as_secs_f64(),
         }))?;
+        exchange(&staging, &table_dir).at(Op::SwapDir, &table_dir)?;
+        sync_dir(dataset.dir())?;
+        // The staging path now holds the old files: their rows are in the
+        // new ones. Should they not go now, the next compaction deletes
+        // them.
+        if let Err(e) = fs::remove_dir_all(&staging) {
+            self.warnings.push(format!(
+                "could not delete the old files of {} in {} ({e}): the rows are compacted;                  the next compact deletes them",
+                table.name(),
+                staging.display()
+            ));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
-/// Completes a table's staging directory with every file not merged, and
-/// swaps it in for the table's directory.
-fn swap_in(dataset: &Dataset, table: Table, merged: &HashSet<&PathBuf>) -> Result<(), OutputError> {
+/// Completes a table's staging directory with every file not merged (by
+/// hard link; a regular file is copied where links cannot be made), and
+/// makes it durable.
+fn stage(
+    dataset: &Dataset,
+    table: Table,
+    merged: &HashSet<&PathBuf>,
+) -> Result<PathBuf, OutputError> {
     let dir = dataset.table_dir(table);
     let staging = staging_dir(dataset, table);
     for entry in fs::read_dir(&dir).at(Op::ListDir, &dir)? {
-        let path = entry.at(Op::ListDir, &dir)?.path();
+        let entry = entry.at(Op::ListDir, &dir)?;
+        let path = entry.path();
         if merged.contains(&path) {
             continue;
         }
         let to = staging.join(path.file_name().unwrap_or_default());
-        if fs::hard_link(&path, &to).is_err() {
-            fs::copy(&path, &to).at(Op::StageFile, &path)?;
+        if let Err(e) = fs::hard_link(&path, &to) {
+            // Never a copy of what is not a regular file: a link would be
+            // followed, a FIFO would block.
+            if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                return Err(OutputError::io(Op::StageFile, &path, e));
+            }
+            let mut from = open_regular(&path).at(Op::StageFile, &path)?;
+            let mut into = File::create_new(&to).at(Op::StageFile, &to)?;
+            io::copy(&mut from, &mut into)
+                .and_then(|_| into.sync_all())
+                .at(Op::StageFile, &path)?;
         }
     }
     sync_dir(&staging)?;
-    exchange(&staging, &dir).at(Op::SwapDir, &dir)?;
-    sync_dir(dataset.dir())?;
-    // The staging path now holds the old files.
-    fs::remove_dir_all(&staging).at(Op::RemoveDir, &staging)
+    Ok(staging)
 }
 
 /// Swaps two directories in one step.
@@ -433,7 +568,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
 /// Without an atomic exchange: `b` is moved aside, then `a` takes its
 /// place (for a moment `b` is missing), then the old `b` goes to `a`.
 fn exchange_in_two_steps(a: &Path, b: &Path) -> io::Result<()> {
-    let aside = a.with_extension("old");
+    let aside = crate::output::dataset::aside_dir(a);
     fs::rename(b, &aside)?;
     fs::rename(a, b)?;
     fs::rename(&aside, a)

@@ -10,11 +10,12 @@
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
-use std::sync::{Mutex, RwLock};
+use std::sync::Mutex;
 
 use crate::classify::{self, ErrorRow, Fate, Row, Rows, Table, VerdictTally, agents::AgentList};
 use crate::output::batch::Batches;
-use crate::output::dataset::bodies::digest_key;
+use crate::output::dataset::bodies::cache::StoredBodies;
+use crate::output::dataset::bodies::{Digest, digest_key};
 use crate::output::dataset::{
     Dataset, FinishedPart, PartFile, PartSummary, body_part_name, part_name, sync_dir,
 };
@@ -27,51 +28,29 @@ use crate::source::Input;
 use super::Shared;
 use super::read::Chunk;
 
-/// The bodies whose rows are stored: read from the data set's `bodies`
-/// table when the run starts, and added to as the run publishes more.
-/// Shared by every input of a run.
-///
-/// Only bodies whose rows are published (finished, renamed, and made
-/// durable before the next manifest line) are here: an input that meets a
-/// body stored by another input can leave its rows out and still be done,
-/// whatever becomes of that other input. Two inputs read at the same time
-/// may both write a body they both meet: the views and `compact` keep one
-/// writer's rows (docs/ingest.md).
-#[derive(Debug, Default)]
-pub(super) struct StoredBodies(RwLock<HashSet<u128>>);
-
-impl StoredBodies {
-    pub(super) fn new(digests: HashSet<u128>) -> StoredBodies {
-        StoredBodies(RwLock::new(digests))
-    }
-
-    fn contains(&self, digest: u128) -> bool {
-        self.0.read().expect("no thread panicked").contains(&digest)
-    }
-
-    fn extend(&self, digests: HashSet<u128>) {
-        self.0.write().expect("no thread panicked").extend(digests);
-    }
-}
-
-/// The bodies of one input: those stored before it, and those its lanes
-/// write.
+/// The bodies of one input: those known to be stored before it (the
+/// run's [`StoredBodies`]: only bodies whose rows are published, durable
+/// and recorded, so that an input meeting a body stored by another input
+/// can leave its rows out and still be done, whatever becomes of that
+/// other input), and those its lanes write. Two inputs read at the same
+/// time may both write a body they both meet: the views and `compact` keep
+/// one writer's rows (docs/ingest.md).
 pub(super) struct Bodies<'a> {
     stored: &'a StoredBodies,
     /// Written by a lane of this input (published with its part files).
-    claimed: Mutex<HashSet<u128>>,
+    claimed: Mutex<HashSet<Digest>>,
 }
 
 impl Bodies<'_> {
     /// Whether the rows of `digest` are this lane's to write: neither
     /// stored nor written by another lane of the input.
     fn claim(&self, digest: &str) -> bool {
-        // (Always 32 hex digits; anything else is keyed by its own digest,
+        // (Always 64 hex digits; anything else is keyed by its own digest,
         // so that it is still claimed once.)
         let key = digest_key(digest)
-            .or_else(|| digest_key(&classify::copies::digest(digest.as_bytes())))
+            .or_else(|| digest_key(&classify::copies::body_digest(digest.as_bytes())))
             .unwrap_or_default();
-        !self.stored.contains(key)
+        !self.stored.contains(&key)
             && self
                 .claimed
                 .lock()
@@ -85,11 +64,14 @@ struct LaneRows<'a> {
     batches: &'a mut Batches,
     bodies: &'a Bodies<'a>,
     writer: i64,
+    bodies_only: bool,
 }
 
 impl Rows for LaneRows<'_> {
     fn push<R: Row>(&mut self, row: &R) {
-        self.batches.push(row);
+        if !self.bodies_only || R::TABLE.per_body() {
+            self.batches.push(row);
+        }
     }
 
     fn body_writer(&mut self, digest: &str) -> Option<i64> {
@@ -101,6 +83,21 @@ impl Rows for LaneRows<'_> {
 pub(super) struct Lanes<'a> {
     lanes: Vec<Mutex<Lane>>,
     bodies: Bodies<'a>,
+    /// Only the tables stored once per body are written (an input read
+    /// again for its bodies).
+    bodies_only: bool,
+}
+
+/// What the lanes of an input published.
+pub(super) struct Closed {
+    /// The input's own part files.
+    pub(super) parts: Vec<PartSummary>,
+    /// The part files of the tables stored once per body.
+    pub(super) body_parts: Vec<PartSummary>,
+    /// The bodies written: stored once the manifest records them.
+    pub(super) claimed: HashSet<Digest>,
+    /// The rows counted.
+    pub(super) counts: Counts,
 }
 
 impl<'a> Lanes<'a> {
@@ -109,6 +106,7 @@ impl<'a> Lanes<'a> {
         stem: &str,
         shard: Option<Shard>,
         stored: &'a StoredBodies,
+        bodies_only: bool,
     ) -> Lanes<'a> {
         // A writer number unique to this lane of this attempt at the input
         // (random keys, the time and the process).
@@ -120,17 +118,20 @@ impl<'a> Lanes<'a> {
             lanes: (0..threads)
                 .map(|index| {
                     let writer = random.hash_one((stem, index, nanos, std::process::id())) as i64;
-                    Mutex::new(Lane::new(
+                    let mut lane = Lane::new(
                         part_name(stem, shard, index),
                         body_part_name(stem, shard, index, writer),
                         writer,
-                    ))
+                    );
+                    lane.bodies_only = bodies_only;
+                    Mutex::new(lane)
                 })
                 .collect(),
             bodies: Bodies {
                 stored,
                 claimed: Mutex::new(HashSet::new()),
             },
+            bodies_only,
         }
     }
 
@@ -172,9 +173,9 @@ impl<'a> Lanes<'a> {
     ///
     /// The body tables' part files are published first, `bodies` last of
     /// them (a `bodies` row says the body's line rows are complete), then
-    /// the input's; they are not the input's (not among the summaries
-    /// returned) and stay should the input be done again. Once all are
-    /// published, the bodies written are stored for the rest of the run.
+    /// the input's; they are not the input's (returned apart) and stay
+    /// should the input be done again. The bodies written are returned, to
+    /// be stored for the rest of the run once the manifest records them.
     ///
     /// The lanes' verdict counts are added up and written by the first
     /// lane, so that an input's `verdict_counts` rows do not depend on how
@@ -184,8 +185,12 @@ impl<'a> Lanes<'a> {
         dataset: &Dataset,
         file: &str,
         agents: &AgentList,
-    ) -> Result<(Vec<PartSummary>, Counts), OutputError> {
-        let Lanes { lanes, bodies } = self;
+    ) -> Result<Closed, OutputError> {
+        let Lanes {
+            lanes,
+            bodies,
+            bodies_only,
+        } = self;
         let mut lanes: Vec<Lane> = lanes
             .into_iter()
             .map(|lane| {
@@ -197,7 +202,7 @@ impl<'a> Lanes<'a> {
         for lane in &mut lanes {
             tally.merge(std::mem::take(&mut lane.tally));
         }
-        if let Some(first) = lanes.first_mut() {
+        if let Some(first) = lanes.first_mut().filter(|_| !bodies_only) {
             for row in tally.rows(file, agents) {
                 first.batches.push(&row);
             }
@@ -243,11 +248,16 @@ impl<'a> Lanes<'a> {
             }
         }
         // The body tables' part files are no input's.
-        parts.retain(|p| !p.table.per_body());
+        let (mut body_parts, mut parts): (Vec<PartSummary>, Vec<PartSummary>) =
+            parts.into_iter().partition(|p| p.table.per_body());
         parts.sort_by(|a, b| a.path.cmp(&b.path));
-        let claimed = bodies.claimed.into_inner().expect("no thread panicked");
-        bodies.stored.extend(claimed);
-        Ok((parts, counts))
+        body_parts.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Closed {
+            parts,
+            body_parts,
+            claimed: bodies.claimed.into_inner().expect("no thread panicked"),
+            counts,
+        })
     }
 }
 
@@ -266,6 +276,8 @@ pub(super) struct Lane {
     /// The rows it counted: captures, lost responses, errors.
     pub(super) counts: Counts,
     pub(super) failure: Option<OutputError>,
+    /// Only the rows of the tables stored once per body are written.
+    pub(super) bodies_only: bool,
 }
 
 impl Lane {
@@ -279,6 +291,7 @@ impl Lane {
             writers: Table::ALL.iter().map(|_| None).collect(),
             counts: Counts::default(),
             failure: None,
+            bodies_only: false,
         }
     }
 
@@ -299,6 +312,7 @@ impl Lane {
             batches: &mut self.batches,
             bodies,
             writer: self.writer,
+            bodies_only: self.bodies_only,
         };
         for record in &chunk.responses {
             let fate = classify::response(
@@ -333,6 +347,9 @@ impl Lane {
             return;
         }
         for (table, batch) in batches {
+            if self.bodies_only && !table.per_body() {
+                continue;
+            }
             let slot = &mut self.writers[table as usize];
             if slot.is_none() {
                 let name = if table.per_body() {

@@ -31,10 +31,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::classify::{self, agents::AgentList};
+use crate::output::dataset::bodies::{self, cache::StoredBodies, check::Store};
 use crate::output::dataset::manifest::{
-    self, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions,
+    self, BodiesLine, EndLine, InputLine, Line, PartEntry, RunLine, RunOptions,
 };
-use crate::output::dataset::{Dataset, InputStatus, PartSummary, bodies, part_stem};
+use crate::output::dataset::{Dataset, InputStatus, PartSummary, part_stem};
 use crate::shard::Shard;
 use crate::source::remote;
 
@@ -46,7 +47,7 @@ mod lanes;
 mod plan;
 mod read;
 
-pub use plan::{Plan, decide, plan};
+pub use plan::{Plan, Task, decide, plan};
 use read::ingest_input;
 pub use read::{GIVE_UP_AFTER_ERRORS, IO_ATTEMPTS};
 
@@ -83,6 +84,9 @@ pub struct Config {
     /// Inputs to do again although they are done (by name or identity):
     /// their rows are replaced.
     pub redo: Vec<String>,
+    /// Bytes of memory for the digests of the bodies known to be stored
+    /// (see [`bodies::cache`]): a body not among them is stored again.
+    pub bodies_memory: usize,
 }
 
 impl Config {
@@ -101,6 +105,7 @@ impl Config {
             allow_other_files: false,
             remote: None,
             redo: Vec::new(),
+            bodies_memory: bodies::cache::DEFAULT_BYTES,
         }
     }
 
@@ -116,6 +121,7 @@ impl Config {
                 .then_some(self.classify.size_limit),
             agents_version: self.agents.version.clone(),
             agents: self.agents.agents.iter().map(|a| a.token.clone()).collect(),
+            body_store: Some(manifest::BODY_STORE.to_owned()),
         }
     }
 }
@@ -137,32 +143,59 @@ pub struct FileReport {
     pub counts: Counts,
     /// The part files written.
     pub parts: Vec<PartSummary>,
+    /// The part files of the tables stored once per body written (no
+    /// input's: other inputs' captures may lead to them).
+    pub body_parts: Vec<PartSummary>,
+    /// It was done already, and read again for its bodies only.
+    pub bodies_only: bool,
+    /// The repairs whose bodies it wrote again.
+    pub repairs: Vec<String>,
 }
 
 impl FileReport {
-    /// The input's manifest line.
-    fn line(&self, dataset: &Dataset) -> Line {
-        Line::Input(InputLine {
-            input: self.input.clone(),
-            id: Some(self.id.clone()),
-            status: if self.failed {
-                InputStatus::Failed
-            } else {
-                InputStatus::Done
-            },
-            counts: self.counts,
-            parts: self
-                .parts
+    /// The input's manifest lines: its body part files (where it wrote
+    /// any, or wrote bodies a repair owed), then its end (not for an input
+    /// read for its bodies only, which stays done).
+    fn lines(&self, dataset: &Dataset) -> Vec<Line> {
+        let entries = |parts: &[PartSummary]| -> Vec<PartEntry> {
+            parts
                 .iter()
                 .map(|p| PartEntry {
                     table: p.table.name().to_owned(),
                     path: dataset.relative(&p.path),
                     rows: p.rows,
                 })
-                .collect(),
-            reason: self.reason.clone(),
-            ended_ms: Some(manifest::unix_now_ms()),
-        })
+                .collect()
+        };
+        let mut lines = Vec::new();
+        let ended_ms = manifest::unix_now_ms();
+        let wrote = !self.body_parts.is_empty() || !self.repairs.is_empty();
+        if !self.failed && (wrote || self.bodies_only) {
+            lines.push(Line::Bodies(BodiesLine {
+                input: self.input.clone(),
+                id: Some(self.id.clone()),
+                parts: entries(&self.body_parts),
+                repairs: self.repairs.clone(),
+                bodies_only: self.bodies_only,
+                ended_ms,
+            }));
+        }
+        if !self.bodies_only {
+            lines.push(Line::Input(InputLine {
+                input: self.input.clone(),
+                id: Some(self.id.clone()),
+                status: if self.failed {
+                    InputStatus::Failed
+                } else {
+                    InputStatus::Done
+                },
+                counts: self.counts,
+                parts: entries(&self.parts),
+                reason: self.reason.clone(),
+                ended_ms: Some(ended_ms),
+            }));
+        }
+        lines
     }
 }
 
@@ -178,6 +211,13 @@ pub struct Summary {
     /// Inputs of this run that an earlier run could not read (they are
     /// tried again; `files_done` or `files_failed` counts them too).
     pub files_retried: u64,
+    /// Done inputs read again for their bodies only (their files were
+    /// found gone).
+    pub bodies_rewritten: u64,
+    /// Done inputs that could not be read again for their bodies.
+    pub bodies_failed: u64,
+    /// Bodies whose files are gone, owed by inputs this run does not read.
+    pub bodies_lost: u64,
     /// What was read and written, all inputs of this run together.
     pub counts: Counts,
     /// What the network did, when inputs were read over it.
@@ -224,17 +264,34 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     // anything is written or the manifests are read, held to the end.
     let (dataset, lock) =
         Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name())?;
-    let plan = plan(config, &dataset)?;
+    let mut manifest = dataset.manifest(&config.run_name())?;
+    // The body store first: writers whose files are gone are retired, and
+    // the inputs that wrote them owe their bodies.
+    let store = bodies::check::check(&dataset, &mut manifest)?;
+    // Body files this run's shard published and never recorded (its run
+    // was killed in between): no run left a body out for them, and none of
+    // this shard runs now but this one.
+    let own = config.shard.map(|s| s.name());
+    let dead: Vec<PathBuf> = store
+        .unrecorded
+        .iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            crate::output::dataset::body_part_shard(&name) == Some(own.as_deref())
+        })
+        .cloned()
+        .collect();
+    bodies::check::remove_unrecorded(&dataset, &dead)?;
+    let plan = plan(config, &dataset, &store)?;
     progress.planned(&plan, lock.honoured());
     let client = match &config.remote {
         Some(client) => Some(Arc::clone(client)),
-        None if plan.todo.iter().any(|i| i.is_remote()) => Some(Arc::new(
+        None if plan.todo.iter().any(|t| t.input.is_remote()) => Some(Arc::new(
             remote::Client::new(remote::Options::default()).map_err(OutputError::Client)?,
         )),
         None => None,
     };
     progress.start(plan.todo.len() as u64, plan.bytes);
-    let mut manifest = dataset.manifest(&config.run_name())?;
     manifest.append(&Line::Run(RunLine {
         tool: "robostats".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -262,6 +319,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     let reports = execute(
         config,
         &dataset,
+        &store,
         &plan.todo,
         client.as_deref(),
         &manifest,
@@ -295,7 +353,8 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
 fn execute(
     config: &Config,
     dataset: &Dataset,
-    todo: &[&Input],
+    store: &Store,
+    todo: &[Task<'_>],
     client: Option<&remote::Client>,
     manifest: &Mutex<manifest::Manifest>,
     progress: &dyn Progress,
@@ -311,7 +370,7 @@ fn execute(
         let urls = todo
             .iter()
             .enumerate()
-            .filter_map(|(key, input)| match &input.location {
+            .filter_map(|(key, task)| match &task.input.location {
                 crate::source::Location::Url(url) => Some((key, url.clone())),
                 crate::source::Location::File(_) => None,
             })
@@ -329,8 +388,9 @@ fn execute(
             limit: 2 * config.threads,
         },
         unstarted: AtomicUsize::new(todo.len()),
-        stored_bodies: lanes::StoredBodies::new(bodies::stored(dataset.dir())?),
+        stored_bodies: StoredBodies::new(config.bodies_memory),
     };
+    bodies::stored(&store.intact, &shared.stored_bodies)?;
     let next = AtomicUsize::new(0);
     // Every thread of the pool reads files (one at a time, the next not
     // taken) and processes chunks; `threads` is the whole CPU budget. After
@@ -347,10 +407,10 @@ fn execute(
                         break;
                     }
                     let key = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = todo.get(key) else {
+                    let Some(task) = todo.get(key) else {
                         break;
                     };
-                    reports.extend(ingest_one(&shared, manifest, key, input)?);
+                    reports.extend(ingest_one(&shared, manifest, key, task)?);
                 }
                 Ok(reports)
             })
@@ -366,23 +426,35 @@ fn ingest_one(
     shared: &Shared<'_>,
     manifest: &Mutex<manifest::Manifest>,
     key: usize,
-    input: &Input,
+    task: &Task<'_>,
 ) -> Result<Option<FileReport>, OutputError> {
     shared.unstarted.fetch_sub(1, Ordering::Relaxed);
-    let done = ingest_input(shared, key, input).and_then(|report| {
-        if let Some(report) = &report {
+    let done = ingest_input(shared, key, task).and_then(|ended| {
+        let Some((report, claimed)) = ended else {
+            return Ok(None);
+        };
+        let lines = report.lines(shared.dataset);
+        if !lines.is_empty() {
             manifest
                 .lock()
                 .expect("no thread panicked holding the manifest")
-                .append(&report.line(shared.dataset))?;
+                .append_all(&lines)?;
         }
-        Ok(report)
+        // Recorded and durable: other inputs may now leave them out.
+        shared.stored_bodies.extend(&claimed);
+        Ok(Some(report))
     });
     if let Err(e) = done {
         shared.fail();
         // The input is not done: whatever of it was published goes
-        // now (or, should that fail too, with the next run).
-        let _ = shared.dataset.remove_leftovers(&part_stem(&input.name));
+        // now (or, should that fail too, with the next run). An input
+        // read for its bodies only keeps its own part files.
+        let stem = part_stem(&task.input.name);
+        let _ = if task.bodies_only {
+            shared.dataset.remove_temporaries(&stem)
+        } else {
+            shared.dataset.remove_leftovers(&stem)
+        };
         return Err(e);
     }
     if let Ok(Some(report)) = &done {
@@ -397,13 +469,18 @@ fn summarise(plan: &Plan<'_>, reports: &[FileReport], started: Instant) -> Summa
         files_retried: plan.retried,
         ..Summary::default()
     };
+    summary.bodies_lost = plan.lost.iter().map(|(_, owed)| owed.bodies).sum();
     for r in reports {
-        if r.failed {
-            summary.files_failed += 1;
-        } else {
-            summary.files_done += 1;
+        match (r.bodies_only, r.failed) {
+            // Its rows were counted when it was done.
+            (true, false) => summary.bodies_rewritten += 1,
+            (true, true) => summary.bodies_failed += 1,
+            (false, true) => summary.files_failed += 1,
+            (false, false) => summary.files_done += 1,
         }
-        summary.counts.add(&r.counts);
+        if !r.bodies_only {
+            summary.counts.add(&r.counts);
+        }
     }
     summary.seconds = started.elapsed().as_secs_f64();
     summary
@@ -424,8 +501,8 @@ struct Shared<'a> {
     /// (one lane per file, so memory does not grow with the number of
     /// threads squared); once all are started, chunks go to idle threads.
     unstarted: AtomicUsize,
-    /// The bodies whose rows are stored (see [`lanes::StoredBodies`]).
-    stored_bodies: lanes::StoredBodies,
+    /// The bodies known to be stored (see [`bodies::cache`]).
+    stored_bodies: StoredBodies,
 }
 
 impl Shared<'_> {

@@ -1,10 +1,11 @@
 //! The plan of a run: which inputs to do, skip, retry or redo, from the
 //! manifest of earlier runs and the part files on disk.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
-use crate::output::dataset::manifest::{self, PartEntry};
+use crate::output::dataset::bodies::check::{Owed, Store};
+use crate::output::dataset::manifest::{Merges, OwedInput, PartEntry};
 use crate::output::dataset::{Dataset, InputEntry, InputStatus};
 
 use crate::output::dataset::OutputError;
@@ -12,11 +13,35 @@ use crate::source::Input;
 
 use super::Config;
 
+/// An input a run reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task<'c> {
+    /// The input.
+    pub input: &'c Input,
+    /// It is done: it is read again for its bodies only, its own rows
+    /// staying as they are.
+    pub bodies_only: bool,
+    /// The repairs whose bodies it writes again (their ids): it is read
+    /// with them not stored.
+    pub repairs: Vec<String>,
+}
+
+impl<'c> Task<'c> {
+    fn full(input: &'c Input) -> Task<'c> {
+        Task {
+            input,
+            bodies_only: false,
+            repairs: Vec::new(),
+        }
+    }
+}
+
 /// Which inputs a run does.
 #[derive(Debug)]
 pub struct Plan<'c> {
-    /// The inputs to read, in order, each once.
-    pub todo: Vec<&'c Input>,
+    /// The inputs to read, in order, each once (a done input owing bodies
+    /// is read for them, after the others).
+    pub todo: Vec<Task<'c>>,
     /// Inputs an earlier run finished.
     pub skipped: u64,
     /// Inputs an earlier run failed (in `todo` again).
@@ -24,6 +49,9 @@ pub struct Plan<'c> {
     /// Inputs done before and done again now (in `todo` again), with why:
     /// asked for (`--redo`), or a part file of theirs is missing.
     pub redone: Vec<(&'c Input, String)>,
+    /// Bodies whose files are gone, owed by inputs this run does not read
+    /// (not among its inputs, or another shard's): what it cannot repair.
+    pub lost: Vec<(OwedInput, Owed)>,
     /// The size of the inputs to read, where known.
     pub bytes: u64,
 }
@@ -38,12 +66,46 @@ pub struct Plan<'c> {
 /// its part files is missing (deleted by hand): its remaining part files
 /// are deleted first, as for any unfinished input. One whose rows were
 /// compacted together with other inputs' cannot be, and is refused.
-pub fn plan<'c>(config: &'c Config, dataset: &Dataset) -> Result<Plan<'c>, OutputError> {
+///
+/// An input that owes bodies (`store`: their files were found gone) is
+/// read for them: as it is done anyway when it is to do, else for its
+/// bodies only; one that is not among the run's inputs is listed as
+/// [`Plan::lost`].
+pub fn plan<'c>(
+    config: &'c Config,
+    dataset: &Dataset,
+    store: &Store,
+) -> Result<Plan<'c>, OutputError> {
     let finished = dataset.read_inputs()?;
-    let merges = manifest::read_merges(dataset.dir())?;
-    decide(config, &finished, &merges, &|path| {
-        dataset.dir().join(path).is_file()
-    })
+    let merges = Merges::read(dataset.dir())?;
+    let exists = |path: &Path| {
+        std::fs::symlink_metadata(dataset.dir().join(path)).is_ok_and(|m| m.file_type().is_file())
+    };
+    let mut plan = decide(config, &finished, &merges, &exists)?;
+    owe(config, &mut plan, &store.owed);
+    plan.bytes = plan.todo.iter().filter_map(|t| t.input.size()).sum();
+    Ok(plan)
+}
+
+/// Adds to `plan` the reading of the inputs that owe bodies.
+fn owe<'c>(config: &'c Config, plan: &mut Plan<'c>, owed: &BTreeMap<OwedInput, Owed>) {
+    for (who, what) in owed {
+        let matches = |input: &Input| match &who.id {
+            Some(id) => input.id == *id,
+            None => input.name == who.input,
+        };
+        if let Some(task) = plan.todo.iter_mut().find(|t| matches(t.input)) {
+            task.repairs.extend(what.repairs.iter().cloned());
+        } else if let Some(input) = config.inputs.iter().find(|i| matches(i)) {
+            plan.todo.push(Task {
+                input,
+                bodies_only: true,
+                repairs: what.repairs.clone(),
+            });
+        } else {
+            plan.lost.push((who.clone(), what.clone()));
+        }
+    }
 }
 
 /// [`plan`]'s decision, from what the manifests say (`finished`, by
@@ -52,8 +114,8 @@ pub fn plan<'c>(config: &'c Config, dataset: &Dataset) -> Result<Plan<'c>, Outpu
 pub fn decide<'c>(
     config: &'c Config,
     finished: &HashMap<String, InputEntry>,
-    merges: &HashMap<PathBuf, PathBuf>,
-    exists: &dyn Fn(&std::path::Path) -> bool,
+    merges: &Merges,
+    exists: &dyn Fn(&Path) -> bool,
 ) -> Result<Plan<'c>, OutputError> {
     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
     same_options(config, finished.values().filter(|e| done(e)))?;
@@ -68,6 +130,7 @@ pub fn decide<'c>(
         skipped: 0,
         retried: 0,
         redone: Vec::new(),
+        lost: Vec::new(),
         bytes: 0,
     };
     for input in &config.inputs {
@@ -89,12 +152,12 @@ pub fn decide<'c>(
                 None => plan.skipped += 1,
                 Some(why) => {
                     plan.redone.push((input, why));
-                    plan.todo.push(input);
+                    plan.todo.push(Task::full(input));
                 }
             },
             Some(_) => {
                 plan.retried += 1;
-                plan.todo.push(input);
+                plan.todo.push(Task::full(input));
             }
             None => {
                 if let Some(other) = done_by_name.get(input.name.as_str()) {
@@ -105,7 +168,7 @@ pub fn decide<'c>(
                         now: input.id.clone(),
                     });
                 }
-                plan.todo.push(input);
+                plan.todo.push(Task::full(input));
             }
         }
     }
@@ -118,7 +181,7 @@ pub fn decide<'c>(
             name: unknown.clone(),
         });
     }
-    plan.bytes = plan.todo.iter().filter_map(|i| i.size()).sum();
+    plan.bytes = plan.todo.iter().filter_map(|t| t.input.size()).sum();
     Ok(plan)
 }
 
@@ -153,8 +216,8 @@ fn redo_reason(
     config: &Config,
     input: &Input,
     entry: &InputEntry,
-    merges: &HashMap<PathBuf, PathBuf>,
-    exists: &dyn Fn(&std::path::Path) -> bool,
+    merges: &Merges,
+    exists: &dyn Fn(&Path) -> bool,
 ) -> Result<Option<String>, OutputError> {
     let asked = config
         .redo
@@ -166,8 +229,15 @@ fn redo_reason(
         missing_part(&entry.line.parts, merges, exists)
             .map(|p| format!("its part file {} is missing", p.display()))
     };
+    // Rows in a compacted file (a part file merged into one that is
+    // there) cannot be taken out of it.
+    let compacted = entry
+        .line
+        .parts
+        .iter()
+        .find_map(|p| merges.locate(&p.path, exists).filter(|now| *now != p.path));
     if let Some(why) = &why
-        && let Some(merged) = entry.line.parts.iter().find_map(|p| merges.get(&p.path))
+        && let Some(merged) = compacted
     {
         return Err(OutputError::CannotRedo {
             name: input.name.clone(),
@@ -176,28 +246,19 @@ fn redo_reason(
     }
     Ok(why)
 }
+
 /// The first of a done input's part files that is gone: neither where the
 /// input's line says nor in a compacted file it was merged into (`merges`,
 /// followed from compaction to compaction).
 pub(super) fn missing_part(
     parts: &[PartEntry],
-    merges: &HashMap<PathBuf, PathBuf>,
-    exists: &dyn Fn(&std::path::Path) -> bool,
+    merges: &Merges,
+    exists: &dyn Fn(&Path) -> bool,
 ) -> Option<PathBuf> {
-    parts.iter().find_map(|part| {
-        let mut path = &part.path;
-        // Each compaction merges a file at most once: the chain ends.
-        for _ in 0..=merges.len() {
-            if exists(path) {
-                return None;
-            }
-            match merges.get(path) {
-                Some(next) => path = next,
-                None => break,
-            }
-        }
-        Some(part.path.clone())
-    })
+    parts
+        .iter()
+        .find(|part| merges.locate(&part.path, exists).is_none())
+        .map(|part| part.path.clone())
 }
 
 #[cfg(test)]
@@ -230,10 +291,10 @@ mod tests {
             (b.id.clone(), entry("./b.warc.gz", Some(&b.id))),
         ]);
         let config = Config::new(vec![a, b.clone(), c.clone(), b], PathBuf::from("out"));
-        let none = HashMap::new();
+        let none = Merges::default();
         let planned = decide(&config, &finished, &none, &|_| true).unwrap();
         assert_eq!(planned.skipped, 2);
-        assert_eq!(planned.todo, [&c]);
+        assert_eq!(planned.todo, [Task::full(&c)]);
 
         // Another file under a done input's name is refused.
         let moved = Input::file("/elsewhere/a.warc.gz", "a.warc.gz");
@@ -271,14 +332,14 @@ mod tests {
         };
         let finished = HashMap::from([(a.id.clone(), entry)]);
         let config = Config::new(vec![a.clone()], PathBuf::from("out"));
-        let no_merges = HashMap::new();
+        let no_merges = Merges::default();
         // Both there: skipped.
         let planned = decide(&config, &finished, &no_merges, &|_| true).unwrap();
         assert_eq!((planned.skipped, planned.todo.len()), (1, 0));
         // One deleted by hand: done again, saying why.
         let gone = |p: &std::path::Path| p != std::path::Path::new("rules/a-1-00.parquet");
         let planned = decide(&config, &finished, &no_merges, &gone).unwrap();
-        assert_eq!(planned.todo, [&a]);
+        assert_eq!(planned.todo, [Task::full(&a)]);
         assert!(
             planned.redone[0]
                 .1
@@ -289,29 +350,37 @@ mod tests {
         // Its captures merged into a compacted file that is there: only the
         // rules part is missing, and the rows in the compacted file cannot
         // be taken out: refused.
-        let merges = HashMap::from([(
+        let mut merges = Merges::default();
+        merges.add(
             PathBuf::from("captures/a-1-00.parquet"),
             PathBuf::from("captures/compacted-x-00000.parquet"),
-        )]);
-        let only_compacted = |p: &std::path::Path| p.starts_with("captures/compacted-");
+        );
+        let only_compacted =
+            |p: &std::path::Path| p.to_string_lossy().starts_with("captures/compacted-");
         assert!(matches!(
             decide(&config, &finished, &merges, &only_compacted),
             Err(OutputError::CannotRedo { .. })
         ));
         // Both parts merged and the compacted file there: skipped.
-        let merges = HashMap::from([
-            (
-                PathBuf::from("captures/a-1-00.parquet"),
-                PathBuf::from("captures/compacted-x-00000.parquet"),
-            ),
-            (
-                PathBuf::from("rules/a-1-00.parquet"),
-                PathBuf::from("rules/compacted-x-00000.parquet"),
-            ),
-        ]);
+        let mut merges = Merges::default();
+        for table in ["captures", "rules"] {
+            merges.add(
+                PathBuf::from(format!("{table}/a-1-00.parquet")),
+                PathBuf::from(format!("{table}/compacted-x-00000.parquet")),
+            );
+        }
         let compacted = |p: &std::path::Path| p.to_string_lossy().contains("compacted-");
         let planned = decide(&config, &finished, &merges, &compacted).unwrap();
         assert_eq!(planned.skipped, 1);
+        // A compaction killed before its swap recorded merges into files
+        // that are not there: it moved nothing. The part files there:
+        // skipped; one deleted by hand: done again, not refused.
+        let not_compacted = |p: &std::path::Path| !p.to_string_lossy().contains("compacted-");
+        let planned = decide(&config, &finished, &merges, &not_compacted).unwrap();
+        assert_eq!(planned.skipped, 1);
+        let one_left = |p: &std::path::Path| p == std::path::Path::new("captures/a-1-00.parquet");
+        let planned = decide(&config, &finished, &merges, &one_left).unwrap();
+        assert_eq!(planned.todo, [Task::full(&a)]);
         // Asked for by name: done again.
         let mut again = config.clone();
         again.redo = vec!["a.warc.gz".to_owned()];

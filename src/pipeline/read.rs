@@ -7,11 +7,14 @@ use crate::output::dataset::part_stem;
 use crate::warc::{Error, ErrorKind, Stage};
 use crate::warc::{Record, RecordType, WarcReader};
 
+use std::collections::HashSet;
+
+use crate::output::dataset::bodies::Digest;
 use crate::output::dataset::{Counts, OutputError};
 use crate::source::Input;
 
 use super::lanes::Lanes;
-use super::{FileReport, Shared};
+use super::{FileReport, Shared, Task};
 
 /// Errors in a row after which a reader is given up on (by default). The
 /// reader resumes after every error and moves forward, so only a reader
@@ -19,26 +22,34 @@ use super::{FileReport, Shared};
 pub const GIVE_UP_AFTER_ERRORS: u64 = 1_000_000;
 
 /// One input, start to end: its leftovers deleted, read to the end into the
-/// lanes, its part files published. `None` when the run stopped while it
-/// was read (another input's output failed): nothing of it is left.
+/// lanes, its part files published; with the bodies it wrote, to be known
+/// stored once the manifest records them. `None` when the run stopped
+/// while it was read (another input's output failed): nothing of it is
+/// left. An input read for its bodies only keeps its own part files.
 pub(super) fn ingest_input(
     shared: &Shared<'_>,
     key: usize,
-    input: &Input,
-) -> Result<Option<FileReport>, OutputError> {
+    task: &Task<'_>,
+) -> Result<Option<(FileReport, HashSet<Digest>)>, OutputError> {
+    let input = task.input;
     let stem = part_stem(&input.name);
-    shared.dataset.remove_leftovers(&stem)?;
+    if task.bodies_only {
+        shared.dataset.remove_temporaries(&stem)?;
+    } else {
+        shared.dataset.remove_leftovers(&stem)?;
+    }
     let lanes = Lanes::new(
         shared.config.threads,
         &stem,
         shared.config.shard,
         &shared.stored_bodies,
+        task.bodies_only,
     );
     let read = read_input(shared, key, input, &lanes);
     if read.stopped {
         return lanes.give_up().map_or(Ok(None), Err);
     }
-    let report = |counts, parts| FileReport {
+    let report = |counts, parts, body_parts| FileReport {
         input: input.name.clone(),
         id: input.id.clone(),
         location: input.location.to_string(),
@@ -46,6 +57,9 @@ pub(super) fn ingest_input(
         reason: read.failure.clone(),
         counts,
         parts,
+        body_parts,
+        bodies_only: task.bodies_only,
+        repairs: task.repairs.clone(),
     };
     if read.failure.is_some() {
         // Nothing of a failed input is published: the tables hold only
@@ -58,13 +72,19 @@ pub(super) fn ingest_input(
             bytes: read.counts.bytes,
             ..Counts::default()
         };
-        return Ok(Some(report(counts, Vec::new())));
+        return Ok(Some((
+            report(counts, Vec::new(), Vec::new()),
+            HashSet::new(),
+        )));
     }
-    let (parts, mut counts) = lanes.close(shared.dataset, &input.name, &shared.config.agents)?;
+    let mut closed = lanes.close(shared.dataset, &input.name, &shared.config.agents)?;
     // The renames are durable before the manifest calls the input done.
     shared.dataset.sync_tables()?;
-    counts.add(&read.counts);
-    Ok(Some(report(counts, parts)))
+    closed.counts.add(&read.counts);
+    Ok(Some((
+        report(closed.counts, closed.parts, closed.body_parts),
+        closed.claimed,
+    )))
 }
 
 /// What reading an input found.

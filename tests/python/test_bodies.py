@@ -97,26 +97,31 @@ def with_writer(table, writer):
 
 
 def test_a_body_written_twice_reads_once_and_compact_stores_it_once(tmp_path):
+    a, b = two_copies(tmp_path)
     out = tmp_path / "out"
-    ingest([str(ROOT / SYNTHETIC)], out, "--threads", "1")
-    before = view_rows(out)
-    bodies_rows = raw(out, "bodies")
-    # A second writer of every body, smaller than the first (so the views
-    # now read its rows), as two shards would leave; and line rows of a
-    # writer without a `bodies` row (a run killed between the two), with
-    # other values, that must never be read.
+    # Two shards that each stored every body (as shards running at once
+    # do: the second does not see what the first recorded).
+    ingest([a, b], out, "--threads", "1", "--shard", "0/2")
+    first = out / "_manifest" / "shard-00000-of-00002.jsonl"
+    first.rename(first.with_suffix(".hidden"))
+    ingest([a, b], out, "--threads", "1", "--shard", "1/2")
+    first.with_suffix(".hidden").rename(first)
+    clean = tmp_path / "clean"
+    ingest([a, b], clean, "--threads", "1")
+    before = view_rows(clean)
+    bodies_rows = raw(clean, "bodies")
+    # And line rows of a writer without a `bodies` row (a run killed
+    # between the two), with other values, that must never be read.
     for t in BODY_TABLES:
-        for path in list((out / t).glob("*-*-*.parquet")):
-            rows = pq.read_table(path)
-            pq.write_table(with_writer(rows, -2**63), path.with_name(path.stem + "-0000000000000000.parquet"),
-                           compression="zstd")
-            if t != "bodies":
-                orphan = with_writer(rows, 42)
-                if "pattern" in orphan.column_names:
-                    orphan = orphan.set_column(orphan.column_names.index("pattern"),
-                                               pa.field("pattern", pa.string(), nullable=False),
-                                               pa.array(["/orphan"] * orphan.num_rows))
-                pq.write_table(orphan, path.with_name(path.stem + "-000000000000002a.parquet"), compression="zstd")
+        if t == "bodies":
+            continue
+        for path in list((out / t).glob("*-*-*.parquet"))[:1]:
+            orphan = with_writer(pq.read_table(path), 42)
+            if "pattern" in orphan.column_names:
+                orphan = orphan.set_column(orphan.column_names.index("pattern"),
+                                           pa.field("pattern", pa.string(), nullable=False),
+                                           pa.array(["/orphan"] * orphan.num_rows))
+            pq.write_table(orphan, path.with_name(path.stem + "-000000000000002a.parquet"), compression="zstd")
     assert raw(out, "bodies") == 2 * bodies_rows
     assert view_rows(out) == before
     con = connect(out)
@@ -134,4 +139,34 @@ def test_a_body_written_twice_reads_once_and_compact_stores_it_once(tmp_path):
         [(writers,)] = duckdb.sql(f"SELECT count(DISTINCT writer) FROM read_parquet('{out}/{t}/*.parquet')").fetchall()
         assert writers <= 1, t
     assert raw(out, "body_rules", "WHERE pattern = '/orphan'") == 0
+    assert view_rows(out) == before
+
+
+def test_a_bodies_file_rewritten_by_other_tools_or_cut_short(tmp_path):
+    """A `bodies` part file rewritten by pyarrow with its default
+    compression (snappy) is read as robostats' own; one cut short is
+    refused with its name and what to do, and once deleted, written
+    again (docs/concurrency.md)."""
+    a, b = two_copies(tmp_path)
+    out = tmp_path / "out"
+    ingest([a, b], out, "--threads", "1")
+    before = view_rows(out)
+    [first] = body_files(out)["bodies"][:1]
+    path = out / "bodies" / first
+    pq.write_table(pq.read_table(path), path)  # snappy, pyarrow's default
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "SNAPPY"
+    ingest([a, b], out, "--threads", "1")
+    subprocess.run([str(BIN), "compact", str(out)], check=True, capture_output=True)
+    assert view_rows(out) == before
+
+    [first] = body_files(out)["bodies"][:1]
+    path = out / "bodies" / first
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    run = subprocess.run([str(BIN), "ingest", a, b, "--out", str(out), "-q"], capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert str(path) in run.stderr and "damaged" in run.stderr, run.stderr
+    assert "delete it and run ingest again with the same inputs" in run.stderr, run.stderr
+    path.unlink()
+    run = ingest([a, b], out, "--threads", "1")
     assert view_rows(out) == before

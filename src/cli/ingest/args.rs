@@ -69,6 +69,12 @@ pub struct Args {
     /// input must be among the inputs of the run.
     #[arg(long, value_name = "NAME")]
     redo: Vec<String>,
+    /// Memory for the digests of the bodies known to be stored, in MiB
+    /// (16: 524,288 bodies). A body not among them is stored again, which
+    /// the views never read and compact removes: more memory, a smaller
+    /// data set before compact.
+    #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    bodies_memory: u64,
     /// No progress bar, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -285,6 +291,7 @@ impl Args {
         config.shard = shard;
         config.remote = client.clone();
         config.redo = self.redo.clone();
+        config.bodies_memory = (self.bodies_memory as usize) << 20;
         if let Some(n) = self.threads {
             if n == 0 {
                 bail!("--threads must be at least 1");

@@ -101,6 +101,40 @@ fn plan_notices(plan: &pipeline::Plan<'_>, locks_honoured: bool) {
     for (input, why) in &plan.redone {
         eprintln!("robostats: '{}' is done again: {why}", input.name);
     }
+    let rewritten: Vec<String> = plan
+        .todo
+        .iter()
+        .filter(|t| t.bodies_only)
+        .map(|t| t.input.name.clone())
+        .collect();
+    if !rewritten.is_empty() {
+        eprintln!(
+            "robostats: stored bodies whose files are gone are written again: {} {} read \
+             again for {} bodies only",
+            crate::cli::listed(&rewritten),
+            if rewritten.len() == 1 { "is" } else { "are" },
+            if rewritten.len() == 1 { "its" } else { "their" },
+        );
+    }
+    if !plan.lost.is_empty() {
+        let names: Vec<String> = plan.lost.iter().map(|(who, _)| who.input.clone()).collect();
+        let bodies: u64 = plan.lost.iter().map(|(_, owed)| owed.bodies).sum();
+        let missing = plan
+            .lost
+            .iter()
+            .find_map(|(_, owed)| owed.missing.as_ref())
+            .map(|m| format!(" ({} is gone)", m.display()))
+            .unwrap_or_default();
+        eprintln!(
+            "robostats: warning: the lines of {} are lost{missing}; {} wrote them and {} \
+             not among this run's inputs: run ingest again with {} among the inputs (a done \
+             input is read again for its bodies only)",
+            crate::cli::plural(bodies, "stored body", "stored bodies"),
+            crate::cli::listed(&names),
+            if names.len() == 1 { "is" } else { "are" },
+            if names.len() == 1 { "it" } else { "them" },
+        );
+    }
     if !locks_honoured {
         eprintln!(
             "robostats: warning: the file system of the output directory ignores locks \

@@ -24,9 +24,11 @@ pub fn print(ingest: &Ingest, summary: &Summary, mut failed: Vec<FileReport>) ->
     let stopped = ingest.client.as_ref().and_then(|c| c.stopped());
     failures(failed, stopped.as_deref());
     totals(ingest, summary, stopped.as_deref());
+    // Bodies owed by another shard's inputs are that shard's to write.
+    let lost = summary.bodies_lost > 0 && ingest.config.shard.is_none();
     if stopped.is_some() {
         ExitCode::from(3)
-    } else if summary.files_failed > 0 {
+    } else if summary.files_failed > 0 || summary.bodies_failed > 0 || lost {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -50,11 +52,17 @@ fn failures(mut failed: Vec<FileReport>, stopped: Option<&str>) {
         } else {
             format!("'{}' (opened as '{opened}')", report.input)
         };
+        let again = if report.bodies_only {
+            " again for its bodies (it stays done; the next run tries again)"
+        } else {
+            ""
+        };
         eprintln!(
-            "robostats: could not read {place}: {}",
+            "robostats: could not read {place}{again}: {}",
             report.reason.as_deref().unwrap_or("unknown reason")
         );
     }
+    failed.retain(|r| !r.bodies_only);
     if let Some(why) = stopped {
         eprintln!(
             "robostats: stopped: {why}; {} not read (recorded as failed): check the \
@@ -95,6 +103,15 @@ fn totals(ingest: &Ingest, s: &Summary, stopped: Option<&str>) {
         c.records as f64 / s.seconds.max(1e-9),
         ingest.config.out.display()
     );
+    if s.bodies_rewritten + s.bodies_failed + s.bodies_lost > 0 {
+        println!(
+            "bodies: {} read again for the bodies whose files were gone, {} could not be; \
+             {} bodies lost (their inputs are not among this run's)",
+            plural(s.bodies_rewritten, "done input", "done inputs"),
+            s.bodies_failed,
+            s.bodies_lost
+        );
+    }
     if let Some(net) = &s.network {
         println!(
             "network: {}, {}, {}, {:.1} MiB",

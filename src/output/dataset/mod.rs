@@ -37,8 +37,9 @@ pub use error::{At, Op, OutputError};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
 pub use names::{
-    EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, is_body_part_of, is_finished_part, is_part_of,
-    is_schema_only, is_temp_of, part_name, part_stem, short_hash, temp_of, temp_path,
+    EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard, is_body_part_of,
+    is_finished_part, is_part_of, is_schema_only, is_temp_of, part_name, part_stem, short_hash,
+    temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
 
@@ -71,6 +72,13 @@ fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
         return older(
             "its line tables (rules, sitemaps, ...) hold a row per capture; they are now \
              stored once per body (body_rules, ...) and the views join them to the captures",
+        );
+    }
+    if manifest::older_body_store(dir)? {
+        return older(
+            "its bodies are keyed by XXH3-128 digests, which anyone can make two bodies \
+             share, and its body files are not recorded in its manifest; they are now keyed \
+             by BLAKE3 digests and recorded",
         );
     }
     if dir.join("agent_verdicts").is_dir() {
@@ -146,9 +154,11 @@ impl Dataset {
         })
     }
 
-    /// Refuses planted links, then writes every table's schema-only file.
+    /// Refuses planted links, puts back a table a killed compaction left
+    /// aside, then writes every table's schema-only file.
     fn init_tables(&self) -> Result<(), OutputError> {
         self.refuse_links()?;
+        self.recover_swap()?;
         for &table in Table::ALL {
             self.write_empty_table(table)?;
         }
@@ -210,6 +220,32 @@ impl Dataset {
     /// it.
     pub fn lock_compact(&self) -> Result<lock::Held, OutputError> {
         lock::acquire(&self.dir, lock::Holder::Compact)
+    }
+
+    /// The hidden directory `compact` prepares a table's new files in.
+    pub fn staging_dir(&self, table: Table) -> PathBuf {
+        self.dir.join(format!(".compact-{}", table.name()))
+    }
+
+    /// Undoes what a compaction killed during a swap without an atomic
+    /// exchange (NFS) left: a table directory renamed aside and not
+    /// replaced is put back. Its merges never happened (the files they
+    /// name are not there). Never deletes anything.
+    pub fn recover_swap(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            let dir = self.table_dir(table);
+            let aside = aside_dir(&self.staging_dir(table));
+            let aside_is_dir = fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir());
+            if aside_is_dir && fs::symlink_metadata(&dir).is_err() {
+                match fs::rename(&aside, &dir) {
+                    // Another process put it back first.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    other => other.at(Op::SwapDir, &dir)?,
+                }
+                sync_dir(&self.dir)?;
+            }
+        }
+        Ok(())
     }
 
     /// The directory.
@@ -337,6 +373,19 @@ impl Dataset {
         Ok(())
     }
 
+    /// Deletes the temporary files an attempt at an input left (killed
+    /// while it wrote them), and no finished part file: for an input read
+    /// again for its bodies only, whose own part files stay.
+    pub fn remove_temporaries(&self, stem: &str) -> Result<(), OutputError> {
+        for &table in Table::ALL.iter().filter(|t| **t != Table::Agents) {
+            self.remove_in(table, |name| {
+                temp_of(name)
+                    .is_some_and(|part| is_part_of(stem, part) || is_body_part_of(stem, part))
+            })?;
+        }
+        Ok(())
+    }
+
     /// Starts the part file `name` of `table` (under its temporary name).
     pub fn create_part(
         &self,
@@ -448,6 +497,36 @@ pub(crate) fn open_options_no_follow() -> OpenOptions {
     options
 }
 
+/// Where a swap without an atomic exchange puts a table's old directory
+/// for a moment: beside its staging directory `staging`.
+pub(crate) fn aside_dir(staging: &Path) -> PathBuf {
+    let mut name = staging.file_name().unwrap_or_default().to_os_string();
+    name.push(".old");
+    staging.with_file_name(name)
+}
+
+/// Opens `path` for reading only if it is a regular file: never through a
+/// symbolic link (`O_NOFOLLOW`), and never waiting on a FIFO (opened
+/// without blocking, then checked): files planted in the output directory
+/// are neither followed nor read.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (robostats writes only regular files here): remove it",
+        ));
+    }
+    Ok(file)
+}
+
 /// Creates `dir` (and its parents) and checks that it is a directory, not
 /// a link to one.
 pub(crate) fn create_dir_no_follow(dir: &Path) -> Result<(), OutputError> {
@@ -475,6 +554,7 @@ pub fn sync_dir(dir: &Path) -> Result<(), OutputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shard::Shard;
 
     #[test]
     fn clean_up_matches_exact_names_only() {
@@ -498,6 +578,19 @@ mod tests {
         ] {
             assert!(!is_part_of(&stem, &name), "{name}");
         }
+        // Which shard wrote a body part file, whatever its stem says.
+        let shard = Shard::parse("3/100").unwrap();
+        let tricky = part_stem("n/x-shard-00001-of-00002.warc.gz");
+        for (shard, stem, said) in [
+            (Some(shard), &stem, Some("shard-00003-of-00100")),
+            (None, &stem, None),
+            (None, &tricky, None),
+            (Some(shard), &tricky, Some("shard-00003-of-00100")),
+        ] {
+            let name = body_part_name(stem, shard, 1, -5);
+            assert_eq!(body_part_shard(&name), Some(said), "{name}");
+        }
+        assert_eq!(body_part_shard(&format!("{stem}-00.parquet")), None);
         let part = format!("{stem}-00.parquet");
         assert!(is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp"), &part));
         assert!(!is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp.x"), &part));

@@ -147,6 +147,32 @@ pub fn is_body_part_of(stem: &str, name: &str) -> bool {
         })
 }
 
+/// The shard whose run wrote the body part file `name`
+/// ([`body_part_name`]): `Some(Some("shard-00003-of-00100"))`,
+/// `Some(None)` for a run without `--shard`; `None` if `name` is not a
+/// body part file's.
+pub fn body_part_shard(name: &str) -> Option<Option<&str>> {
+    let (rest, writer) = name.strip_suffix(".parquet")?.rsplit_once('-')?;
+    let (rest, lane) = rest.rsplit_once('-')?;
+    if writer.len() != 16 || !is_lower_hex(writer) || !is_digits(lane) {
+        return None;
+    }
+    // `<stem>-<hash>` then, for a shard, `-shard-IIIII-of-NNNNN`: the
+    // hash comes between the stem and the shard, so a stem cannot pass
+    // for a shard.
+    let mut fields = rest.rsplitn(5, '-');
+    let (Some(count), Some("of"), Some(index), Some("shard")) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Some(None);
+    };
+    if !(is_digits(index) && is_digits(count)) {
+        return Some(None);
+    }
+    let at = rest.len() - (count.len() + index.len() + "shard--of-".len());
+    Some(Some(&rest[at..]))
+}
+
 /// The temporary name a part file is written under: hidden, and unique to
 /// the process (shards writing into one directory all write the
 /// schema-only `~empty.parquet`, maybe from several hosts sharing a file

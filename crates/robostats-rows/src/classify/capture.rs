@@ -322,8 +322,8 @@ columns! {
         pub global_group_match: Option<GroupMatch>,
         /// License lines (RSL 1.0: the URL of the file's content licence)
         pub license_lines: Option<u32>,
-        /// the bytes parsed (the body up to the parse limit): their 128-bit XXH3
-        /// hash in hex (what xxh128sum prints)
+        /// the bytes parsed (the body up to the parse limit): their BLAKE3 hash in
+        /// hex (what b3sum prints), which no one can make two bodies share
         pub body_digest: Option<String>,
         /// what the file says to crawlers, without comments, blank lines, line ends,
         /// key spelling or sitemap hosts (docs/templates.md): the 128-bit XXH3 hash

@@ -15,12 +15,15 @@ use std::sync::OnceLock;
 use crate::robots::RobotsTxt;
 use xxhash_rust::xxh3::xxh3_128;
 
+/// Hex digits of a [`body_digest`].
+pub const BODY_DIGEST_HEX: usize = 64;
+
 /// The digests and template of one parsed body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Copies {
-    /// Of the parsed bytes: see [`digest`].
+    /// Of the parsed bytes: see [`body_digest`].
     pub body_digest: String,
-    /// Of the canonical ruleset text.
+    /// Of the canonical ruleset text: see [`ruleset_digest`].
     pub ruleset_digest: String,
     /// The platform default the body is, or starts with.
     pub template: Option<&'static Template>,
@@ -32,19 +35,29 @@ impl Copies {
         let mut ruleset = Vec::with_capacity(robots.body().len() / 2);
         let lines = robots.write_ruleset(&mut ruleset);
         Copies {
-            body_digest: digest(robots.body()),
-            ruleset_digest: digest(&ruleset),
+            body_digest: body_digest(robots.body()),
+            ruleset_digest: ruleset_digest(&ruleset),
             template: Template::of(robots.body(), &ruleset, lines),
         }
     }
 }
 
-/// The 128-bit XXH3 hash of `bytes` as 32 lower-case hex digits, the
-/// canonical (big-endian) form `xxh128sum` prints. Non-cryptographic, and
-/// chosen for speed: SHA-256 cost ingest 3 % of its time on a CPU with
-/// SHA instructions, and 30 % of its instructions without them
-/// (BENCHMARKS.md, "Copies").
-pub fn digest(bytes: &[u8]) -> String {
+/// The BLAKE3 hash of a body's bytes as 64 lower-case hex digits, what
+/// `b3sum` prints: the key a body's stored lines are found by, so it must
+/// be one no one can forge. A body is written by strangers, and two bodies
+/// with one 128-bit XXH3 hash are made in microseconds: with such a key,
+/// one host's capture would be read with another host's lines
+/// (docs/templates.md). BLAKE3 is cryptographic and, of those, the fastest
+/// on short inputs (BENCHMARKS.md, "Unforgeable body keys").
+pub fn body_digest(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The 128-bit XXH3 hash of a canonical ruleset text as 32 lower-case hex
+/// digits, the canonical (big-endian) form `xxh128sum` prints. It groups
+/// rulesets for counting and keys no stored data; non-cryptographic, and
+/// chosen for speed (BENCHMARKS.md, "Copies" and "Unforgeable body keys").
+pub fn ruleset_digest(bytes: &[u8]) -> String {
     format!("{:032x}", xxh3_128(bytes))
 }
 
@@ -339,15 +352,31 @@ mod tests {
     }
 
     #[test]
-    fn digests_are_xxh128() {
-        // what xxh128sum prints for an empty file and a small one
-        assert_eq!(digest(b""), "99aa06d3014798d86001c324468d497f");
+    fn body_digests_are_blake3_and_ruleset_digests_xxh128() {
+        // BLAKE3's own test vectors, and what b3sum prints for a small file
         assert_eq!(
-            digest(b"User-agent: *\nDisallow: /\n"),
+            body_digest(b""),
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+        );
+        assert_eq!(
+            body_digest(b"abc"),
+            "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
+        );
+        assert_eq!(body_digest(b"").len(), BODY_DIGEST_HEX);
+        // what xxh128sum prints for an empty file and a small one
+        assert_eq!(ruleset_digest(b""), "99aa06d3014798d86001c324468d497f");
+        assert_eq!(
+            ruleset_digest(b"User-agent: *\nDisallow: /\n"),
             "3a4c3497453a3310282f20871288b111"
         );
         let c = Copies::of(&RobotsTxt::parse(b"User-agent: *\nDisallow: /\n"));
-        assert_eq!(c.body_digest, digest(b"User-agent: *\nDisallow: /\n"));
-        assert_eq!(c.ruleset_digest, digest(b"user-agent: *\ndisallow: /\n"));
+        assert_eq!(
+            c.body_digest,
+            "26a8b5fd8728242ade18ce31dbf199a9d0edc5706745f7dd50f393f398e17b36"
+        );
+        assert_eq!(
+            c.ruleset_digest,
+            ruleset_digest(b"user-agent: *\ndisallow: /\n")
+        );
     }
 }

@@ -29,7 +29,7 @@ columns! {
     /// leads to them.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct BodyKey<'a> {
-        /// the body's digest (XXH3-128 of the bytes parsed, as
+        /// the body's digest (BLAKE3 of the bytes parsed, as
         /// captures.body_digest)
         pub body_digest: &'a str as dict,
         /// the part file set that wrote the body's rows (a random number per
