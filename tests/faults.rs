@@ -127,59 +127,34 @@ const CALLS: [&str; 6] = [
 fn count_calls(strace: &str, base: &Path) -> Vec<(&'static str, usize)> {
     let out = temp_out("faults-count");
     copy_dir(base, &out);
-    let trace = out.with_extension("strace");
-    let o = Command::new(strace)
-        .args(["-f", "-o"])
-        .arg(&trace)
-        .arg("-e")
-        .arg(format!("trace={}", CALLS.join(",")))
-        .args([robostats(), "compact", "-j1"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    ok(&o);
-    let text = fs::read_to_string(&trace).unwrap();
-    let mut per_thread: std::collections::HashMap<(&str, &str), usize> = Default::default();
-    for line in text.lines() {
-        let Some((pid, call)) = line.split_once(' ') else {
-            continue;
-        };
-        let call = call.trim_start();
-        if let Some(&name) = CALLS.iter().find(|c| call.starts_with(&format!("{c}("))) {
-            *per_thread.entry((pid, name)).or_default() += 1;
-        }
-    }
-    let counts = CALLS
-        .iter()
-        .map(|&call| {
-            let most = per_thread
-                .iter()
-                .filter(|((_, c), _)| *c == call)
-                .map(|(_, n)| *n)
-                .max()
-                .unwrap_or(0);
-            (call, most)
-        })
-        .collect();
+    let mut compact = Command::new(robostats());
+    compact.args(["compact", "-j1"]).arg(&out);
+    let counts = calls_per_thread(strace, &CALLS, &compact);
     fs::remove_dir_all(&out).unwrap();
-    fs::remove_file(&trace).unwrap();
     counts
 }
 
-/// `compact OUT` killed (SIGKILL) at the `n`th `call`; whether it was.
-fn compact_killed_at(strace: &str, out: &Path, call: &str, n: usize) -> bool {
+/// `command` killed (SIGKILL) at its `n`th `call`; whether it was.
+fn killed_at(strace: &str, command: &Command, call: &str, n: usize) -> bool {
     let status = Command::new(strace)
         .args(["-f", "-o", "/dev/null", "-e"])
         .arg(format!("trace={call}"))
         .arg("-e")
         .arg(format!("inject={call}:signal=KILL:when={n}"))
-        .args([robostats(), "compact", "-j1"])
-        .arg(out)
+        .arg(command.get_program())
+        .args(command.get_args())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .unwrap();
     !status.success()
+}
+
+/// `compact -j1 OUT` killed at the `n`th `call`; whether it was.
+fn compact_killed_at(strace: &str, out: &Path, call: &str, n: usize) -> bool {
+    let mut compact = Command::new(robostats());
+    compact.args(["compact", "-j1"]).arg(out);
+    killed_at(strace, &compact, call, n)
 }
 
 #[test]
@@ -195,6 +170,7 @@ fn compact_killed_at_every_step_loses_and_doubles_nothing() {
     two_shards(&inputs, &base);
     assert_rows(&expected, &base, "two shards");
     let counts = count_calls(strace, &base);
+    eprintln!("compact killed at its calls: {counts:?}");
     assert!(
         counts.iter().all(|&(_, n)| n > 0),
         "{counts:?}: strace saw no call of one kind"
@@ -247,6 +223,97 @@ fn compact_killed_at_every_step_loses_and_doubles_nothing() {
         points.len()
     );
     fs::remove_dir_all(&base).unwrap();
+    fs::remove_dir_all(&clean).unwrap();
+}
+
+/// How many times a thread of `command` makes each of `calls`, at most.
+fn calls_per_thread(
+    strace: &str,
+    calls: &[&'static str],
+    command: &Command,
+) -> Vec<(&'static str, usize)> {
+    let trace = temp_out("faults-trace").with_extension("strace");
+    let o = Command::new(strace)
+        .args(["-f", "-o"])
+        .arg(&trace)
+        .arg("-e")
+        .arg(format!("trace={}", calls.join(",")))
+        .arg(command.get_program())
+        .args(command.get_args())
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = fs::read_to_string(&trace).unwrap();
+    fs::remove_file(&trace).unwrap();
+    let mut per_thread: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    for line in text.lines() {
+        let Some((pid, call)) = line.split_once(' ') else {
+            continue;
+        };
+        let call = call.trim_start();
+        if let Some(&name) = calls.iter().find(|c| call.starts_with(&format!("{c}("))) {
+            *per_thread.entry((pid, name)).or_default() += 1;
+        }
+    }
+    calls
+        .iter()
+        .map(|&call| {
+            let most = per_thread
+                .iter()
+                .filter(|((_, c), _)| *c == call)
+                .map(|(_, n)| *n)
+                .max()
+                .unwrap_or(0);
+            (call, most)
+        })
+        .collect()
+}
+
+#[test]
+fn ingest_killed_at_every_step_resumes_to_the_same_rows() {
+    let Some(strace) = strace() else {
+        return;
+    };
+    let inputs = Inputs::with("faults-ingest", &SMALL);
+    let clean = temp_out("faults-ingest-clean");
+    ok(&inputs.run(&clean, &["-j1"]));
+    let expected = tables(&clean);
+    // Publishing (rename), the manifest's lines (fdatasync: the line is
+    // written just before), what makes them durable (fsync), clean-up.
+    let calls = ["rename", "fdatasync", "fsync", "unlinkat"];
+    let probe = temp_out("faults-ingest-probe");
+    let counts = calls_per_thread(strace, &calls, &inputs.command(&probe, &["-j1"]));
+    fs::remove_dir_all(&probe).unwrap();
+    let points: Vec<(&str, usize)> = counts
+        .iter()
+        .flat_map(|&(call, n)| {
+            let step = if call == "fsync" { 2 } else { 1 };
+            (1..=n).step_by(step).map(move |i| (call, i))
+        })
+        .collect();
+    assert!(points.len() > 20, "{counts:?}");
+    eprintln!("ingest killed at {} points: {counts:?}", points.len());
+    let killed = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for half in points.chunks(points.len().div_ceil(2)) {
+            let (inputs, expected, killed) = (&inputs, &expected, &killed);
+            scope.spawn(move || {
+                for &(call, n) in half {
+                    let when = format!("ingest killed at {call} #{n}");
+                    let out = temp_out(&format!("faults-ingest-{call}-{n}"));
+                    if killed_at(strace, &inputs.command(&out, &["-j1"]), call, n) {
+                        killed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    ok(&inputs.run(&out, &["-j1"]));
+                    assert_rows(expected, &out, &when);
+                    let hidden = crate::resume::part_files(&out).1;
+                    assert!(hidden.is_empty(), "{when}: left {hidden:?}");
+                    fs::remove_dir_all(&out).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(killed.into_inner(), points.len());
     fs::remove_dir_all(&clean).unwrap();
 }
 

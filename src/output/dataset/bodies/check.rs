@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::record::{BodiesLine, OwedInput, RepairLine};
+use super::record::{BodiesLine, OwedInput, Owing, RepairLine};
 use crate::classify::Table;
 use crate::output::dataset::manifest::{self, Line, Manifest, Merges, PartEntry};
 use crate::output::dataset::{At, Dataset, Op, OutputError, is_finished_part, short_hash};
@@ -123,14 +123,13 @@ impl Records {
             .collect();
         let mut owed: BTreeMap<OwedInput, Owed> = BTreeMap::new();
         for repair in &self.repairs {
-            let share = repair.bodies / repair.inputs.len().max(1) as u64;
-            for input in &repair.inputs {
+            for Owing { input, bodies } in &repair.inputs {
                 if paid.contains(&(input.key(), repair.id.as_str())) {
                     continue;
                 }
                 let entry = owed.entry(input.clone()).or_default();
                 entry.repairs.push(repair.id.clone());
-                entry.bodies += share;
+                entry.bodies += bodies;
                 if entry.missing.is_none() {
                     entry.missing = repair.missing.first().cloned();
                 }
@@ -233,7 +232,10 @@ fn repair_line(
     retiring: &[usize],
     missing: &[Option<PathBuf>],
 ) -> RepairLine {
-    let inputs: BTreeSet<OwedInput> = retiring.iter().map(|&i| writers[i].input.clone()).collect();
+    let mut inputs: BTreeMap<OwedInput, u64> = BTreeMap::new();
+    for &i in retiring {
+        *inputs.entry(writers[i].input.clone()).or_default() += writers[i].bodies.rows;
+    }
     let gone: BTreeSet<PathBuf> = retiring
         .iter()
         .filter_map(|&i| missing[i].clone())
@@ -249,7 +251,10 @@ fn repair_line(
         bodies: retiring.iter().map(|&i| writers[i].bodies.rows).sum(),
         retired,
         missing: gone.into_iter().take(5).collect(),
-        inputs: inputs.into_iter().collect(),
+        inputs: inputs
+            .into_iter()
+            .map(|(input, bodies)| Owing { input, bodies })
+            .collect(),
         unix_ms,
     }
 }

@@ -48,12 +48,22 @@ pub struct RepairLine {
     /// Files found missing (a few), to say why.
     pub missing: Vec<PathBuf>,
     /// The inputs that wrote the retired writers' bodies.
-    pub inputs: Vec<OwedInput>,
+    pub inputs: Vec<Owing>,
     /// Bodies the retired writers listed (some may be stored by another
     /// writer too).
     pub bodies: u64,
     /// When, milliseconds since the Unix epoch.
     pub unix_ms: u64,
+}
+
+/// An input that owes bodies, and how many its retired writers listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owing {
+    /// The input.
+    #[serde(flatten)]
+    pub input: OwedInput,
+    /// Bodies its retired writers listed.
+    pub bodies: u64,
 }
 
 /// An input that owes bodies.

@@ -179,3 +179,67 @@ fn manifests_of_earlier_versions_are_read() {
     assert_eq!(entries["b.warc.gz"].line.status, InputStatus::Failed);
     fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn body_records_keep_their_format() {
+    let bodies = Line::Bodies(BodiesLine {
+        input: "a.warc.gz".into(),
+        id: Some("/data/a.warc.gz".into()),
+        parts: vec![PartEntry {
+            table: "bodies".into(),
+            path: "bodies/a-1-00-00000000000000ff.parquet".into(),
+            rows: 3,
+        }],
+        repairs: vec!["0a1b2c3d".into()],
+        bodies_only: true,
+        ended_ms: 5,
+    });
+    let text = serde_json::to_string(&bodies).unwrap();
+    assert_eq!(
+        text,
+        r#"{"type":"bodies","input":"a.warc.gz","id":"/data/a.warc.gz","parts":[{"table":"bodies","path":"bodies/a-1-00-00000000000000ff.parquet","rows":3}],"repairs":["0a1b2c3d"],"bodies_only":true,"ended_ms":5}"#
+    );
+    assert_eq!(serde_json::from_str::<Line>(&text).unwrap(), bodies);
+    let repair = Line::Repair(RepairLine {
+        id: "0a1b2c3d".into(),
+        retired: vec!["bodies/a-1-00-00000000000000ff.parquet".into()],
+        missing: vec!["body_rules/a-1-00-00000000000000ff.parquet".into()],
+        inputs: vec![Owing {
+            input: OwedInput {
+                input: "a.warc.gz".into(),
+                id: None,
+            },
+            bodies: 3,
+        }],
+        bodies: 3,
+        unix_ms: 7,
+    });
+    let text = serde_json::to_string(&repair).unwrap();
+    assert_eq!(
+        text,
+        r#"{"type":"repair","id":"0a1b2c3d","retired":["bodies/a-1-00-00000000000000ff.parquet"],"missing":["body_rules/a-1-00-00000000000000ff.parquet"],"inputs":[{"input":"a.warc.gz","bodies":3}],"bodies":3,"unix_ms":7}"#
+    );
+    assert_eq!(serde_json::from_str::<Line>(&text).unwrap(), repair);
+}
+
+#[test]
+fn a_merge_counts_once_its_file_is_there() {
+    let mut merges = Merges::default();
+    let p = |s: &str| PathBuf::from(s);
+    // a -> X -> Y (two compactions); b -> Z recorded by a compaction
+    // killed before its swap (Z never appeared); c -> W then, once the
+    // killed compaction was done again, c -> V.
+    merges.add(p("t/a"), p("t/X"));
+    merges.add(p("t/X"), p("t/Y"));
+    merges.add(p("t/b"), p("t/Z"));
+    merges.add(p("t/c"), p("t/W"));
+    merges.add(p("t/c"), p("t/V"));
+    let there = ["t/Y", "t/b", "t/V"];
+    let exists = |q: &Path| there.iter().any(|t| q == Path::new(t));
+    assert_eq!(merges.locate(&p("t/a"), &exists), Some(p("t/Y")));
+    assert_eq!(merges.locate(&p("t/b"), &exists), Some(p("t/b")));
+    assert_eq!(merges.locate(&p("t/c"), &exists), Some(p("t/V")));
+    assert_eq!(merges.locate(&p("t/d"), &exists), None);
+    // Y deleted by hand: a is gone.
+    assert_eq!(merges.locate(&p("t/a"), &|q| q == Path::new("t/V")), None);
+}
