@@ -12,6 +12,7 @@ use robostats::classify::{self, agents::AgentList};
 use robostats::pipeline::Config;
 use robostats::shard::Shard;
 use robostats::source::{Input, Sources, remote};
+use robostats::terminal::escaped;
 
 use crate::cli::plural;
 
@@ -207,13 +208,14 @@ fn inputs(args: &Args, client: Option<&remote::Client>) -> anyhow::Result<Vec<In
     })?;
     if !args.quiet {
         for (input, kept) in &listing.repeated {
-            if input.name == *kept {
+            // Names may be a paths file's lines, from anywhere.
+            let (name, kept) = (escaped(&input.name), escaped(kept));
+            if name == kept {
                 eprintln!("robostats: '{kept}' is listed twice: it is read once");
             } else {
                 eprintln!(
-                    "robostats: '{}' is the file '{kept}' listed again: it is read once, as \
-                     '{kept}'",
-                    input.name
+                    "robostats: '{name}' is the file '{kept}' listed again: it is read once, as \
+                     '{kept}'"
                 );
             }
         }
