@@ -38,11 +38,13 @@ peer=target/release/examples/peer_pipeline
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Runs a command once; sets $t (wall seconds) and $m (peak RSS, KiB).
+# Runs a command once; sets $t (wall seconds), $m (peak RSS, KiB), $u
+# (user CPU seconds) and $o (bytes written under $out/o).
 run_once() {
     rm -rf "$out/o"
-    /usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>"$out/err" || { cat "$out/err" >&2; exit 1; }
-    read -r t m <"$out/time"
+    /usr/bin/time -f "%e %M %U" -o "$out/time" "$@" >/dev/null 2>"$out/err" || { cat "$out/err" >&2; exit 1; }
+    read -r t m u <"$out/time"
+    o=$(du -sb "$out/o" 2>/dev/null | cut -f1 || echo 0)
 }
 
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
@@ -61,20 +63,21 @@ measure() {
 }
 
 # `ingest` of the working tree and of $BASELINE in turn, RUNS times each,
-# with the given arguments; sets $secs/$rss and $base_secs/$base_rss.
+# with the given arguments; sets $secs/$rss/$user/$bytes_out and
+# $base_secs/$base_rss/$base_user/$base_bytes_out (medians; RSS: largest).
 measure_pair() {
-    local times=() base_times=()
+    local times=() base_times=() users=() base_users=()
     rss=0 base_rss=0
     for _ in $(seq "$runs"); do
         run_once "$bin" ingest "$@"
-        times+=("$t")
+        times+=("$t") users+=("$u") bytes_out=$o
         if [ "$m" -gt "$rss" ]; then rss=$m; fi
         run_once "$BASELINE" ingest "$@"
-        base_times+=("$t")
+        base_times+=("$t") base_users+=("$u") base_bytes_out=$o
         if [ "$m" -gt "$base_rss" ]; then base_rss=$m; fi
     done
-    secs=$(median "${times[@]}")
-    base_secs=$(median "${base_times[@]}")
+    secs=$(median "${times[@]}") user=$(median "${users[@]}")
+    base_secs=$(median "${base_times[@]}") base_user=$(median "${base_users[@]}")
 }
 
 bytes=$(cat "${files[@]}" | wc -c)
@@ -103,7 +106,8 @@ if [ -n "${BASELINE:-}" ]; then
         rss_head=$rss rss=$base_rss
         row "baseline ingest ($BASELINE)" "$threads" "$base_secs"
         awk -v a="$secs" -v b="$base_secs" -v m="$rss_head" -v n="$base_rss" -v t="$threads" \
-            'BEGIN { printf "| (%s threads: time %.3fx the baseline'"'"'s, peak RSS %.2fx) | | | | | | |\n", t, a/b, m/n }'
+            -v u="$user" -v v="$base_user" -v o="$bytes_out" -v p="$base_bytes_out" \
+            'BEGIN { printf "| (%s threads: wall %.3fx the baseline'"'"'s, user CPU %.2f s / %.2f s = %.3fx, peak RSS %.2fx, output %.1f MB / %.1f MB) | | | | | | |\n", t, a/b, u, v, u/v, m/n, o/1e6, p/1e6 }'
     done
     exit 0
 fi

@@ -23,8 +23,9 @@
 //!   resumably), [`output`] (rows -> Arrow -> Parquet part files under the
 //!   output directory, the manifest that makes re-runs resume, and
 //!   `compact`), [`pipeline`] (files x threads -> all of the above, with
-//!   accounting) and [`shard`] (which inputs one process of a batch job
-//!   takes).
+//!   accounting), [`shard`] (which inputs one process of a batch job
+//!   takes) and [`terminal`] (text from files and servers, escaped for a
+//!   terminal).
 //! * Downstream of the Parquet tables, [`report`] runs the queries of
 //!   `queries/` over a data set (in DuckDB) and draws their figures.
 //!
@@ -63,6 +64,7 @@ pub mod pipeline;
 pub mod report;
 pub mod shard;
 pub mod source;
+pub mod terminal;
 /// The WARC reader: the `robostats-warc` crate (file -> gzip member ->
 /// record, with member offsets and errors that say where).
 pub use robostats_warc as warc;

@@ -17,7 +17,13 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("robostats: {err:#}");
+            // A message may hold text from the output directory (file names,
+            // a manifest's or a lock file's contents) or from a server.
+            let message = format!("{err:#}");
+            eprintln!(
+                "robostats: {}",
+                robostats::terminal::escaped_lines(&message)
+            );
             ExitCode::from(2)
         }
     }

@@ -7,6 +7,7 @@ mod ingest;
 mod new_user;
 mod resume;
 mod safety;
+mod terminal;
 mod warc_broken;
 mod warc_paths;
 mod warc_real;

@@ -163,10 +163,11 @@ fn write_text(
     for line in robots.lines() {
         let diagnosis = lint.line(&line);
         findings |= has_finding(&diagnosis);
+        // A diagnosis may quote the line (`matches as '...'`).
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()
         } else {
-            sentences(&diagnosis).join("; ")
+            robostats::terminal::escaped(&sentences(&diagnosis).join("; ")).into_owned()
         };
         let mut text = printable(&line.raw[..line.raw.len().min(200)]);
         if line.raw.len() > 200 {

@@ -177,18 +177,14 @@ fn listed(names: &[String]) -> String {
 /// A file argument: a path or `-` for standard input.
 type FileArg = PathBuf;
 
-/// Bytes as text for a terminal: UTF-8 kept, invalid bytes and control
-/// characters escaped so that a binary body cannot garble the output.
+/// Bytes as text for a terminal: UTF-8 kept, invalid bytes, control
+/// characters and bidirectional overrides escaped (as
+/// [`robostats::terminal::escaped`] does) so that a body cannot garble
+/// the output.
 fn printable(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c.is_control() {
-                out.extend(c.escape_default());
-            } else {
-                out.push(c);
-            }
-        }
+        out.push_str(&robostats::terminal::escaped(chunk.valid()));
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02X}"));
         }

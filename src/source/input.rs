@@ -5,17 +5,17 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use url::Url;
-
 use super::remote;
+use super::secrets::RemoteUrl;
 
 /// Where an input is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
     /// A local file.
     File(PathBuf),
-    /// An `http://`, `https://` or `s3://` URL.
-    Url(Url),
+    /// An `http://`, `https://` or `s3://` URL (shown without its
+    /// secrets).
+    Url(RemoteUrl),
 }
 
 impl fmt::Display for Location {
@@ -60,10 +60,11 @@ impl Input {
         Input::file(path, lossless(path.as_os_str()))
     }
 
-    /// A URL read and named `name` in the tables.
-    pub fn url(url: Url, name: impl Into<String>) -> Input {
+    /// A URL read and named `name` in the tables; identified by its form
+    /// shown (its secrets, if any, redacted).
+    pub fn url(url: RemoteUrl, name: impl Into<String>) -> Input {
         Input {
-            id: url.to_string(),
+            id: url.shown().to_owned(),
             location: Location::Url(url),
             name: name.into(),
             prefixed: false,

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use url::Url;
-
 use super::input::{Input, Location};
 use super::remote;
+use super::secrets::{self, Secrets};
+use super::urls;
 
 /// What to list: the command line's inputs and options.
 #[derive(Clone, Debug, Default)]
@@ -26,6 +26,9 @@ pub struct Sources<'a> {
     /// Reads a URL (a paths file given as one); without it, URLs cannot
     /// be listed from.
     pub client: Option<&'a remote::Client>,
+    /// Whether URLs holding secrets are read, and which parameters hold
+    /// one.
+    pub secrets: Secrets,
 }
 
 /// The inputs of a run.
@@ -79,6 +82,18 @@ pub enum ListError {
         /// Why.
         why: String,
     },
+    /// A URL holding a secret, which is not to be read.
+    Secret {
+        /// The URL, its secrets redacted.
+        url: String,
+        /// What holds a secret, in words.
+        what: String,
+    },
+    /// One URL listed twice, with different secrets.
+    SecretsDiffer {
+        /// Its name, its secrets redacted.
+        name: String,
+    },
     /// A paths file that is neither gzip nor UTF-8 text.
     NotText(PathBuf),
     /// Two different files with one name: their rows could not be told
@@ -118,6 +133,20 @@ impl fmt::Display for ListError {
             ListError::Read { path, .. } => write!(f, "cannot read '{}'", path.display()),
             ListError::Fetch { url, .. } => write!(f, "cannot read '{url}'"),
             ListError::BadUrl { text, why } => write!(f, "'{text}' is not a URL to read: {why}"),
+            ListError::Secret { url, what } => write!(
+                f,
+                "'{url}' holds a secret ({what}), which would be written into the tables, the \
+                 manifest and the messages: to read it all the same, give --allow-url-secrets \
+                 (the secret then goes to its server alone, and {} stands for it everywhere \
+                 else); S3 objects are read as s3://BUCKET/KEY, with credentials",
+                secrets::REDACTED
+            ),
+            ListError::SecretsDiffer { name } => write!(
+                f,
+                "'{name}' is listed twice with different secrets: a secret is no part of what \
+                 identifies an input, so they are one input; list it once (if a parameter \
+                 taken for a secret names the object instead, these URLs cannot be read)"
+            ),
             ListError::NotText(path) => write!(
                 f,
                 "'{}' is not a paths file (neither gzip nor UTF-8 text)",
@@ -151,22 +180,22 @@ impl std::error::Error for ListError {
 pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
     let mut all = Vec::new();
     for arg in sources.args {
-        expand(arg, &mut all)?;
+        expand(arg, &sources.secrets, &mut all)?;
     }
     if let Some(paths) = sources.paths {
-        for line in &read_lines(paths, sources.client)? {
+        for line in &read_lines(paths, sources.client, &sources.secrets)? {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            all.push(listed(line, sources.prefix)?);
+            all.push(listed(line, sources.prefix, &sources.secrets)?);
         }
     }
     if all.is_empty() {
         // Arguments always list something or fail: only a paths file can
         // list nothing.
         return Err(match sources.paths {
-            Some(paths) => ListError::EmptyPaths(paths.to_owned()),
+            Some(paths) => ListError::EmptyPaths(sources.secrets.redacted(paths)),
             None => ListError::Nothing,
         });
     }
@@ -175,6 +204,7 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
     let mut by_name: HashMap<String, usize> = HashMap::new();
     for input in all {
         if let Some(&kept) = by_id.get(&input.id) {
+            urls::differ_in_secrets(&listing.inputs[kept], &input)?;
             let name = listing.inputs[kept].name.clone();
             listing.repeated.push((input, name));
             continue;
@@ -193,93 +223,14 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
     Ok(listing)
 }
 
-/// A URL as given, in its normal form.
-fn parse_url(text: &str) -> Result<Url, ListError> {
-    // Text that does not parse is shown without what may be a password
-    // (`scheme://user:secret@...`) or a signature (a query).
-    let bad = |why: String| ListError::BadUrl {
-        text: remote::shown(text),
-        why,
-    };
-    let url = Url::parse(text).map_err(|e| bad(e.to_string()))?;
-    // A URL is an input's identity and may be its name, which go into the
-    // manifest and the tables: no credentials in it (nor in the message).
-    let bad = |why: String| {
-        let mut shown = url.clone();
-        let _ = shown.set_username("");
-        let _ = shown.set_password(None);
-        shown.set_query(None);
-        ListError::BadUrl {
-            text: shown.to_string(),
-            why,
-        }
-    };
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(bad(
-            "it holds a user name or password, which would be written into the tables \
-             and the manifest: give credentials the AWS way (for s3://), not in URLs"
-                .to_owned(),
-        ));
-    }
-    const SIGNATURES: [&str; 5] = [
-        "x-amz-credential",
-        "x-amz-signature",
-        "x-amz-security-token",
-        "awsaccesskeyid",
-        "signature",
-    ];
-    let keys: Vec<String> = url
-        .query_pairs()
-        .map(|(key, _)| key.to_ascii_lowercase())
-        .collect();
-    let has = |k: &str| keys.iter().any(|key| key == k);
-    // Google Cloud Storage's signed URLs (V4 and V2), and Azure's shared
-    // access signatures (`sig` with a version, expiry or permissions).
-    let google = has("x-goog-signature") || has("x-goog-credential") || has("googleaccessid");
-    let azure = has("sig")
-        && ["sv", "se", "sp", "st", "spr", "srt", "ss", "sr", "skoid"]
-            .iter()
-            .any(|k| has(k));
-    if google || azure || keys.iter().any(|key| SIGNATURES.contains(&key.as_str())) {
-        return Err(bad(
-            "it is a signed URL (S3 presigned, Google Cloud Storage or an Azure shared access \
-             signature), whose signature would be written into the tables and the manifest: \
-             read S3 objects as s3://BUCKET/KEY with credentials, other stores' through a \
-             URL without a signature"
-                .to_owned(),
-        ));
-    }
-    if url.scheme() == "s3" {
-        if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty()
-        {
-            return Err(bad(
-                "an s3:// URL names a bucket and a key: s3://BUCKET/KEY".to_owned(),
-            ));
-        }
-        if url.query().is_some() || url.fragment().is_some() {
-            return Err(bad(
-                "an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part".to_owned(),
-            ));
-        }
-    }
-    Ok(url)
-}
-
 /// The input a line of a paths file stands for: with `prefix` (a
 /// directory or a URL) before it when it is relative, named by the line.
-fn listed(line: &str, prefix: Option<&str>) -> Result<Input, ListError> {
+fn listed(line: &str, prefix: Option<&str>, secrets: &Secrets) -> Result<Input, ListError> {
     if remote::is_url(line) {
-        return Ok(Input::url(parse_url(line)?, line));
+        return urls::url_input(line, secrets);
     }
     match prefix {
-        Some(prefix) if remote::is_url(prefix) => {
-            let joined = format!(
-                "{}/{}",
-                prefix.trim_end_matches('/'),
-                line.trim_start_matches('/')
-            );
-            Ok(Input::prefixed(Location::Url(parse_url(&joined)?), line))
-        }
+        Some(prefix) if remote::is_url(prefix) => urls::prefixed_input(prefix, line, secrets),
         Some(prefix) if Path::new(line).is_relative() => Ok(Input::prefixed(
             Location::File(Path::new(prefix).join(line)),
             line,
@@ -289,12 +240,12 @@ fn listed(line: &str, prefix: Option<&str>) -> Result<Input, ListError> {
 }
 
 /// The inputs one command-line argument stands for.
-fn expand(arg: &str, out: &mut Vec<Input>) -> Result<(), ListError> {
+fn expand(arg: &str, secrets: &Secrets, out: &mut Vec<Input>) -> Result<(), ListError> {
     if arg == "-" {
         return Err(ListError::Stdin);
     }
     if remote::is_url(arg) {
-        out.push(Input::url(parse_url(arg)?, arg));
+        out.push(urls::url_input(arg, secrets)?);
         return Ok(());
     }
     let path = Path::new(arg);
@@ -375,7 +326,11 @@ pub const MAX_PATHS_LINE: usize = 64 << 10;
 pub const MAX_PATHS_RATIO: u64 = 100;
 
 /// Opens a paths file: a local file, or a URL through `client`.
-fn open_paths(paths: &str, client: Option<&remote::Client>) -> Result<Box<dyn Read>, ListError> {
+fn open_paths(
+    paths: &str,
+    client: Option<&remote::Client>,
+    secrets: &Secrets,
+) -> Result<Box<dyn Read>, ListError> {
     if !remote::is_url(paths) {
         let file = std::fs::File::open(paths).map_err(|source| ListError::Read {
             path: PathBuf::from(paths),
@@ -383,9 +338,9 @@ fn open_paths(paths: &str, client: Option<&remote::Client>) -> Result<Box<dyn Re
         })?;
         return Ok(Box::new(file));
     }
-    let url = parse_url(paths)?;
+    let url = urls::parse_url(paths, secrets)?;
     let fetch = |source| ListError::Fetch {
-        url: paths.to_owned(),
+        url: url.shown().to_owned(),
         source,
     };
     let Some(client) = client else {
@@ -398,19 +353,25 @@ fn open_paths(paths: &str, client: Option<&remote::Client>) -> Result<Box<dyn Re
 
 /// A paths file's lines (gzip or plain), local or a URL: streamed line by
 /// line, within the caps above.
-fn read_lines(paths: &str, client: Option<&remote::Client>) -> Result<Vec<String>, ListError> {
-    let path = Path::new(paths);
+fn read_lines(
+    paths: &str,
+    client: Option<&remote::Client>,
+    secrets: &Secrets,
+) -> Result<Vec<String>, ListError> {
+    // A URL is named without its secrets.
+    let shown = secrets.redacted(paths);
+    let path = Path::new(&shown);
     let read = |source| ListError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let source = open_paths(paths, client)?;
+    let source = open_paths(paths, client, secrets)?;
     let failed = |e: std::io::Error| match e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<remote::FetchError>())
     {
         Some(source) if remote::is_url(paths) => ListError::Fetch {
-            url: paths.to_owned(),
+            url: shown.clone(),
             source: source.clone(),
         },
         _ => read(e),
@@ -585,7 +546,7 @@ mod tests {
             args: &["x.warc.gz".to_owned()],
             paths: Some(&paths),
             prefix: Some(&prefix),
-            client: None,
+            ..Sources::default()
         })
         .unwrap_err();
         assert!(matches!(err, ListError::SameName { .. }), "{err}");
@@ -610,10 +571,10 @@ mod tests {
         };
         let lines = gz("ok.gz", b"a.warc.gz\r\nb.warc.gz\n\n", 1);
         assert_eq!(
-            read_lines(&lines, None).unwrap(),
+            read_lines(&lines, None, &Secrets::default()).unwrap(),
             ["a.warc.gz", "b.warc.gz", ""]
         );
-        let why = |path: &str| match read_lines(path, None) {
+        let why = |path: &str| match read_lines(path, None, &Secrets::default()) {
             Err(ListError::Read { source, .. }) => source.to_string(),
             other => panic!("{other:?}"),
         };
@@ -654,7 +615,7 @@ mod tests {
                 args: &["s3://commoncrawl/crawl-data/d.warc.gz".to_owned()],
                 paths: Some(&paths),
                 prefix: Some(prefix),
-                client: None,
+                ..Sources::default()
             })
             .unwrap();
             let located: Vec<(String, &str)> = listing
@@ -708,24 +669,25 @@ mod tests {
             "s3:///key.warc.gz",
             "s3://bucket/",
             "s3://bucket/key?versionId=3",
-            "https://user:secret@example.com/a.warc.gz",
+            "https://user:s3cr3t@example.com/a.warc.gz",
             "https://b.s3.amazonaws.com/a.warc.gz?X-Amz-Credential=AKIA&X-Amz-Signature=f00",
-            "https://storage.googleapis.com/b/a.warc.gz?X-Goog-Credential=x&X-Goog-Signature=secret",
-            "https://storage.googleapis.com/b/a.warc.gz?GoogleAccessId=x&Signature=secret",
-            "https://a.blob.core.windows.net/c/a.warc.gz?sv=2022-11-02&se=2030-01-01&sig=secret",
-            "https://user:secret@[::1/a.warc.gz",
-            "http://user:secret@exa mple.org/a.warc.gz",
+            "https://storage.googleapis.com/b/a.warc.gz?X-Goog-Credential=x&X-Goog-Signature=s3cr3t",
+            "https://storage.googleapis.com/b/a.warc.gz?GoogleAccessId=x&Signature=s3cr3t",
+            "https://a.blob.core.windows.net/c/a.warc.gz?sv=2022-11-02&se=2030-01-01&sig=s3cr3t",
+            "https://user:s3cr3t@[::1/a.warc.gz",
+            "http://user:s3cr3t@exa mple.org/a.warc.gz",
         ] {
             let err = list(&Sources {
                 args: &[bad.to_owned()],
                 ..Sources::default()
             })
             .unwrap_err();
-            assert!(matches!(err, ListError::BadUrl { .. }), "{err}");
-            assert!(!err.to_string().contains("secret"), "{err}");
+            assert!(
+                matches!(err, ListError::BadUrl { .. } | ListError::Secret { .. }),
+                "{err}"
+            );
+            assert!(!err.to_string().contains("s3cr3t"), "{err}");
         }
-        // `sig` alone is not Azure's.
-        assert!(parse_url("https://example.org/a.warc.gz?sig=figure").is_ok());
         // A paths file given as a URL needs a client to read it.
         let err = list(&Sources {
             paths: Some("https://data.commoncrawl.org/paths.gz"),
@@ -750,9 +712,14 @@ mod tests {
 
     #[test]
     fn a_prefixed_line_is_identified_by_the_line() {
-        let http = listed("crawl/a.warc.gz", Some("https://data.example.org/")).unwrap();
-        let s3 = listed("crawl/a.warc.gz", Some("s3://bucket/")).unwrap();
-        let local = listed("crawl/a.warc.gz", Some("/mirror")).unwrap();
+        let http = listed(
+            "crawl/a.warc.gz",
+            Some("https://data.example.org/"),
+            &Secrets::default(),
+        )
+        .unwrap();
+        let s3 = listed("crawl/a.warc.gz", Some("s3://bucket/"), &Secrets::default()).unwrap();
+        let local = listed("crawl/a.warc.gz", Some("/mirror"), &Secrets::default()).unwrap();
         assert_eq!(http.id, "crawl/a.warc.gz");
         assert_eq!(
             (s3.id.as_str(), local.id.as_str()),

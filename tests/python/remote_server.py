@@ -5,7 +5,8 @@ the way an object store or CDN does: `Content-Length`, `ETag`,
 `Last-Modified`, `Accept-Ranges: bytes`, range requests (`bytes=N-` and
 `bytes=N-M`, answered 206, or 416 with `Content-Range: bytes */TOTAL` when N
 is past the end) and the preconditions `If-Match` and `If-Unmodified-Since`
-(412 when they fail). It records every request, and it injects faults
+(412 when they fail). An object is found by its path alone, whatever the
+query. It records every request (the query too), and it injects faults
 scripted per path: each GET of a path takes the next action of the path's
 script (HEAD requests are always served normally), and once the script is
 used up the path is served normally. The actions:
@@ -77,6 +78,7 @@ class Request:
     range: str | None  # the Range header
     headers: dict  # every request header, names in lower case
     status: int | None = None  # the status sent; None: the connection was reset
+    query: str = ""  # the query, as sent (not decoded)
 
 
 @dataclass
@@ -195,13 +197,14 @@ class RemoteServer:
 
     # ---- the log ---------------------------------------------------------
 
-    def _begin(self, method, path, headers):
+    def _begin(self, method, path, headers, query=""):
         req = Request(
             time=time.monotonic(),
             method=method,
             path=path,
             range=headers.get("Range"),
             headers={k.lower(): v for k, v in headers.items()},
+            query=query,
         )
         if self.record:
             with self.lock:
@@ -250,8 +253,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, body):
         remote = self.server.remote
-        path = unquote(urlsplit(self.path).path)
-        req = remote._begin(self.command, path, self.headers)
+        target = urlsplit(self.path)
+        path = unquote(target.path)
+        req = remote._begin(self.command, path, self.headers, target.query)
         action = remote._next_action(path) if self.command == "GET" else None
         if action and action[0] == "change":
             remote._change(path, *action[1:])

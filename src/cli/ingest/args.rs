@@ -11,7 +11,8 @@ use anyhow::{Context, bail};
 use robostats::classify::{self, agents::AgentList};
 use robostats::pipeline::Config;
 use robostats::shard::Shard;
-use robostats::source::{Input, Sources, remote};
+use robostats::source::{Input, Secrets, Sources, remote};
+use robostats::terminal::escaped;
 
 use crate::cli::plural;
 
@@ -143,9 +144,37 @@ struct Network {
     /// Crawl's does not: it needs any AWS credentials, or HTTPS).
     #[arg(long)]
     s3_anonymous: bool,
+    /// Read URLs that hold a secret (a user name or password, or a query
+    /// parameter such as access_token, token, key, sig, X-Amz-*,
+    /// X-Goog-*), which are refused without it: the secret is sent to the
+    /// URL's server alone, and REDACTED stands for it in the tables, the
+    /// manifest and every message.
+    #[arg(long)]
+    allow_url_secrets: bool,
+    /// A query parameter that holds a secret, besides those robostats
+    /// knows (any case; NAME* for every name starting so; repeatable).
+    #[arg(long, value_name = "NAME")]
+    url_secret_param: Vec<String>,
 }
 
 impl Network {
+    /// How URLs holding secrets are treated.
+    fn secrets(&self) -> anyhow::Result<Secrets> {
+        if self
+            .url_secret_param
+            .iter()
+            .any(|p| p.trim_end_matches('*').is_empty())
+        {
+            bail!(
+                "--url-secret-param takes a parameter's name (NAME, or NAME* for every name starting so)"
+            );
+        }
+        Ok(Secrets {
+            allow: self.allow_url_secrets,
+            parameters: self.url_secret_param.clone(),
+        })
+    }
+
     fn options(&self) -> anyhow::Result<remote::Options> {
         // A day, at most: longer is a mistake, and would overflow clocks.
         let seconds = |name: &str, value: f64| {
@@ -204,22 +233,28 @@ fn make_client(
     Ok(Some(Arc::new(client)))
 }
 
-fn inputs(args: &Args, client: Option<&remote::Client>) -> anyhow::Result<Vec<Input>> {
+fn inputs(
+    args: &Args,
+    secrets: &Secrets,
+    client: Option<&remote::Client>,
+) -> anyhow::Result<Vec<Input>> {
     let listing = robostats::source::list(&Sources {
         args: &args.inputs,
         paths: args.paths.as_deref(),
         prefix: args.prefix.as_deref(),
         client,
+        secrets: secrets.clone(),
     })?;
     if !args.quiet {
         for (input, kept) in &listing.repeated {
-            if input.name == *kept {
+            // Names may be a paths file's lines, from anywhere.
+            let (name, kept) = (escaped(&input.name), escaped(kept));
+            if name == kept {
                 eprintln!("robostats: '{kept}' is listed twice: it is read once");
             } else {
                 eprintln!(
-                    "robostats: '{}' is the file '{kept}' listed again: it is read once, as \
-                     '{kept}'",
-                    input.name
+                    "robostats: '{name}' is the file '{kept}' listed again: it is read once, as \
+                     '{kept}'"
                 );
             }
         }
@@ -268,6 +303,7 @@ impl Args {
         }
         let shard = shard(self)?;
         let mut options = self.network.options()?;
+        let secrets = self.network.secrets()?;
         let show_bar = !self.quiet && std::io::stderr().is_terminal();
         // Without a bar, each retry is a line: a run waiting on the network
         // says so.
@@ -275,7 +311,7 @@ impl Args {
         // A paths file given as a URL is read with the run's client; a local
         // one may list URLs, found once it is read.
         let mut client = make_client(&options, self.paths.as_deref().is_some_and(remote::is_url))?;
-        let mut inputs = inputs(self, client.as_deref())?;
+        let mut inputs = inputs(self, &secrets, client.as_deref())?;
         if client.is_none() {
             client = make_client(&options, inputs.iter().any(Input::is_remote))?;
         }
@@ -290,7 +326,9 @@ impl Args {
         config.allow_other_files = self.allow_other_files;
         config.shard = shard;
         config.remote = client.clone();
-        config.redo = self.redo.clone();
+        // An input holding secrets is known by its name with them
+        // redacted: so is a --redo given with them.
+        config.redo = self.redo.iter().map(|r| secrets.redacted(r)).collect();
         config.bodies_memory = (self.bodies_memory as usize) << 20;
         if let Some(n) = self.threads {
             if n == 0 {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use robostats::pipeline::{self, FileReport, Progress, Summary};
 use robostats::source::remote;
+use robostats::terminal::escaped;
 
 use super::args::Ingest;
 
@@ -99,7 +100,13 @@ impl Bar {
 /// why, and a warning where the output directory's locks protect nothing.
 fn plan_notices(plan: &pipeline::Plan<'_>, locks_honoured: bool) {
     for (input, why) in &plan.redone {
-        eprintln!("robostats: '{}' is done again: {why}", input.name);
+        // The name may be a paths file's line, and the reason names files
+        // found in the output directory.
+        eprintln!(
+            "robostats: '{}' is done again: {}",
+            escaped(&input.name),
+            escaped(why)
+        );
     }
     let rewritten: Vec<String> = plan
         .todo

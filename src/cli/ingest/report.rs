@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use robostats::pipeline::{FileReport, Summary};
 use robostats::source::remote;
+use robostats::terminal::escaped;
 
 use super::args::Ingest;
 use crate::cli::plural;
@@ -45,12 +46,13 @@ fn failures(mut failed: Vec<FileReport>, stopped: Option<&str>) {
     };
     let unread = failed.iter().filter(|r| not_read(r)).count();
     failed.retain(|r| !not_read(r));
+    // Names may be a paths file's lines, and reasons a server's words.
     for report in &failed {
-        let opened = &report.location;
-        let place = if *opened == report.input {
-            format!("'{}'", report.input)
+        let (name, opened) = (escaped(&report.input), escaped(&report.location));
+        let place = if opened == name {
+            format!("'{name}'")
         } else {
-            format!("'{}' (opened as '{opened}')", report.input)
+            format!("'{name}' (opened as '{opened}')")
         };
         let again = if report.bodies_only {
             " again for its bodies (it stays done; the next run tries again)"
@@ -59,14 +61,15 @@ fn failures(mut failed: Vec<FileReport>, stopped: Option<&str>) {
         };
         eprintln!(
             "robostats: could not read {place}{again}: {}",
-            report.reason.as_deref().unwrap_or("unknown reason")
+            escaped(report.reason.as_deref().unwrap_or("unknown reason"))
         );
     }
     failed.retain(|r| !r.bodies_only);
     if let Some(why) = stopped {
         eprintln!(
-            "robostats: stopped: {why}; {} not read (recorded as failed): check the \
+            "robostats: stopped: {}; {} not read (recorded as failed): check the \
              network, the prefix or the credentials, then run again",
+            escaped(why),
             plural(unread as u64, "input", "inputs")
         );
     }
@@ -122,6 +125,6 @@ fn totals(ingest: &Ingest, s: &Summary, stopped: Option<&str>) {
         );
     }
     if let Some(why) = stopped {
-        println!("stopped: {why}");
+        println!("stopped: {}", escaped(why));
     }
 }

@@ -14,7 +14,10 @@
 //! ends however it ends, so a killed run leaves none behind.
 //!
 //! The holder writes who it is into the lock file (process, host, since
-//! when, what), so that a refusal can name it. Where the file system does
+//! when, what), so that a refusal can name it. Anyone who can write into
+//! the output directory can write that text too: it is shown with its
+//! control characters and bidirectional overrides escaped (see
+//! [`crate::terminal`]), so that it cannot act on the terminal. Where the file system does
 //! not honour `flock` (NFS mounted with `nolock`, some FUSE file systems),
 //! the lock is taken but protects nothing: [`Held::honoured`] says whether
 //! a second lock on the same file was refused, as it must be.
@@ -160,18 +163,21 @@ fn sign(file: &File, path: &Path, holder: Holder<'_>) -> Result<(), OutputError>
         .at(Op::Lock, path)
 }
 
-/// What the holder of a lock wrote into it (empty while it has not yet).
+/// What the holder of a lock wrote into it (its first 512 bytes), as it
+/// may be shown: bytes that are not UTF-8 replaced, and every character
+/// that could act on a terminal escaped.
 fn read_holder(path: &Path) -> String {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     if let Ok(file) = open_options_no_follow().read(true).open(path) {
-        let _ = file.take(512).read_to_string(&mut text);
+        let _ = file.take(512).read_to_end(&mut bytes);
     }
+    let text = String::from_utf8_lossy(&bytes);
     let text = text.trim();
     if text.is_empty() {
         // Not signed yet (it is being taken at this moment).
         "another robostats process".to_owned()
     } else {
-        text.to_owned()
+        crate::terminal::escaped(text).into_owned()
     }
 }
 
@@ -219,6 +225,32 @@ mod tests {
         assert!(message.contains("robostats compact, process"), "{message}");
         drop(compact);
         acquire(&out, Holder::Ingest("run")).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_holder_is_shown_with_its_control_characters_escaped() {
+        let out = std::env::temp_dir().join(format!("robostats-lock-esc-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let held = acquire(&out, Holder::Ingest("run")).unwrap();
+        // Anyone may write into the lock file: colours, a title, a carriage
+        // return over the message, a C1 CSI, a right-to-left override.
+        let mut text = "\x1b[31mevil\x1b]0;title\x07\rok\u{9b}2J\u{202e}txt.exe\n\u{7f}"
+            .as_bytes()
+            .to_vec();
+        text.push(0xff);
+        std::fs::write(manifest::dir(&out).join("run.lock"), text).unwrap();
+        let message = acquire(&out, Holder::Ingest("run"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains(
+                "held by \\x1b[31mevil\\x1b]0;title\\x07\\rok\\x9b2J\\u{202e}txt.exe\\n\\x7f\u{fffd}."
+            ),
+            "{message}"
+        );
+        assert!(!message.chars().any(|c| c.is_control()), "{message:?}");
+        drop(held);
         std::fs::remove_dir_all(&out).unwrap();
     }
 }

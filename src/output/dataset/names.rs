@@ -92,10 +92,17 @@ pub fn is_temp_of(name: &str, final_name: &str) -> bool {
     temp_of(name) == Some(final_name)
 }
 
+/// The most bytes of an input's file name a part file's name keeps
+/// ([`part_stem`]): with the hash, a shard, a lane, a writer and a
+/// temporary name's suffix, the longest part file name stays under the
+/// 255 bytes a file name may have.
+const STEM_BYTES: usize = 160;
+
 /// The part-file name stem of an input: its file name without WARC and
-/// gzip extensions, and a hash of its whole name (two inputs with the same
-/// file name in different directories must not clash). Every part file of
-/// the input starts with it, whichever shard wrote it.
+/// gzip extensions (its first [`STEM_BYTES`] bytes: a URL's query can be
+/// long), and a hash of its whole name (two inputs with the same file
+/// name in different directories must not clash). Every part file of the
+/// input starts with it, whichever shard wrote it.
 pub fn part_stem(input: &str) -> String {
     let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
     let mut stem = base;
@@ -111,6 +118,7 @@ pub fn part_stem(input: &str) -> String {
                 '_'
             }
         })
+        .take(STEM_BYTES)
         .collect();
     format!("{stem}-{}", short_hash(input.as_bytes()))
 }
@@ -188,4 +196,30 @@ pub fn temp_path(path: &Path) -> PathBuf {
     });
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     path.with_file_name(format!(".{name}.{token}.tmp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_name_makes_file_names_a_file_system_takes() {
+        // A URL's file name with a long query (a signed URL's, redacted).
+        let query: String = (0..40)
+            .map(|i| format!("X-Amz-Param-{i}=REDACTED&"))
+            .collect();
+        let long = format!("https://h/crawl/a.warc.gz?{query}");
+        let stem = part_stem(&long);
+        assert_eq!(stem.len(), STEM_BYTES + 9, "{stem}");
+        let shard = Shard::parse("99999/100000").unwrap();
+        let body = body_part_name(&stem, Some(shard), 99, -1);
+        let temp = temp_path(Path::new(&body));
+        let longest = temp.file_name().unwrap().len();
+        assert!(longest <= 255, "{longest}: {}", temp.display());
+        assert!(is_body_part_of(&stem, &body));
+        // The hash of the whole name tells apart names alike in their start.
+        assert_ne!(stem, part_stem(&format!("{long}x")));
+        // Short names are as they were.
+        assert!(part_stem("crawl/a.warc.gz").starts_with("a-"));
+    }
 }

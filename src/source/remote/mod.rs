@@ -20,6 +20,10 @@
 //!   after many inputs in a row failed the same way ([`Options`]).
 //! - **Credentials stay home.** Signed (`s3://`) requests follow no
 //!   redirect; others never from `https://` to `http://`; no `Referer`.
+//!   A URL's own secrets (see [`secrets`](super::secrets)) go with its
+//!   requests only: a redirect to another host, port or scheme takes no
+//!   `Authorization` (the user name and password) with it, and a query
+//!   is never carried over to the place redirected to.
 //!
 //! # Crates, and why
 //!
@@ -68,6 +72,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc};
 use url::Url;
+
+use super::secrets::RemoteUrl;
 
 pub use limit::Limiter;
 pub use options::{NetCounts, Options, S3Options};
@@ -248,7 +254,7 @@ impl Client {
 
     /// One object as a `Read` (a paths file), streamed with the run's
     /// retries and request budget: memory stays bounded whatever its size.
-    pub fn open(&self, url: &Url) -> Result<Download, FetchError> {
+    pub fn open(&self, url: &RemoteUrl) -> Result<Download, FetchError> {
         let prefetch = self.prefetch(vec![(0, url.clone())], 1);
         let stream = prefetch.open(0)?;
         Ok(Download {
@@ -266,7 +272,7 @@ impl Client {
     /// scheduler: a later input's transfer never holds a slot (waiting
     /// for its reader, with a full buffer) that an earlier input, whose
     /// reader is waiting, needs.
-    pub fn prefetch(&self, urls: Vec<(usize, Url)>, ahead: usize) -> Prefetch {
+    pub fn prefetch(&self, urls: Vec<(usize, RemoteUrl)>, ahead: usize) -> Prefetch {
         let slots = Arc::new(Slots::default());
         let window = Arc::new(Semaphore::new(
             ahead.max(1) + self.shared.options.max_downloads,
@@ -400,14 +406,14 @@ impl Shared {
 /// A remote input as this client reaches it.
 pub(crate) enum Target {
     /// `http://` or `https://`: the URL itself.
-    Http(Url),
+    Http(RemoteUrl),
     /// `s3://bucket/key`.
-    S3(Url),
+    S3(RemoteUrl),
 }
 
 impl Target {
-    fn parse(url: &Url) -> Result<Target, FetchError> {
-        match url.scheme() {
+    fn parse(url: &RemoteUrl) -> Result<Target, FetchError> {
+        match url.url().scheme() {
             "http" | "https" => Ok(Target::Http(url.clone())),
             "s3" => Ok(Target::S3(url.clone())),
             other => Err(FetchError::Setup(format!(
@@ -420,17 +426,18 @@ impl Target {
         matches!(self, Target::S3(_))
     }
 
-    /// The URL as given (`s3://...` for S3), for messages.
+    /// The URL as given (`s3://...` for S3), for messages: without its
+    /// secrets.
     fn name(&self) -> &str {
         match self {
-            Target::Http(url) | Target::S3(url) => url.as_str(),
+            Target::Http(url) | Target::S3(url) => url.shown(),
         }
     }
 
     /// The URL to send a GET to, and the headers that sign it.
     async fn request(&self, shared: &Shared) -> Result<(Url, Vec<(String, String)>), String> {
         match self {
-            Target::Http(url) => Ok((url.clone(), Vec::new())),
+            Target::Http(url) => Ok((url.url().clone(), Vec::new())),
             Target::S3(s3_url) => {
                 let s3 = shared
                     .s3
@@ -438,7 +445,7 @@ impl Target {
                     .await
                     .as_ref()
                     .map_err(Clone::clone)?;
-                let url = s3.object_url(s3_url)?;
+                let url = s3.object_url(s3_url.url())?;
                 let signature = s3.sign(&url).await?;
                 Ok((url, signature))
             }

@@ -110,9 +110,11 @@ pub(super) async fn run(
                 retries += 1;
                 shared.stats.retries.fetch_add(1, Ordering::Relaxed);
                 if options.log_retries {
+                    // The error may hold a server's words.
                     eprintln!(
-                        "robostats: retrying {}: {error} ({retries}/{}, next in {} s)",
+                        "robostats: retrying {}: {} ({retries}/{}, next in {} s)",
                         target.name(),
+                        crate::terminal::escaped(&error.to_string()),
                         options.retries,
                         seconds(pause)
                     );
