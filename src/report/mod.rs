@@ -13,6 +13,7 @@ pub mod engine;
 pub mod figures;
 pub mod html;
 pub mod svg;
+mod text;
 
 use std::path::PathBuf;
 
