@@ -23,8 +23,9 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
     /// The Python that runs DuckDB [default: the first that can import
-    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV, target/python-venv
-    /// beside this binary, python3].
+    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV/bin/python3, the
+    /// checkout's target/python-venv (for a binary in that checkout's
+    /// target/, when the user owns the venv), python3 on the PATH].
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
     /// Seconds the queries may take in all; then they are stopped and

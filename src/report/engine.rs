@@ -230,12 +230,13 @@ impl Results {
 }
 
 impl Engine {
-    /// The first Python that can import duckdb among: `explicit`, the
-    /// `ROBOSTATS_PYTHON` variable, the active virtual environment
-    /// (`VIRTUAL_ENV`), the one the test script makes beside this binary
-    /// (`target/python-venv`), and `python3` on the `PATH`.
+    /// The first Python that can import duckdb among: `explicit` alone,
+    /// or the `ROBOSTATS_PYTHON` variable, the active virtual environment
+    /// (`VIRTUAL_ENV`), the one the test script makes in the checkout this
+    /// binary was built in (`target/python-venv`, when the user owns it)
+    /// and `python3` on the `PATH` ([`super::python::candidates`]).
     pub fn find(explicit: Option<&Path>) -> Result<Engine, EngineError> {
-        let candidates = candidates(explicit);
+        let candidates = super::python::candidates(explicit);
         for python in &candidates {
             let mut probe = Command::new(python);
             probe.args(["-c", "import duckdb"]);
@@ -323,7 +324,6 @@ impl Engine {
     }
 }
 
-/// The interpreters `Engine::find` tries, in order.
 /// Runs `command` with `input` on its standard input, and returns what
 /// it wrote and its status; `None` when it ran longer than `timeout` (it
 /// is then killed). Its input is written, and its outputs read, from
@@ -372,31 +372,6 @@ fn run_bounded(
         stdout,
         stderr,
     }))
-}
-
-fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
-    if let Some(python) = explicit {
-        return vec![python.to_owned()];
-    }
-    let mut found = Vec::new();
-    if let Some(python) = std::env::var_os("ROBOSTATS_PYTHON") {
-        found.push(PathBuf::from(python));
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
-        found.push(Path::new(&venv).join("bin").join("python3"));
-    }
-    // target/release/robostats -> target/python-venv (scripts/test.sh).
-    if let Some(target) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent()?.parent().map(Path::to_owned))
-    {
-        let venv = target.join("python-venv").join("bin").join("python3");
-        if venv.exists() {
-            found.push(venv);
-        }
-    }
-    found.push(PathBuf::from("python3"));
-    found
 }
 
 #[cfg(test)]

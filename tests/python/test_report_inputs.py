@@ -1,9 +1,11 @@
-"""`robostats report` writes only valid text: a user-agent holding
-characters XML forbids leaves every SVG file parsing, and the page's
-exact values intact."""
+"""`robostats report` runs only what the user chose, and writes only
+valid text: a Python planted beside a copied binary is never run; a
+user-agent holding characters XML forbids leaves every SVG file parsing."""
 
 import io
 import os
+import shutil
+import stat
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -13,7 +15,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from conftest import BIN, ROOT, ingest
+from conftest import BIN, ROOT, SYNTHETIC, WHIRLWIND, ingest
 from test_report import Tables, report
 
 
@@ -28,6 +30,57 @@ def run_report(outs, html, *extra, env=None, timeout=600):
     return subprocess.run([str(BIN), "report", *map(str, outs), "-o", str(html), *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env=env or {**os.environ, "ROBOSTATS_PYTHON": sys.executable})
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """Two data sets with plain names, and another for the siblings."""
+    base = tmp_path_factory.mktemp("plain")
+    ingest([SYNTHETIC], base / "a")
+    ingest(["samples/preferences/"], base / "b")
+    ingest([WHIRLWIND], base / "other")
+    return base
+
+
+def test_a_python_beside_a_copied_binary_is_not_run(plain, tmp_path):
+    """A binary copied into a subdirectory of a directory others can write
+    to: the `python-venv` planted beside that subdirectory is not run."""
+    shared = tmp_path / "shared"
+    (shared / "sub").mkdir(parents=True)
+    binary = shared / "sub" / "robostats"
+    shutil.copy(BIN, binary)
+    ran = tmp_path / "planted-ran"
+    planted = shared / "python-venv" / "bin"
+    planted.mkdir(parents=True)
+    (planted / "python3").write_text(f'#!/bin/sh\ntouch "{ran}"\nexit 1\n')
+    (planted / "python3").chmod(0o755)
+    (tmp_path / "empty").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("ROBOSTATS_PYTHON", "VIRTUAL_ENV")}
+    env["PATH"] = str(tmp_path / "empty")
+    proc = subprocess.run([str(binary), "report", str(plain / "a"), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2 and "pip install duckdb" in proc.stderr, proc.stderr
+    assert not ran.exists() and "python-venv" not in proc.stderr, proc.stderr
+
+
+def users_own(path):
+    st = path.lstat()
+    return st.st_uid == os.geteuid() and (stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o022)
+
+
+def test_the_checkouts_own_venv_is_found(plain, tmp_path):
+    """The checkout's binary finds the checkout's virtual environment with
+    nothing in the environment to point at it."""
+    venv = ROOT / "target" / "python-venv"
+    chain = [ROOT / "target", venv, venv / "bin", venv / "bin" / "python3"]
+    if BIN.resolve().parent.parent != ROOT / "target" or not all(p.exists() and users_own(p) for p in chain):
+        pytest.skip("the binary is not this checkout's, or target/python-venv is not the user's own")
+    (tmp_path / "empty").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("ROBOSTATS_PYTHON", "VIRTUAL_ENV")}
+    env["PATH"] = str(tmp_path / "empty")
+    proc = run_report([plain / "a"], tmp_path / "r.html", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert str(venv / "bin" / "python3") in proc.stderr
 
 
 # Characters XML 1.0 forbids (and HTML calls parse errors) in user-agent
