@@ -1,10 +1,12 @@
 """robostats report's query engine: runs SQL in DuckDB, in Python.
 
-Reads one JSON request on standard input:
+Reads one JSON request, one line, on standard input:
   {"outs": [output directories],
    "tables": [[table name, its view's query FROM {source}], ...],
    "views": "<queries/views.sql>",
-   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...]}
+   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...],
+   "watch_stdin": true: standard input stays open while robostats waits,
+                  and its end kills this process group}
 and writes one JSON document on standard output:
   {"duckdb": version, "prepare_seconds": views and crawl_hosts' rows,
    "results": {name: {"columns": [...], "rows": [[...]], "seconds": s}
@@ -17,7 +19,10 @@ cannot be read as one.
 
 import json
 import math
+import os
+import signal
 import sys
+import threading
 import time
 
 try:
@@ -96,8 +101,28 @@ def cache(con):
     con.execute("CREATE OR REPLACE VIEW crawl_hosts AS SELECT * FROM crawl_hosts_rows")
 
 
+def watch_stdin():
+    """Standard input stays open while robostats waits: its end means that
+    robostats is gone (killed, or stopped by a Ctrl-C, which reaches the
+    terminal's process group, not this one), and so must be this group."""
+    def watch():
+        # The file descriptor itself: a thread blocked in sys.stdin's
+        # buffered reader would hold its lock at the interpreter's exit.
+        try:
+            while os.read(0, 1 << 16):
+                pass
+        except OSError:
+            pass
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main():
-    request = json.load(sys.stdin)
+    request = json.loads(sys.stdin.buffer.readline())
+    if request.get("watch_stdin"):
+        watch_stdin()
     # The answer is the only thing on standard output.
     answer, sys.stdout = sys.stdout, sys.stderr
     con = duckdb.connect()

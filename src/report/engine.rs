@@ -8,13 +8,14 @@
 //! and building DuckDB's C++ would multiply the first build's time.
 
 use std::fmt;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+
+use super::process::run_bounded;
 
 // serde_json reads floats exactly (its `float_roundtrip` feature): the
 // report shows the very values the queries return.
@@ -240,7 +241,7 @@ impl Engine {
         for python in &candidates {
             let mut probe = Command::new(python);
             probe.args(["-c", "import duckdb"]);
-            let imports = run_bounded(&mut probe, b"", PROBE_TIMEOUT)
+            let imports = run_bounded(&mut probe, b"", false, PROBE_TIMEOUT)
                 .is_ok_and(|out| out.is_some_and(|o| o.status.success()));
             if imports {
                 return Ok(Engine {
@@ -283,22 +284,30 @@ impl Engine {
             "views": VIEWS,
             "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
                 .collect::<Vec<_>>(),
+            "watch_stdin": true,
         });
+        let mut request = request.to_string();
+        // One line: the bridge then reads its standard input to the end, to
+        // learn when robostats is gone.
+        request.push('\n');
         let python = &self.python;
         let mut bridge = Command::new(python);
         bridge.args(["-c", BRIDGE]);
-        let output = run_bounded(&mut bridge, request.to_string().as_bytes(), self.timeout)
+        let output = run_bounded(&mut bridge, request.as_bytes(), true, self.timeout)
             .map_err(|e| EngineError::Spawn(python.clone(), e))?
             .ok_or_else(|| EngineError::TimedOut(python.clone(), self.timeout))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            return Err(EngineError::Failed(
-                python.clone(),
-                stderr.trim().to_owned(),
-            ));
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        match output.status.code() {
+            Some(0) if !output.stdout.is_empty() => {}
+            _ if stderr.is_empty() || output.status.success() => {
+                let status = format!("it exited ({}) without an answer", output.status);
+                return Err(EngineError::Failed(python.clone(), status));
+            }
+            _ => return Err(EngineError::Failed(python.clone(), stderr)),
         }
-        let answer: Answer = serde_json::from_slice(&output.stdout)
-            .map_err(|e| EngineError::Failed(python.clone(), format!("unreadable answer: {e}")))?;
+        let answer: Answer = serde_json::from_slice(&output.stdout).map_err(|e| {
+            EngineError::Failed(python.clone(), format!("it gave no readable answer ({e})"))
+        })?;
         let mut tables = std::collections::HashMap::new();
         for query in queries {
             match answer.results.get(query.name) {
@@ -321,83 +330,5 @@ impl Engine {
             prepare_seconds: answer.prepare_seconds,
             tables,
         })
-    }
-}
-
-/// Runs `command` with `input` on its standard input, and returns what
-/// it wrote and its status; `None` when it ran longer than `timeout` (it
-/// is then killed). Its input is written, and its outputs read, from
-/// threads of their own, so that no pipe can fill and stall it.
-fn run_bounded(
-    command: &mut Command,
-    input: &[u8],
-    timeout: Duration,
-) -> std::io::Result<Option<Output>> {
-    let deadline = Instant::now() + timeout;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    // A broken pipe (the child exits without reading) shows in its status.
-    let writer = std::thread::spawn(move || drop(stdin.write_all(&input)));
-    let read = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            pipe.read_to_end(&mut buf).map(|_| buf)
-        })
-    };
-    let stdout = read(Box::new(child.stdout.take().expect("piped")));
-    let stderr = read(Box::new(child.stderr.take().expect("piped")));
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            // Killed and reaped. Its threads are left to end when the
-            // pipes close: a process it started could hold them open.
-            child.kill()?;
-            child.wait()?;
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let _ = writer.join();
-    let stdout = stdout.join().expect("reader")?;
-    let stderr = stderr.join().expect("reader")?;
-    Ok(Some(Output {
-        status,
-        stdout,
-        stderr,
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_command_that_runs_too_long_is_stopped() {
-        let started = Instant::now();
-        let mut sleep = Command::new("sh");
-        sleep.args(["-c", "sleep 30"]);
-        let out = run_bounded(&mut sleep, b"", Duration::from_millis(200)).unwrap();
-        assert!(out.is_none());
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
-
-    #[test]
-    fn large_input_and_output_do_not_stall() {
-        let input = vec![b'x'; 4 << 20];
-        let mut cat = Command::new("sh");
-        cat.args(["-c", "cat; echo done >&2"]);
-        let out = run_bounded(&mut cat, &input, Duration::from_secs(60))
-            .unwrap()
-            .unwrap();
-        assert!(out.status.success());
-        assert_eq!(out.stdout, input);
-        assert_eq!(out.stderr, b"done\n");
     }
 }

@@ -1,5 +1,6 @@
-"""`robostats report` runs only what the user chose, and writes only
-valid text: a Python planted beside a copied binary is never run; a
+"""`robostats report` runs only what the user chose, and waits no longer
+than it may: a Python planted beside a copied binary is never run; a Python
+that leaves processes behind is stopped at --timeout, all of them; a
 user-agent holding characters XML forbids leaves every SVG file parsing."""
 
 import io
@@ -8,6 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -40,6 +42,51 @@ def plain(tmp_path_factory):
     ingest(["samples/preferences/"], base / "b")
     ingest([WHIRLWIND], base / "other")
     return base
+
+
+def fake_python(path, body):
+    """A script standing for Python: it says it can import duckdb, then
+    runs `body` in place of the bridge."""
+    path.write_text(f'#!/bin/sh\n[ "$2" = "import duckdb" ] && exit 0\n{body}\n')
+    path.chmod(0o755)
+    return path
+
+
+def gone(pid):
+    """Whether process `pid` has ended (or is a zombie left to reap)."""
+    for _ in range(250):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("leaves", ["exits", "never-exits"])
+def test_timeout_bounds_the_whole_wait(plain, tmp_path, leaves):
+    """A Python that starts a process holding its standard output and error
+    open, then exits at once or never: the report fails within seconds of
+    --timeout (at once when the Python has exited), with a clear message,
+    and the process it left is killed."""
+    pid = tmp_path / "pid"
+    then = "exit 0" if leaves == "exits" else "exec sleep 600"
+    python = fake_python(tmp_path / "python", f'sleep 600 &\necho $! > "{pid}"\n{then}')
+    started = time.monotonic()
+    proc = run_report([plain / "a"], tmp_path / "r.html", "--python", python, "--timeout", "3",
+                      timeout=120)
+    took = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    if leaves == "exits":
+        assert "without an answer" in proc.stderr, proc.stderr
+        assert took < 3, took
+    else:
+        assert "longer than 3 s" in proc.stderr and "--timeout" in proc.stderr, proc.stderr
+        assert took < 8, took
+    assert gone(int(pid.read_text())), "the process the Python started outlived the report"
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_a_python_beside_a_copied_binary_is_not_run(plain, tmp_path):
