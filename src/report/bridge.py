@@ -1,7 +1,9 @@
 """robostats report's query engine: runs SQL in DuckDB, in Python.
 
 Reads one JSON request, one line, on standard input:
-  {"outs": [output directories],
+  {"dir": the directory to read the data sets from (null: the current one),
+   "outs": [each data set as DuckDB reads it, from "dir"],
+   "names": [each data set as the user named it, for messages],
    "tables": [[table name, its view's query FROM {source}], ...],
    "views": "<queries/views.sql>",
    "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...],
@@ -20,6 +22,7 @@ cannot be read as one.
 import json
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -55,6 +58,12 @@ def sql_text(text):
     return "'" + text.replace("'", "''") + "'"
 
 
+def glob_text(path):
+    """`path` with DuckDB's glob characters matching only themselves
+    (`[*]`, `[?]`, `[[]`)."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def views(con, outs, tables, views_sql):
     """queries/views.sql over the first directory, then every table view
     again over all of them (the derived views read the tables by name)."""
@@ -63,7 +72,7 @@ def views(con, outs, tables, views_sql):
     if len(outs) > 1:
         # In views.sql's order: a body table's view reads `bodies`' view.
         for table, sql in tables:
-            globs = ", ".join(sql_text(f"{out}/{table}/*.parquet") for out in outs)
+            globs = ", ".join(sql_text(f"{glob_text(out)}/{table}/*.parquet") for out in outs)
             view = sql.replace("{source}", f"read_parquet([{globs}])")
             # The crawler list is written once per data set: the same rows.
             if table == "agents":
@@ -119,10 +128,20 @@ def watch_stdin():
     threading.Thread(target=watch, daemon=True).start()
 
 
+def named(text, outs, names):
+    """`text` (DuckDB's message) with the data sets as named: `names[i]`
+    for `outs[i]`."""
+    for out, name in sorted(zip(outs, names), key=lambda p: -len(p[0])):
+        text = text.replace(out + "/", name + "/")
+    return text
+
+
 def main():
     request = json.loads(sys.stdin.buffer.readline())
     if request.get("watch_stdin"):
         watch_stdin()
+    if request.get("dir"):
+        os.chdir(request["dir"])
     # The answer is the only thing on standard output.
     answer, sys.stdout = sys.stdout, sys.stderr
     con = duckdb.connect()
@@ -146,7 +165,7 @@ def main():
                 "seconds": time.monotonic() - started,
             }
         except duckdb.Error as error:
-            results[query["name"]] = {"error": str(error).strip()}
+            results[query["name"]] = {"error": named(str(error).strip(), request["outs"], request["names"])}
     json.dump({"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}, answer)
 
 

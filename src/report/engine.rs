@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::links::Links;
 use super::process::run_bounded;
 
 // serde_json reads floats exactly (its `float_roundtrip` feature): the
@@ -121,6 +122,9 @@ pub enum EngineError {
     },
     /// Python could not be started or fed.
     Spawn(PathBuf, std::io::Error),
+    /// The data sets could not be reached as DuckDB reads them (the
+    /// symbolic links of [`Links`]).
+    Links(std::io::Error),
     /// The bridge failed (its standard error).
     Failed(PathBuf, String),
     /// A query failed in DuckDB.
@@ -146,6 +150,10 @@ impl fmt::Display for EngineError {
             EngineError::Spawn(python, err) => {
                 write!(f, "cannot run {}: {err}", python.display())
             }
+            EngineError::Links(err) => write!(
+                f,
+                "cannot make the private directory the report reads the data sets through: {err}"
+            ),
             EngineError::Failed(python, stderr) => {
                 write!(
                     f,
@@ -266,27 +274,8 @@ impl Engine {
     /// Runs `views.sql` over the data sets `outs` (their tables read as
     /// one), then each query.
     pub fn run(&self, outs: &[PathBuf], queries: &[Query]) -> Result<Results, EngineError> {
-        // Each table's view over a list of globs (`{source}`): the tables
-        // stored once per body keep one writer's rows per body, as in
-        // views.sql, or a body in two data sets would read twice.
-        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
-            .iter()
-            .map(|&t| {
-                [
-                    t.name().to_owned(),
-                    crate::classify::table_view_sql(t, "{source}"),
-                ]
-            })
-            .collect();
-        let request = serde_json::json!({
-            "outs": outs.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-            "tables": tables,
-            "views": VIEWS,
-            "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
-                .collect::<Vec<_>>(),
-            "watch_stdin": true,
-        });
-        let mut request = request.to_string();
+        let links = Links::new(outs).map_err(EngineError::Links)?;
+        let mut request = self.request(&links, queries).to_string();
         // One line: the bridge then reads its standard input to the end, to
         // learn when robostats is gone.
         request.push('\n');
@@ -296,6 +285,7 @@ impl Engine {
         let output = run_bounded(&mut bridge, request.as_bytes(), true, self.timeout)
             .map_err(|e| EngineError::Spawn(python.clone(), e))?
             .ok_or_else(|| EngineError::TimedOut(python.clone(), self.timeout))?;
+        drop(links);
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
         match output.status.code() {
             Some(0) if !output.stdout.is_empty() => {}
@@ -329,6 +319,37 @@ impl Engine {
             duckdb: answer.duckdb,
             prepare_seconds: answer.prepare_seconds,
             tables,
+        })
+    }
+
+    /// The bridge's request: the data sets as DuckDB reads them (the
+    /// links, from the directory holding them) and as the user named them
+    /// (for messages), each table's view, `views.sql` and the queries.
+    fn request(&self, links: &Links, queries: &[Query]) -> Value {
+        // Each table's view over a list of globs (`{source}`): the tables
+        // stored once per body keep one writer's rows per body, as in
+        // views.sql, or a body in two data sets would read twice.
+        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
+            .iter()
+            .map(|&t| {
+                [
+                    t.name().to_owned(),
+                    crate::classify::table_view_sql(t, "{source}"),
+                ]
+            })
+            .collect();
+        let queries: Vec<Value> = queries
+            .iter()
+            .map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
+            .collect();
+        serde_json::json!({
+            "dir": links.dir().map(|d| d.to_string_lossy()),
+            "outs": links.outs(),
+            "names": links.names(),
+            "tables": tables,
+            "views": VIEWS,
+            "queries": queries,
+            "watch_stdin": true,
         })
     }
 }

@@ -12,6 +12,7 @@
 pub mod engine;
 pub mod figures;
 pub mod html;
+mod links;
 mod process;
 mod python;
 pub mod svg;
