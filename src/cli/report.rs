@@ -35,6 +35,9 @@ pub struct Args {
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+    /// When the queries' Python fails, also print its traceback.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -70,7 +73,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("--timeout must be more than 0 seconds");
     }
     let engine = Engine::find(args.python.as_deref())?
-        .with_timeout(std::time::Duration::from_secs(args.timeout));
+        .with_timeout(std::time::Duration::from_secs(args.timeout))
+        .with_verbose(args.verbose);
     let report = Report::build(&engine, &args.outs)?;
     write_replacing(&args.output, report.html().as_bytes())?;
     let mut written = vec![args.output.display().to_string()];

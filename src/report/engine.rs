@@ -127,6 +127,9 @@ pub enum EngineError {
     Links(std::io::Error),
     /// The bridge failed (its standard error).
     Failed(PathBuf, String),
+    /// The data sets cannot be read, or not as one: a damaged file, two
+    /// crawler lists, a capture in two of them (the bridge's message).
+    DataSet(String),
     /// A query failed in DuckDB.
     Query(&'static str, String),
     /// The queries took longer than the time allowed (the Python process
@@ -154,6 +157,7 @@ impl fmt::Display for EngineError {
                 f,
                 "cannot make the private directory the report reads the data sets through: {err}"
             ),
+            EngineError::DataSet(message) => f.write_str(message),
             EngineError::Failed(python, stderr) => {
                 write!(
                     f,
@@ -181,6 +185,7 @@ impl std::error::Error for EngineError {}
 pub struct Engine {
     python: PathBuf,
     timeout: Duration,
+    verbose: bool,
 }
 
 /// How long the report's queries may take by default: a month's crawl
@@ -255,6 +260,7 @@ impl Engine {
                 return Ok(Engine {
                     python: python.clone(),
                     timeout: DEFAULT_TIMEOUT,
+                    verbose: false,
                 });
             }
         }
@@ -269,6 +275,12 @@ impl Engine {
     /// The engine, its queries allowed `timeout` in all (then stopped).
     pub fn with_timeout(self, timeout: Duration) -> Engine {
         Engine { timeout, ..self }
+    }
+
+    /// The engine, printing on a failure of its Python what there is to
+    /// know (Python's traceback).
+    pub fn with_verbose(self, verbose: bool) -> Engine {
+        Engine { verbose, ..self }
     }
 
     /// Runs `views.sql` over the data sets `outs` (their tables read as
@@ -288,6 +300,8 @@ impl Engine {
         drop(links);
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
         match output.status.code() {
+            // The bridge's own messages about the data sets.
+            Some(4 | 5) => return Err(EngineError::DataSet(stderr)),
             Some(0) if !output.stdout.is_empty() => {}
             _ if stderr.is_empty() || output.status.success() => {
                 let status = format!("it exited ({}) without an answer", output.status);
@@ -338,6 +352,11 @@ impl Engine {
                 ]
             })
             .collect();
+        let body_tables: Vec<&str> = crate::classify::Table::ALL
+            .iter()
+            .filter(|t| t.per_body())
+            .map(|t| t.name())
+            .collect();
         let queries: Vec<Value> = queries
             .iter()
             .map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
@@ -347,9 +366,11 @@ impl Engine {
             "outs": links.outs(),
             "names": links.names(),
             "tables": tables,
+            "body_tables": body_tables,
             "views": VIEWS,
             "queries": queries,
             "watch_stdin": true,
+            "traceback": self.verbose,
         })
     }
 }

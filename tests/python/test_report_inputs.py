@@ -1,9 +1,10 @@
-"""`robostats report` reads exactly what it is given, runs only what the
-user chose, and waits no longer than it may: data sets whose directory
-names hold DuckDB's glob characters are read alone, not with their
-siblings; a Python planted beside a copied binary is never run; a Python
-that leaves processes behind is stopped at --timeout, all of them; a
-user-agent holding characters XML forbids leaves every SVG file parsing."""
+"""`robostats report` reads exactly what it is given and runs only what the
+user chose: data sets whose directory names hold DuckDB's glob characters
+(read alone, not with their siblings), a Python that leaves processes
+behind (stopped at --timeout, all of them), a Python planted beside a
+copied binary (never run), a user-agent holding characters XML forbids
+(every SVG file parses), and a damaged Parquet file (a message saying
+what to do, no traceback)."""
 
 import io
 import os
@@ -212,3 +213,39 @@ def test_svg_and_html_are_valid_with_forbidden_characters(tmp_path):
     # The exact values are still in data-v, as JSON escapes.
     agents = {row[0] for row in tables(tmp_path / "r.html")["top_user_agents"][1]}
     assert {ua.lower() for ua in FORBIDDEN} <= agents, agents
+
+
+def test_a_damaged_file_is_named_with_what_to_do(plain, tmp_path):
+    """A bodies/ file cut short: one paragraph naming it and saying what to
+    do, no traceback (--verbose adds it)."""
+    out = tmp_path / "data set"
+    shutil.copytree(plain / "a", out)
+    part = next(p for p in sorted((out / "bodies").iterdir()) if p.name != "~empty.parquet")
+    size = part.stat().st_size
+    with open(part, "r+b") as f:
+        f.truncate(size // 2)
+    proc = run_report([out], tmp_path / "r.html", timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    message = proc.stderr.strip()
+    assert "Traceback" not in message and len(message.splitlines()) == 1, message
+    assert f"{out}/bodies/{part.name}" in message and "damaged" in message, message
+    assert "Delete it" in message and "robostats ingest again" in message, message
+    assert "bodies written again" in message, message
+    assert "data-set-0" not in message, message
+    proc = run_report([out], tmp_path / "r.html", "--verbose", timeout=120)
+    assert proc.returncode == 2 and "Traceback" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_failure_in_duckdb_is_a_message_not_a_traceback(plain, tmp_path):
+    """A table directory emptied by hand: DuckDB's message, with the data
+    set as the user named it."""
+    out = tmp_path / "it's [out]"
+    shutil.copytree(plain / "a", out)
+    for f in (out / "errors").iterdir():
+        f.unlink()
+    proc = run_report([out], tmp_path / "r.html", timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    message = proc.stderr.strip()
+    assert "Traceback" not in message and len(message.splitlines()) == 1, message
+    assert f"{out}/errors/" in message and "data-set-0" not in message, message
