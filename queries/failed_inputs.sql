@@ -9,7 +9,10 @@
 WITH lines AS (
     SELECT regexp_extract(filename, '([^/\\]+)\.jsonl$', 1) AS manifest, *
     FROM read_json(
-        coalesce(getvariable('robostats_out'), 'out') || '/_manifest/*.jsonl',
+        -- robostats_out as views.sql's robostats_dir() reads it (this query
+        -- needs no view): DuckDB's glob characters match only themselves.
+        regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g')
+            || '/_manifest/*.jsonl',
         format = 'newline_delimited', filename = true,
         columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR',
                    reason: 'VARCHAR', records: 'BIGINT', bytes: 'BIGINT',

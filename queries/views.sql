@@ -7,7 +7,9 @@
 --   .read queries/views.sql                        -- DuckDB CLI
 --
 -- The directory is read each time a view is queried: SET VARIABLE again to
--- point the same views at another output directory.
+-- point the same views at another output directory. Its name may hold
+-- DuckDB's glob characters (robostats_dir() below escapes them), but not a
+-- backslash: see queries/README.md.
 --
 -- Tables (columns: `robostats schema`): one view each, reading
 -- OUT/<table>/*.parquet (every table directory holds at least a schema-only
@@ -18,48 +20,53 @@
 -- checks that they are up to date.
 
 -- BEGIN robostats schema --views
+-- The output directory (robostats_out, default 'out') as a glob pattern
+-- matching only itself: DuckDB reads * ? [ in any path as a pattern.
+CREATE OR REPLACE MACRO robostats_dir() AS
+    regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g');
+
 CREATE OR REPLACE VIEW captures AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/captures/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/captures/*.parquet');
 
 CREATE OR REPLACE VIEW bodies AS
     SELECT body_digest, min(writer) AS writer, arg_min(bytes, writer) AS bytes
-    FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/bodies/*.parquet')
+    FROM read_parquet(robostats_dir() || '/bodies/*.parquet')
     GROUP BY body_digest;
 
 CREATE OR REPLACE VIEW body_user_agents AS
-    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_user_agents/*.parquet') t
+    SELECT t.* FROM read_parquet(robostats_dir() || '/body_user_agents/*.parquet') t
     SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_rules AS
-    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_rules/*.parquet') t
+    SELECT t.* FROM read_parquet(robostats_dir() || '/body_rules/*.parquet') t
     SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_sitemaps AS
-    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_sitemaps/*.parquet') t
+    SELECT t.* FROM read_parquet(robostats_dir() || '/body_sitemaps/*.parquet') t
     SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_directives AS
-    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_directives/*.parquet') t
+    SELECT t.* FROM read_parquet(robostats_dir() || '/body_directives/*.parquet') t
     SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_preference_statements AS
-    SELECT t.* FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/body_preference_statements/*.parquet') t
+    SELECT t.* FROM read_parquet(robostats_dir() || '/body_preference_statements/*.parquet') t
     SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW named_verdicts AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/named_verdicts/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/named_verdicts/*.parquet');
 
 CREATE OR REPLACE VIEW resolved_preferences AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/resolved_preferences/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/resolved_preferences/*.parquet');
 
 CREATE OR REPLACE VIEW verdict_counts AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/verdict_counts/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/verdict_counts/*.parquet');
 
 CREATE OR REPLACE VIEW errors AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/errors/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/errors/*.parquet');
 
 CREATE OR REPLACE VIEW agents AS
-    SELECT * FROM read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/agents/*.parquet');
+    SELECT * FROM read_parquet(robostats_dir() || '/agents/*.parquet');
 
 -- user_agents: body_user_agents joined to every capture of the body
 CREATE OR REPLACE VIEW user_agents AS

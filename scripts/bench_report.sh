@@ -21,7 +21,10 @@ if [ ! -d "$out/_manifest" ]; then
     target/release/robostats ingest -q "$data" --out "$out" >&2
 fi
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-captures=$("$py" -c "import duckdb,sys; print(duckdb.sql(\"SELECT count(*) FROM read_parquet('$out/captures/*.parquet')\").fetchall()[0][0])")
+# The directory as a glob pattern matching only itself, passed as a value.
+captures=$("$py" -c 'import duckdb, re, sys
+glob = re.sub(r"([*?\[])", r"[\1]", sys.argv[1]) + "/captures/*.parquet"
+print(duckdb.execute("SELECT count(*) FROM read_parquet(?)", [glob]).fetchall()[0][0])' "$out")
 echo "Data set: $out ($captures captures), DuckDB $("$py" -c 'import duckdb; print(duckdb.__version__)'), median of $runs runs."
 echo
 echo "| what | seconds |"

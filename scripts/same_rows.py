@@ -21,6 +21,7 @@ Exits 1 on any difference. Needs the duckdb package.
 """
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -34,12 +35,20 @@ def tables(out: Path) -> set[str]:
     return {p.parent.name for p in out.glob("*/*.parquet") if not p.parent.name.startswith((".", "_"))}
 
 
+def parquet_files(out: Path, table: str) -> str:
+    """`read_parquet` of a table's files, as SQL. DuckDB reads a path as a
+    glob pattern: the directory's `*`, `?` and `[` are escaped to match
+    only themselves (a backslash cannot be: DuckDB splits a pattern there)."""
+    pattern = re.sub(r"([*?\[])", r"[\1]", str(out)) + f"/{table}/*.parquet"
+    return "read_parquet('" + pattern.replace("'", "''") + "')"
+
+
 def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[str, str]:
     """Every table of `out`, and the derived views and `wanted` names it
     lacks as a table (made by the queries of `views`: rules, a table before
     it became a view of body_rules joined to the captures), as something to
     SELECT from."""
-    found = {t: f"read_parquet('{out}/{t}/*.parquet')" for t in tables(out)}
+    found = {t: parquet_files(out, t) for t in tables(out)}
     sql = views.read_text()
     missing = [v for v in dict.fromkeys((*DERIVED, *sorted(wanted))) if v not in found and f"VIEW {v} AS" in sql]
     if missing and (out / "named_verdicts").is_dir():

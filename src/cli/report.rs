@@ -23,8 +23,9 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
     /// The Python that runs DuckDB [default: the first that can import
-    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV, target/python-venv
-    /// beside this binary, python3].
+    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV/bin/python3, the
+    /// checkout's target/python-venv (for a binary in that checkout's
+    /// target/, when the user owns the venv), python3 on the PATH].
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
     /// Seconds the queries may take in all; then they are stopped and
@@ -34,6 +35,9 @@ pub struct Args {
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+    /// When the queries' Python fails, also print its traceback.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -69,7 +73,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("--timeout must be more than 0 seconds");
     }
     let engine = Engine::find(args.python.as_deref())?
-        .with_timeout(std::time::Duration::from_secs(args.timeout));
+        .with_timeout(std::time::Duration::from_secs(args.timeout))
+        .with_verbose(args.verbose);
     let report = Report::build(&engine, &args.outs)?;
     write_replacing(&args.output, report.html().as_bytes())?;
     let mut written = vec![args.output.display().to_string()];

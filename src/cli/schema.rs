@@ -75,17 +75,28 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// One view per table over `OUT/<table>/*.parquet`, `OUT` being the DuckDB
-/// variable `robostats_out` (default `out`), then the views derived from
-/// them.
+/// The macro `robostats_dir()`: the output directory, the DuckDB variable
+/// `robostats_out` (default `out`), as a glob pattern that matches only
+/// itself. DuckDB reads every path it is given as a pattern (`*`, `?` and
+/// `[...]` match other names, in DuckDB 2.0 and 1.5), and `[*]`, `[?]` and
+/// `[[]` match the character alone; `{`, `}` and `]` are plain.
+const DIR_MACRO: &str = r"-- The output directory (robostats_out, default 'out') as a glob pattern
+-- matching only itself: DuckDB reads * ? [ in any path as a pattern.
+CREATE OR REPLACE MACRO robostats_dir() AS
+    regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g');
+";
+
+/// One view per table over `OUT/<table>/*.parquet`, `OUT` being
+/// [`DIR_MACRO`]'s `robostats_dir()`, then the views derived from them.
 ///
 /// The tables stored once per body read one writer's rows per body
 /// ([`table_view_sql`]), and each of their line tables makes a view joined
 /// to the captures ([`capture_view_sql`]: `rules` for `body_rules`).
 fn views(out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "{DIR_MACRO}")?;
     for &table in Table::ALL {
         let source = format!(
-            "read_parquet(coalesce(getvariable('robostats_out'), 'out') || '/{}/*.parquet')",
+            "read_parquet(robostats_dir() || '/{}/*.parquet')",
             table.name()
         );
         writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;

@@ -1,30 +1,51 @@
 """robostats report's query engine: runs SQL in DuckDB, in Python.
 
-Reads one JSON request on standard input:
-  {"outs": [output directories],
+Reads one JSON request, one line, on standard input:
+  {"dir": the directory to read the data sets from (null: the current one),
+   "outs": [each data set as DuckDB reads it, from "dir"],
+   "names": [each data set as the user named it, for messages],
    "tables": [[table name, its view's query FROM {source}], ...],
+   "body_tables": [the tables stored once per body],
    "views": "<queries/views.sql>",
-   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...]}
+   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...],
+   "watch_stdin": true: standard input stays open while robostats waits,
+                  and its end kills this process group,
+   "traceback": true: a failure's message ends with Python's traceback}
 and writes one JSON document on standard output:
   {"duckdb": version, "prepare_seconds": views and crawl_hosts' rows,
    "results": {name: {"columns": [...], "rows": [[...]], "seconds": s}
    or {"error": message}}}
 Each query's columns are named as in its SELECT; values are JSON numbers,
 strings, booleans, null, or lists of them (anything else as its text).
-Exit status 3: the duckdb package is missing; 4: the data sets named
-cannot be read as one.
+On a failure, one paragraph on standard error and exit status 3: the
+duckdb package is missing; 4: the data sets named cannot be read as one;
+5: a file of theirs is damaged; 6: anything else.
 """
 
 import json
 import math
+import os
+import re
+import signal
 import sys
+import threading
 import time
+import traceback
 
 try:
     import duckdb
 except ImportError:
     sys.stderr.write("the Python package duckdb is not installed for this Python\n")
     sys.exit(3)
+
+
+class Failure(Exception):
+    """A failure with its message and exit status."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
 
 def plain(value):
     """A DuckDB value as JSON: numbers, text, booleans, null and lists."""
@@ -50,6 +71,12 @@ def sql_text(text):
     return "'" + text.replace("'", "''") + "'"
 
 
+def glob_text(path):
+    """`path` with DuckDB's glob characters matching only themselves
+    (`[*]`, `[?]`, `[[]`)."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def views(con, outs, tables, views_sql):
     """queries/views.sql over the first directory, then every table view
     again over all of them (the derived views read the tables by name)."""
@@ -58,7 +85,7 @@ def views(con, outs, tables, views_sql):
     if len(outs) > 1:
         # In views.sql's order: a body table's view reads `bodies`' view.
         for table, sql in tables:
-            globs = ", ".join(sql_text(f"{out}/{table}/*.parquet") for out in outs)
+            globs = ", ".join(sql_text(f"{glob_text(out)}/{table}/*.parquet") for out in outs)
             view = sql.replace("{source}", f"read_parquet([{globs}])")
             # The crawler list is written once per data set: the same rows.
             if table == "agents":
@@ -74,18 +101,14 @@ def check(con, outs):
         return
     lists = con.execute("SELECT count(DISTINCT list_version) FROM agents").fetchall()[0][0]
     if lists > 1:
-        sys.stderr.write(
-            "the data sets were ingested with different crawler lists (agents.list_version): "
-            "report on each alone, or ingest them again with one list\n")
-        sys.exit(4)
+        raise Failure(4, "the data sets were ingested with different crawler lists (agents.list_version): "
+                         "report on each alone, or ingest them again with one list")
     twice = con.execute(
         "SELECT count(*) - count(DISTINCT (warc_filename, warc_record_offset)) FROM captures"
     ).fetchall()[0][0]
     if twice:
-        sys.stderr.write(
-            f"{twice} captures are in more than one of the data sets (the same input ingested "
-            "twice): name each data set once\n")
-        sys.exit(4)
+        raise Failure(4, f"{twice} captures are in more than one of the data sets (the same input ingested "
+                         "twice): name each data set once")
 
 
 def cache(con):
@@ -96,10 +119,77 @@ def cache(con):
     con.execute("CREATE OR REPLACE VIEW crawl_hosts AS SELECT * FROM crawl_hosts_rows")
 
 
-def main():
-    request = json.load(sys.stdin)
-    # The answer is the only thing on standard output.
-    answer, sys.stdout = sys.stdout, sys.stderr
+def damage(path):
+    """Why the file `path` is not a whole Parquet file (it starts and ends
+    with PAR1, its footer's length before the last), or None."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(4)
+            f.seek(max(size - 8, 0))
+            tail = f.read(8)
+    except OSError as error:
+        return f"unreadable: {error.strerror}"
+    whole = (size >= 12 and head == b"PAR1" and tail[4:] == b"PAR1"
+             and int.from_bytes(tail[:4], "little") <= size - 12)
+    return None if whole else f"{size:,} bytes, not a whole Parquet file"
+
+
+class DataSets:
+    """The data sets as DuckDB reads them (`outs`) and as named (`names`)."""
+
+    def __init__(self, request):
+        self.outs, self.names = request["outs"], request["names"]
+        self.tables = [table for table, _ in request["tables"]]
+        self.body_tables = set(request.get("body_tables", []))
+        self._damaged = None
+
+    def named(self, text):
+        """`text` (DuckDB's message) with the data sets as named."""
+        for out, name in sorted(zip(self.outs, self.names), key=lambda p: -len(p[0])):
+            text = text.replace(out + "/", name + "/")
+        return text
+
+    def _scan(self):
+        """(table, the file as named and why) of every damaged Parquet file."""
+        found = []
+        for out, name in zip(self.outs, self.names):
+            for table in self.tables:
+                try:
+                    entries = sorted(os.scandir(os.path.join(out, table)), key=lambda e: e.name)
+                except OSError:
+                    continue
+                for entry in entries:
+                    if entry.name.endswith(".parquet") and not entry.name.startswith("."):
+                        why = damage(entry.path)
+                        if why:
+                            found.append((table, f"{name}/{table}/{entry.name} ({why})"))
+        return found
+
+    def damaged(self):
+        """The failure of the data sets' damaged Parquet files, or None
+        (they are looked for once, after DuckDB failed)."""
+        if self._damaged is None:
+            self._damaged = self._scan()
+        if not self._damaged:
+            return None
+        n = len(self._damaged)
+        files = "; ".join(f for _, f in self._damaged[:10]) + (f"; and {n - 10} more" if n > 10 else "")
+        tables = {t for t, _ in self._damaged}
+        if tables <= self.body_tables:
+            repair = "the bodies written again"
+        elif not tables & self.body_tables:
+            repair = "its inputs read again"
+        else:
+            repair = "its inputs read again and the bodies written again"
+        return Failure(5, (
+            f"the data set has {n} damaged file{'s' if n > 1 else ''}, which DuckDB cannot read: {files}. "
+            f"Delete {'it' if n == 1 else 'them'}, then run robostats ingest again with the same inputs and "
+            f"output directory, to have {repair}, and make the report again."))
+
+
+def run(request, data_sets):
+    """The answer to `request`: views, checks, then each query's result."""
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     started = time.monotonic()
@@ -121,8 +211,64 @@ def main():
                 "seconds": time.monotonic() - started,
             }
         except duckdb.Error as error:
-            results[query["name"]] = {"error": str(error).strip()}
-    json.dump({"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}, answer)
+            failure = data_sets.damaged()
+            if failure:
+                raise failure from error
+            results[query["name"]] = {"error": data_sets.named(str(error).strip())}
+    return {"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}
+
+
+def watch_stdin():
+    """Standard input stays open while robostats waits: its end means that
+    robostats is gone (killed, or stopped by a Ctrl-C, which reaches the
+    terminal's process group, not this one), and so must be this group."""
+    def watch():
+        # The file descriptor itself: a thread blocked in sys.stdin's
+        # buffered reader would hold its lock at the interpreter's exit.
+        try:
+            while os.read(0, 1 << 16):
+                pass
+        except OSError:
+            pass
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def fail(request, status, message):
+    """Ends with `message` on standard error (and with the traceback when
+    the request asks for it) and exit status `status`."""
+    if request.get("traceback"):
+        message += "\n" + DataSets(request).named(traceback.format_exc().rstrip())
+    sys.stderr.write(message.strip() + "\n")
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def main():
+    request = json.loads(sys.stdin.buffer.readline())
+    if request.get("watch_stdin"):
+        watch_stdin()
+    if request.get("dir"):
+        os.chdir(request["dir"])
+    data_sets = DataSets(request)
+    # The answer is the only thing on standard output.
+    answer, sys.stdout = sys.stdout, sys.stderr
+    try:
+        document = run(request, data_sets)
+    except Failure as failure:
+        fail(request, failure.status, str(failure))
+    except duckdb.Error as error:
+        failure = data_sets.damaged()
+        if failure:
+            fail(request, failure.status, str(failure))
+        fail(request, 6, "DuckDB cannot read the data set: " + data_sets.named(str(error).strip()))
+    except Exception as error:
+        hint = "" if request.get("traceback") else " (--verbose shows Python's traceback)"
+        fail(request, 6, f"{type(error).__name__}: {data_sets.named(str(error))}{hint}")
+    json.dump(document, answer)
+    answer.flush()
 
 
 main()

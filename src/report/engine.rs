@@ -8,13 +8,15 @@
 //! and building DuckDB's C++ would multiply the first build's time.
 
 use std::fmt;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+
+use super::links::Links;
+use super::process::run_bounded;
 
 // serde_json reads floats exactly (its `float_roundtrip` feature): the
 // report shows the very values the queries return.
@@ -120,8 +122,14 @@ pub enum EngineError {
     },
     /// Python could not be started or fed.
     Spawn(PathBuf, std::io::Error),
+    /// The data sets could not be reached as DuckDB reads them (the
+    /// symbolic links of [`Links`]).
+    Links(std::io::Error),
     /// The bridge failed (its standard error).
     Failed(PathBuf, String),
+    /// The data sets cannot be read, or not as one: a damaged file, two
+    /// crawler lists, a capture in two of them (the bridge's message).
+    DataSet(String),
     /// A query failed in DuckDB.
     Query(&'static str, String),
     /// The queries took longer than the time allowed (the Python process
@@ -145,6 +153,11 @@ impl fmt::Display for EngineError {
             EngineError::Spawn(python, err) => {
                 write!(f, "cannot run {}: {err}", python.display())
             }
+            EngineError::Links(err) => write!(
+                f,
+                "cannot make the private directory the report reads the data sets through: {err}"
+            ),
+            EngineError::DataSet(message) => f.write_str(message),
             EngineError::Failed(python, stderr) => {
                 write!(
                     f,
@@ -172,6 +185,7 @@ impl std::error::Error for EngineError {}
 pub struct Engine {
     python: PathBuf,
     timeout: Duration,
+    verbose: bool,
 }
 
 /// How long the report's queries may take by default: a month's crawl
@@ -230,21 +244,23 @@ impl Results {
 }
 
 impl Engine {
-    /// The first Python that can import duckdb among: `explicit`, the
-    /// `ROBOSTATS_PYTHON` variable, the active virtual environment
-    /// (`VIRTUAL_ENV`), the one the test script makes beside this binary
-    /// (`target/python-venv`), and `python3` on the `PATH`.
+    /// The first Python that can import duckdb among: `explicit` alone,
+    /// or the `ROBOSTATS_PYTHON` variable, the active virtual environment
+    /// (`VIRTUAL_ENV`), the one the test script makes in the checkout this
+    /// binary was built in (`target/python-venv`, when the user owns it)
+    /// and `python3` on the `PATH` ([`super::python::candidates`]).
     pub fn find(explicit: Option<&Path>) -> Result<Engine, EngineError> {
-        let candidates = candidates(explicit);
+        let candidates = super::python::candidates(explicit);
         for python in &candidates {
             let mut probe = Command::new(python);
             probe.args(["-c", "import duckdb"]);
-            let imports = run_bounded(&mut probe, b"", PROBE_TIMEOUT)
+            let imports = run_bounded(&mut probe, b"", false, PROBE_TIMEOUT)
                 .is_ok_and(|out| out.is_some_and(|o| o.status.success()));
             if imports {
                 return Ok(Engine {
                     python: python.clone(),
                     timeout: DEFAULT_TIMEOUT,
+                    verbose: false,
                 });
             }
         }
@@ -261,43 +277,41 @@ impl Engine {
         Engine { timeout, ..self }
     }
 
+    /// The engine, printing on a failure of its Python what there is to
+    /// know (Python's traceback).
+    pub fn with_verbose(self, verbose: bool) -> Engine {
+        Engine { verbose, ..self }
+    }
+
     /// Runs `views.sql` over the data sets `outs` (their tables read as
     /// one), then each query.
     pub fn run(&self, outs: &[PathBuf], queries: &[Query]) -> Result<Results, EngineError> {
-        // Each table's view over a list of globs (`{source}`): the tables
-        // stored once per body keep one writer's rows per body, as in
-        // views.sql, or a body in two data sets would read twice.
-        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
-            .iter()
-            .map(|&t| {
-                [
-                    t.name().to_owned(),
-                    crate::classify::table_view_sql(t, "{source}"),
-                ]
-            })
-            .collect();
-        let request = serde_json::json!({
-            "outs": outs.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-            "tables": tables,
-            "views": VIEWS,
-            "queries": queries.iter().map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
-                .collect::<Vec<_>>(),
-        });
+        let links = Links::new(outs).map_err(EngineError::Links)?;
+        let mut request = self.request(&links, queries).to_string();
+        // One line: the bridge then reads its standard input to the end, to
+        // learn when robostats is gone.
+        request.push('\n');
         let python = &self.python;
         let mut bridge = Command::new(python);
         bridge.args(["-c", BRIDGE]);
-        let output = run_bounded(&mut bridge, request.to_string().as_bytes(), self.timeout)
+        let output = run_bounded(&mut bridge, request.as_bytes(), true, self.timeout)
             .map_err(|e| EngineError::Spawn(python.clone(), e))?
             .ok_or_else(|| EngineError::TimedOut(python.clone(), self.timeout))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            return Err(EngineError::Failed(
-                python.clone(),
-                stderr.trim().to_owned(),
-            ));
+        drop(links);
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        match output.status.code() {
+            // The bridge's own messages about the data sets.
+            Some(4 | 5) => return Err(EngineError::DataSet(stderr)),
+            Some(0) if !output.stdout.is_empty() => {}
+            _ if stderr.is_empty() || output.status.success() => {
+                let status = format!("it exited ({}) without an answer", output.status);
+                return Err(EngineError::Failed(python.clone(), status));
+            }
+            _ => return Err(EngineError::Failed(python.clone(), stderr)),
         }
-        let answer: Answer = serde_json::from_slice(&output.stdout)
-            .map_err(|e| EngineError::Failed(python.clone(), format!("unreadable answer: {e}")))?;
+        let answer: Answer = serde_json::from_slice(&output.stdout).map_err(|e| {
+            EngineError::Failed(python.clone(), format!("it gave no readable answer ({e})"))
+        })?;
         let mut tables = std::collections::HashMap::new();
         for query in queries {
             match answer.results.get(query.name) {
@@ -321,108 +335,42 @@ impl Engine {
             tables,
         })
     }
-}
 
-/// The interpreters `Engine::find` tries, in order.
-/// Runs `command` with `input` on its standard input, and returns what
-/// it wrote and its status; `None` when it ran longer than `timeout` (it
-/// is then killed). Its input is written, and its outputs read, from
-/// threads of their own, so that no pipe can fill and stall it.
-fn run_bounded(
-    command: &mut Command,
-    input: &[u8],
-    timeout: Duration,
-) -> std::io::Result<Option<Output>> {
-    let deadline = Instant::now() + timeout;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    // A broken pipe (the child exits without reading) shows in its status.
-    let writer = std::thread::spawn(move || drop(stdin.write_all(&input)));
-    let read = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            pipe.read_to_end(&mut buf).map(|_| buf)
+    /// The bridge's request: the data sets as DuckDB reads them (the
+    /// links, from the directory holding them) and as the user named them
+    /// (for messages), each table's view, `views.sql` and the queries.
+    fn request(&self, links: &Links, queries: &[Query]) -> Value {
+        // Each table's view over a list of globs (`{source}`): the tables
+        // stored once per body keep one writer's rows per body, as in
+        // views.sql, or a body in two data sets would read twice.
+        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
+            .iter()
+            .map(|&t| {
+                [
+                    t.name().to_owned(),
+                    crate::classify::table_view_sql(t, "{source}"),
+                ]
+            })
+            .collect();
+        let body_tables: Vec<&str> = crate::classify::Table::ALL
+            .iter()
+            .filter(|t| t.per_body())
+            .map(|t| t.name())
+            .collect();
+        let queries: Vec<Value> = queries
+            .iter()
+            .map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
+            .collect();
+        serde_json::json!({
+            "dir": links.dir().map(|d| d.to_string_lossy()),
+            "outs": links.outs(),
+            "names": links.names(),
+            "tables": tables,
+            "body_tables": body_tables,
+            "views": VIEWS,
+            "queries": queries,
+            "watch_stdin": true,
+            "traceback": self.verbose,
         })
-    };
-    let stdout = read(Box::new(child.stdout.take().expect("piped")));
-    let stderr = read(Box::new(child.stderr.take().expect("piped")));
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            // Killed and reaped. Its threads are left to end when the
-            // pipes close: a process it started could hold them open.
-            child.kill()?;
-            child.wait()?;
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let _ = writer.join();
-    let stdout = stdout.join().expect("reader")?;
-    let stderr = stderr.join().expect("reader")?;
-    Ok(Some(Output {
-        status,
-        stdout,
-        stderr,
-    }))
-}
-
-fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
-    if let Some(python) = explicit {
-        return vec![python.to_owned()];
-    }
-    let mut found = Vec::new();
-    if let Some(python) = std::env::var_os("ROBOSTATS_PYTHON") {
-        found.push(PathBuf::from(python));
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
-        found.push(Path::new(&venv).join("bin").join("python3"));
-    }
-    // target/release/robostats -> target/python-venv (scripts/test.sh).
-    if let Some(target) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent()?.parent().map(Path::to_owned))
-    {
-        let venv = target.join("python-venv").join("bin").join("python3");
-        if venv.exists() {
-            found.push(venv);
-        }
-    }
-    found.push(PathBuf::from("python3"));
-    found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_command_that_runs_too_long_is_stopped() {
-        let started = Instant::now();
-        let mut sleep = Command::new("sh");
-        sleep.args(["-c", "sleep 30"]);
-        let out = run_bounded(&mut sleep, b"", Duration::from_millis(200)).unwrap();
-        assert!(out.is_none());
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
-
-    #[test]
-    fn large_input_and_output_do_not_stall() {
-        let input = vec![b'x'; 4 << 20];
-        let mut cat = Command::new("sh");
-        cat.args(["-c", "cat; echo done >&2"]);
-        let out = run_bounded(&mut cat, &input, Duration::from_secs(60))
-            .unwrap()
-            .unwrap();
-        assert!(out.status.success());
-        assert_eq!(out.stdout, input);
-        assert_eq!(out.stderr, b"done\n");
     }
 }

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::Report;
 use super::figures::Shown;
-use super::svg::{count, escape, percent};
+use super::svg::{count, percent};
+use super::text::{escape, json_text};
 
 const STYLE: &str = r#"
 :root { color: #222; background: #fff; }
@@ -93,7 +94,7 @@ fn body(out: &mut String, columns: &[String], rows: &[Vec<Value>]) {
                 out,
                 r#"<td{} data-v="{}">{}</td>"#,
                 if numeric { r#" class="n""# } else { "" },
-                escape(&v.to_string()),
+                escape(&json_text(v)),
                 escape(&text)
             );
         }

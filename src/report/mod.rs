@@ -12,7 +12,11 @@
 pub mod engine;
 pub mod figures;
 pub mod html;
+mod links;
+mod process;
+mod python;
 pub mod svg;
+mod text;
 
 use std::path::PathBuf;
 

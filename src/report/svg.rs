@@ -9,6 +9,8 @@
 
 use std::fmt::Write;
 
+pub use super::text::escape;
+
 /// The width of every chart, in SVG units (pixels in a browser).
 pub const WIDTH: f64 = 560.0;
 /// Text size of labels.
@@ -42,23 +44,6 @@ pub mod colour {
     pub const DARK: &str = "#555555";
     /// Every colour above in the order a series takes them.
     pub const SERIES: [&str; 8] = [BLUE, VERMILLION, GREEN, ORANGE, PURPLE, SKY, DARK, YELLOW];
-}
-
-/// Text made safe inside SVG and HTML.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The approximate width of `text` at `size` (sans-serif, average glyph).
@@ -742,6 +727,17 @@ mod tests {
         let svg = bars("t<", &[("<script>".to_owned(), 3.0)], colour::BLUE, false);
         assert!(!svg.contains("<script>"));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn charts_hold_no_character_xml_forbids() {
+        let svg = bars(
+            "x\u{FFFF}",
+            &[("\u{FFFE}\u{1}".to_owned(), 1.0)],
+            colour::BLUE,
+            false,
+        );
+        assert!(!svg.contains(['\u{FFFF}', '\u{FFFE}', '\u{1}']));
     }
 
     #[test]
