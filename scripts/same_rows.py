@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that two robostats output directories hold the same rows.
 
-    scripts/same_rows.py [--exclude TABLE:CONDITION]... OUT_A OUT_B
+    scripts/same_rows.py [--exclude TABLE:CONDITION]... [--ignore-column NAME]... OUT_A OUT_B
 
 For every table of the first output: the second has it, as a table
 directory or as a view derived by queries/views.sql (agent_verdicts, a
@@ -13,9 +13,17 @@ other lacks, counted with DuckDB's EXCEPT ALL both ways (so duplicates
 count too). Tables only the second has are listed as added. Part file
 names, row order and Parquet encoding may differ; rows may not.
 
+The tables stored once per body (bodies, body_rules, ...) are compared as
+their views read them (one writer's rows per body, `writer` left out: it
+is random, and two inputs read at once may each store a body), and so are
+the views joining them to the captures (user_agents, rules, ...).
+
 --exclude TABLE:CONDITION leaves the rows matching the SQL condition out of
 the comparison of TABLE, on both sides, and says how many there were (for
 a change that is meant to alter those rows and no other).
+
+--ignore-column NAME leaves the column out of every table that has it (for
+a change meant to alter that column, such as the digest's algorithm).
 
 Exits 1 on any difference. Needs the duckdb package.
 """
@@ -29,6 +37,11 @@ import duckdb
 
 VIEWS = Path(__file__).resolve().parent.parent / "queries" / "views.sql"
 DERIVED = ("agent_verdicts", "agent_verdict_counts")
+# The views over the tables stored once per body (read instead of their
+# files), and those joining them to the captures.
+BODY_TABLES = ("bodies", "body_user_agents", "body_rules", "body_sitemaps", "body_directives",
+               "body_preference_statements")
+CAPTURE_VIEWS = ("user_agents", "rules", "sitemaps", "directives", "preference_statements")
 
 
 def tables(out: Path) -> set[str]:
@@ -50,7 +63,9 @@ def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[s
     SELECT from."""
     found = {t: parquet_files(out, t) for t in tables(out)}
     sql = views.read_text()
-    missing = [v for v in dict.fromkeys((*DERIVED, *sorted(wanted))) if v not in found and f"VIEW {v} AS" in sql]
+    through_views = [t for t in BODY_TABLES if t in found]
+    missing = [v for v in dict.fromkeys((*DERIVED, *CAPTURE_VIEWS, *sorted(wanted))) if v not in found]
+    missing = [v for v in (*through_views, *missing) if f"VIEW {v} AS" in sql]
     if missing and (out / "named_verdicts").is_dir():
         con.execute("SET VARIABLE robostats_out = ?", [str(out)])
         con.execute(sql)
@@ -63,6 +78,7 @@ def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--exclude", action="append", default=[], metavar="TABLE:CONDITION")
+    parser.add_argument("--ignore-column", action="append", default=[], metavar="NAME")
     parser.add_argument("--views-a", type=Path, default=VIEWS,
                         help="the views.sql of the first output's version (default: this tree's)")
     parser.add_argument("a", type=Path)
@@ -82,7 +98,8 @@ def main() -> int:
             same = False
             continue
         cols = {k: con.execute(f"DESCRIBE SELECT * FROM {src[k][table]}").fetchall() for k in src}
-        columns = {k: [(c[0], c[1]) for c in v] for k, v in cols.items()}
+        ignored = set(args.ignore_column) | ({"writer"} if table in BODY_TABLES else set())
+        columns = {k: [(c[0], c[1]) for c in v if c[0] not in ignored] for k, v in cols.items()}
         added = [c for c in columns["b"] if c not in columns["a"]]
         if [c for c in columns["b"] if c not in added] != columns["a"]:
             print(f"{table}: other columns:\n  {columns['a']}\n  {columns['b']}")
@@ -109,6 +126,8 @@ def main() -> int:
     for table in sorted(set(src["b"]) - set(src["a"])):
         n = con.execute(f"SELECT count(*) FROM {src['b'][table]}").fetchall()[0][0]
         print(f"{table:<16} {'':>10}      | {n:>10} rows | added by the second")
+    if args.ignore_column:
+        print(f"(columns left out of every table: {', '.join(args.ignore_column)})")
     print("same rows" if same else "the outputs differ")
     return 0 if same else 1
 

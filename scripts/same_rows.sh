@@ -8,7 +8,8 @@
 #
 # SAME_ROWS_EXCLUDE=TABLE:CONDITION leaves the rows matching the SQL
 # condition out of TABLE's comparison (scripts/same_rows.py --exclude), for
-# a change meant to alter those rows and no other.
+# a change meant to alter those rows and no other. SAME_ROWS_IGNORE="COLUMN
+# ..." leaves those columns out of every table (--ignore-column).
 #
 # INPUT defaults to samples/*.warc.gz; give the benchmark corpus's files for
 # the large comparison. The revision is built in target/same-rows/ (a git
@@ -42,6 +43,7 @@ py=python3
 echo "rows of $rev ($commit) | rows of the working tree"
 exclude=()
 [ -z "${SAME_ROWS_EXCLUDE:-}" ] || exclude=(--exclude "$SAME_ROWS_EXCLUDE")
+for column in ${SAME_ROWS_IGNORE:-}; do exclude+=(--ignore-column "$column"); done
 # The revision's own views: tables and view columns added since are not
 # expected of its output.
 git show "$commit:queries/views.sql" >"$work/views-$commit.sql"
