@@ -568,66 +568,6 @@ fn compact_merges_final_part_files_and_keeps_the_rows() {
     fs::remove_dir_all(&out).unwrap();
 }
 
-#[test]
-fn a_killed_compaction_leaves_the_rows_as_they_were() {
-    let inputs = Inputs::new("compact-kill", 4);
-    let whole = temp_out("compact-kill-whole");
-    ok(&inputs.run(&whole, &["-j2"]));
-    let staging = |out: &Path| {
-        fs::read_dir(out).unwrap().any(|e| {
-            e.unwrap()
-                .file_name()
-                .to_string_lossy()
-                .starts_with(".compact-")
-        })
-    };
-    // Killed as soon as it stages, while it merges, and between the swaps
-    // of two tables (after the first table's manifest line): the rows a
-    // reader sees are the same whenever it looks, and a second compact
-    // finishes the job.
-    let swapped_one = |out: &Path| out.join("_manifest/compact.jsonl").exists();
-    type Due<'a> = Box<dyn Fn(&Path, Duration) -> bool + 'a>;
-    let points: [Due; 4] = [
-        Box::new(|out, _| staging(out)),
-        Box::new(|_, t| t >= Duration::from_millis(30)),
-        Box::new(|_, t| t >= Duration::from_millis(120)),
-        Box::new(|out, _| swapped_one(out)),
-    ];
-    let mut killed = 0;
-    for due in &points {
-        let out = temp_out("compact-kill");
-        for i in 0..2 {
-            ok(&inputs.run(&out, &["-j2", "--shard", &format!("{i}/2")]));
-        }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_robostats"))
-            .arg("compact")
-            .arg(&out)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if due(&out, started.elapsed()) {
-                child.kill().unwrap();
-                killed += 1;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        child.wait().unwrap();
-        assert_same_rows(&whole, &out);
-        ok(&compact(&out, &[]));
-        assert_same_rows(&whole, &out);
-        assert!(!staging(&out));
-        fs::remove_dir_all(&out).unwrap();
-    }
-    assert!(
-        killed >= 3,
-        "only {killed} compactions were killed before they ended"
-    );
-    fs::remove_dir_all(&whole).unwrap();
-}
-
 /// A data set written while the schema-only file was `_empty.parquet`
 /// (which DuckDB 2.0 lists first and takes the table's size from): compact
 /// replaces it, and leaves a link planted under that name alone.
