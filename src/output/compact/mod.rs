@@ -41,7 +41,7 @@
 //! between publishing and recording them) are deleted with their lines.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -52,13 +52,16 @@ use arrow_select::filter::filter_record_batch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
+mod swap;
+
+use swap::{Swap, recover, remove_staging};
+
 use crate::classify::Table;
 use crate::output::batch::schema_of;
 use crate::output::dataset::bodies::check::{self, Store};
-use crate::output::dataset::manifest::{CompactLine, Line, Manifest, Merged};
 use crate::output::dataset::{
     At, Dataset, InputStatus, Op, OutputError, PartFile, bodies, is_finished_part, open_regular,
-    short_hash, sync_dir,
+    short_hash,
 };
 
 /// What `compact` does.
@@ -213,54 +216,6 @@ fn chosen_writers(
 /// The hidden staging directory of a table.
 fn staging_dir(dataset: &Dataset, table: Table) -> PathBuf {
     dataset.staging_dir(table)
-}
-
-/// [`Dataset::recover_swap`], then the staging directories of killed
-/// compactions deleted (a deletion that fails is a warning).
-fn recover(dataset: &Dataset, warnings: &mut Vec<String>) -> Result<(), OutputError> {
-    dataset.recover_swap()?;
-    remove_staging(dataset, warnings)
-}
-
-/// Deletes the staging directories of compactions that were killed, and
-/// the old files of compactions that could not delete them. One that will
-/// not go (files held open on NFS) is renamed out of the way, and a
-/// warning says so: this compaction needs the staging names.
-fn remove_staging(dataset: &Dataset, warnings: &mut Vec<String>) -> Result<(), OutputError> {
-    let dir = dataset.dir();
-    for entry in fs::read_dir(dir).at(Op::ListDir, dir)? {
-        let entry = entry.at(Op::ListDir, dir)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.starts_with(".compact-") {
-            continue;
-        }
-        let path = entry.path();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        let removed = if is_dir {
-            fs::remove_dir_all(&path)
-        } else {
-            // Not ours to delete: a link or a file planted here.
-            continue;
-        };
-        match removed {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => {
-                warnings.push(format!(
-                    "could not delete {} ({e}): the next compact tries again",
-                    path.display()
-                ));
-                if !name.starts_with(".compact-trash-") {
-                    let trash = dir.join(format!(
-                        ".compact-trash-{}",
-                        short_hash(format!("{name}-{:?}", Instant::now()).as_bytes())
-                    ));
-                    fs::rename(&path, &trash).at(Op::RemoveDir, &path)?;
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The part files the manifest lists for inputs that are done.
@@ -435,143 +390,6 @@ fn same_columns(a: &Schema, b: &Schema) -> bool {
                 && x.data_type() == y.data_type()
                 && x.is_nullable() == y.is_nullable()
         })
-}
-
-/// Swaps in every table that has merges, each logged in the manifest
-/// first.
-struct Swap<'a> {
-    dataset: &'a Dataset,
-    log: &'a mut Manifest,
-    started: Instant,
-    warnings: &'a mut Vec<String>,
-}
-
-impl Swap<'_> {
-    fn all(
-        &mut self,
-        merges: &[Merge],
-        moved: &[Moved],
-        reports: &mut [TableReport],
-    ) -> Result<(), OutputError> {
-        for (&table, report) in Table::ALL.iter().zip(reports) {
-            let table_merges: Vec<(&Merge, Moved)> = merges
-                .iter()
-                .zip(moved.iter().copied())
-                .filter(|(m, _)| m.table == table)
-                .collect();
-            if table_merges.is_empty() {
-                continue;
-            }
-            report.rows_merged = table_merges.iter().map(|(_, moved)| moved.rows).sum();
-            report.rows_dropped = table_merges.iter().map(|(_, moved)| moved.dropped).sum();
-            let merged: HashSet<&PathBuf> =
-                table_merges.iter().flat_map(|(m, _)| &m.sources).collect();
-            self.table(table, &table_merges, &merged)?;
-        }
-        Ok(())
-    }
-
-    /// One table: its staging directory completed, its merges logged (and
-    /// synced), the directories swapped, the old files deleted.
-    fn table(
-        &mut self,
-        table: Table,
-        merges: &[(&Merge, Moved)],
-        merged: &HashSet<&PathBuf>,
-    ) -> Result<(), OutputError> {
-        let dataset = self.dataset;
-        let table_dir = dataset.table_dir(table);
-        let staging = stage(dataset, table, merged)?;
-        self.log.append(&Line::Compact(CompactLine {
-            table: table.name().to_owned(),
-            merged: merges
-                .iter()
-                .map(|(m, moved)| Merged {
-                    path: dataset
-                        .relative(&table_dir.join(m.target.file_name().unwrap_or_default())),
-                    rows: moved.rows,
-                    from: m.sources.iter().map(|p| dataset.relative(p)).collect(),
-                })
-                .collect(),
-            unix: crate::output::dataset::manifest::unix_now(),
-            seconds: self.started.elapsed().as_secs_f64(),
-        }))?;
-        exchange(&staging, &table_dir).at(Op::SwapDir, &table_dir)?;
-        sync_dir(dataset.dir())?;
-        // The staging path now holds the old files: their rows are in the
-        // new ones. Should they not go now, the next compaction deletes
-        // them.
-        if let Err(e) = fs::remove_dir_all(&staging) {
-            self.warnings.push(format!(
-                "could not delete the old files of {} in {} ({e}): the rows are compacted;                  the next compact deletes them",
-                table.name(),
-                staging.display()
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// Completes a table's staging directory with every file not merged (by
-/// hard link; a regular file is copied where links cannot be made), and
-/// makes it durable.
-fn stage(
-    dataset: &Dataset,
-    table: Table,
-    merged: &HashSet<&PathBuf>,
-) -> Result<PathBuf, OutputError> {
-    let dir = dataset.table_dir(table);
-    let staging = staging_dir(dataset, table);
-    for entry in fs::read_dir(&dir).at(Op::ListDir, &dir)? {
-        let entry = entry.at(Op::ListDir, &dir)?;
-        let path = entry.path();
-        if merged.contains(&path) {
-            continue;
-        }
-        let to = staging.join(path.file_name().unwrap_or_default());
-        if let Err(e) = fs::hard_link(&path, &to) {
-            // Never a copy of what is not a regular file: a link would be
-            // followed, a FIFO would block.
-            if !entry.file_type().is_ok_and(|t| t.is_file()) {
-                return Err(OutputError::io(Op::StageFile, &path, e));
-            }
-            let mut from = open_regular(&path).at(Op::StageFile, &path)?;
-            let mut into = File::create_new(&to).at(Op::StageFile, &to)?;
-            io::copy(&mut from, &mut into)
-                .and_then(|_| into.sync_all())
-                .at(Op::StageFile, &path)?;
-        }
-    }
-    sync_dir(&staging)?;
-    Ok(staging)
-}
-
-/// Swaps two directories in one step.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-        Ok(()) => Ok(()),
-        // Old kernels and some file systems (NFS) cannot exchange.
-        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
-            exchange_in_two_steps(a, b)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    exchange_in_two_steps(a, b)
-}
-
-/// Without an atomic exchange: `b` is moved aside, then `a` takes its
-/// place (for a moment `b` is missing), then the old `b` goes to `a`.
-fn exchange_in_two_steps(a: &Path, b: &Path) -> io::Result<()> {
-    let aside = crate::output::dataset::aside_dir(a);
-    fs::rename(b, &aside)?;
-    fs::rename(a, b)?;
-    fs::rename(&aside, a)
 }
 
 #[cfg(test)]

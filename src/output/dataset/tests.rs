@@ -1,0 +1,96 @@
+//! The output directory's names and part files.
+
+use super::*;
+use crate::shard::Shard;
+
+#[test]
+fn clean_up_matches_exact_names_only() {
+    let stem = part_stem("n/a.warc.gz");
+    assert!(is_part_of(&stem, &format!("{stem}-00.parquet")));
+    assert!(is_part_of(&stem, &format!("{stem}-117.parquet")));
+    assert!(is_part_of(
+        &stem,
+        &format!("{stem}-shard-00003-of-00100-01.parquet")
+    ));
+    // Another input's stem that starts with this one's.
+    let other = part_stem(&format!("n/{stem}-x.warc.gz"));
+    assert!(other.starts_with(&stem));
+    assert!(!is_part_of(&stem, &format!("{other}-00.parquet")));
+    for name in [
+        format!("{stem}-0.parquet"),
+        format!("{stem}-00.parquet.bak"),
+        format!("{stem}-shard-1-of-2.parquet"),
+        format!("{stem}-shard-x-of-00002-00.parquet"),
+        format!("{stem}00.parquet"),
+    ] {
+        assert!(!is_part_of(&stem, &name), "{name}");
+    }
+    // Which shard wrote a body part file, whatever its stem says.
+    let shard = Shard::parse("3/100").unwrap();
+    let tricky = part_stem("n/x-shard-00001-of-00002.warc.gz");
+    for (shard, stem, said) in [
+        (Some(shard), &stem, Some("shard-00003-of-00100")),
+        (None, &stem, None),
+        (None, &tricky, None),
+        (Some(shard), &tricky, Some("shard-00003-of-00100")),
+    ] {
+        let name = body_part_name(stem, shard, 1, -5);
+        assert_eq!(body_part_shard(&name), Some(said), "{name}");
+    }
+    assert_eq!(body_part_shard(&format!("{stem}-00.parquet")), None);
+    let part = format!("{stem}-00.parquet");
+    assert!(is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp"), &part));
+    assert!(!is_temp_of(&format!(".{part}.123-0a1b2c3d.tmp.x"), &part));
+    assert!(!is_temp_of(&format!(".{part}.x-0a1b2c3d.tmp"), &part));
+    assert!(!is_temp_of(&format!("{part}.123-0a1b2c3d.tmp"), &part));
+    let temp = temp_path(Path::new(&part));
+    assert!(is_temp_of(&temp.to_string_lossy(), &part), "{temp:?}");
+}
+
+#[test]
+fn a_part_file_appears_only_when_published() {
+    let dir = std::env::temp_dir().join(format!("robostats-dataset-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let dataset = Dataset::create(&dir, false).unwrap();
+    for &table in Table::ALL {
+        assert!(dataset.table_dir(table).join(EMPTY_PART).exists());
+    }
+    let schema = schema_of(Table::Errors.columns());
+    let name = part_name(&part_stem("a/b.warc.gz"), None, 1);
+    assert!(
+        name.starts_with("b-") && name.ends_with("-01.parquet"),
+        "{name}"
+    );
+    let part = dataset
+        .create_part(Table::Errors, &name, schema.clone())
+        .unwrap();
+    let path = dataset.table_dir(Table::Errors).join(&name);
+    assert!(temp_path(&path).exists() && !path.exists());
+    let finished = part.finish().unwrap();
+    assert!(!path.exists());
+    let summary = finished.publish().unwrap();
+    assert!(path.exists() && !temp_path(&path).exists());
+    assert_eq!(summary.rows, 0);
+
+    // Dropped before it is finished, or finished and not published: no
+    // file is left.
+    let other = part_name(&part_stem("a/b.warc.gz"), None, 2);
+    let other_path = dataset.table_dir(Table::Errors).join(&other);
+    drop(
+        dataset
+            .create_part(Table::Errors, &other, schema.clone())
+            .unwrap(),
+    );
+    assert!(!temp_path(&other_path).exists());
+    let finished = dataset
+        .create_part(Table::Errors, &other, schema)
+        .unwrap()
+        .finish();
+    assert!(temp_path(&other_path).exists());
+    drop(finished);
+    assert!(!temp_path(&other_path).exists() && !other_path.exists());
+    dataset.remove_leftovers(&part_stem("a/b.warc.gz")).unwrap();
+    assert!(!path.exists());
+    assert!(dataset.table_dir(Table::Errors).join(EMPTY_PART).exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
