@@ -8,6 +8,11 @@ echo "== format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The release binary first: the Rust integration tests run it (ROBOSTATS_BIN)
+# as the Python tests and the README's commands do.
+echo "== release build"
+cargo build --release --locked
+
 echo "== tests (unit, integration, property, CLI)"
 # tests/faults.rs kills compact at each of its steps with strace's fault
 # injection (ROBOSTATS_NO_STRACE=1 skips those tests).
@@ -15,7 +20,7 @@ if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt
     echo "installing Debian's strace (for tests/faults.rs)"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
 fi
-cargo test --workspace --locked
+ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output. The packages go to a
@@ -25,7 +30,6 @@ cargo test --workspace --locked
 # and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test);
 # test_report.py needs Debian's chromium, installed here when missing.
 echo "== python: tables and queries (tests/python)"
-cargo build --release --locked
 py=python3
 if [ -x target/python-venv/bin/python3 ] || python3 -m venv target/python-venv >/dev/null 2>&1; then
     py=target/python-venv/bin/python3
@@ -49,7 +53,7 @@ PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 
 echo "== fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    scripts/fuzz.sh 30
+    scripts/fuzz.sh 10
 else
     echo "no nightly toolchain: fuzz smoke run skipped"
 fi

@@ -45,7 +45,7 @@ impl Drop for TempFile {
 }
 
 fn robostats(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robostats"))
+    let mut child = Command::new(crate::robostats())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

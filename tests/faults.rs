@@ -32,8 +32,8 @@ const SMALL: [&str; 4] = [
     "samples/cc-main-2020-34-resiliparse-warcfile.warc.gz",
 ];
 
-fn robostats() -> &'static str {
-    env!("CARGO_BIN_EXE_robostats")
+fn robostats() -> PathBuf {
+    crate::robostats()
 }
 
 fn stderr(o: &Output) -> String {
@@ -343,9 +343,9 @@ fn compact_that_cannot_delete_warns_and_the_next_one_finishes() {
             "trace=unlinkat",
             "-e",
             "inject=unlinkat:error=EBUSY",
-            robostats(),
-            "compact",
         ])
+        .arg(robostats())
+        .arg("compact")
         .arg(&out)
         .output()
         .unwrap();
@@ -371,11 +371,9 @@ fn compact_that_cannot_delete_warns_and_the_next_one_finishes() {
             "trace=unlinkat",
             "-e",
             "inject=unlinkat:error=EBUSY",
-            robostats(),
-            "compact",
-            "--target-size",
-            "1G",
         ])
+        .arg(robostats())
+        .args(["compact", "--target-size", "1G"])
         .arg(&out)
         .output()
         .unwrap();

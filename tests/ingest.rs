@@ -235,9 +235,9 @@ fn an_unreadable_input_fails_alone() {
 #[test]
 fn cli_ingest_summary_and_exit_status() {
     let out = temp_out("cli");
-    let bin = env!("CARGO_BIN_EXE_robostats");
+    let bin = crate::robostats();
     let root = env!("CARGO_MANIFEST_DIR");
-    let o = Command::new(bin)
+    let o = Command::new(&bin)
         .current_dir(root)
         .args(["ingest", "samples/*.warc.gz", "--out"])
         .arg(&out)
@@ -255,7 +255,7 @@ fn cli_ingest_summary_and_exit_status() {
         "{stdout}"
     );
     // A missing input: the others are done, the exit status says one failed.
-    let o = Command::new(bin)
+    let o = Command::new(&bin)
         .current_dir(root)
         .args(["ingest", "samples/robots.txt.missing.warc.gz", "--out"])
         .arg(&out)

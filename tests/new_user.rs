@@ -51,7 +51,7 @@ impl Workdir {
 
     /// `robostats ARGS` run in `cwd` (relative to the working directory).
     fn run_in(&self, cwd: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_robostats"))
+        Command::new(crate::robostats())
             .args(args)
             .current_dir(self.path(cwd))
             .env_remove("SLURM_ARRAY_TASK_ID")

@@ -70,7 +70,7 @@ impl Inputs {
     /// `robostats ingest --paths ... --prefix ... --out OUT` plus `args`,
     /// with no scheduler's variables in its environment.
     pub fn command(&self, out: &Path, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_robostats"));
+        let mut c = Command::new(crate::robostats());
         c.arg("ingest")
             .arg("--paths")
             .arg(&self.paths)
@@ -463,7 +463,7 @@ fn a_failed_input_is_retried_and_reported() {
 }
 
 pub fn compact(out: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_robostats"))
+    Command::new(crate::robostats())
         .arg("compact")
         .arg(out)
         .args(args)

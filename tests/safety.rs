@@ -27,7 +27,7 @@ const MEDIUM: &str = concat!(
 );
 
 fn ingest(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_robostats"))
+    Command::new(crate::robostats())
         .current_dir(dir)
         .arg("ingest")
         .args(args)
@@ -82,7 +82,7 @@ fn two_runs_into_one_directory_never_lose_or_double_rows() {
         // A requeued job beside its first attempt: the same inputs, in the
         // opposite order, at the same time.
         let spawn = |order: &[&str]| {
-            Command::new(env!("CARGO_BIN_EXE_robostats"))
+            Command::new(crate::robostats())
                 .current_dir(&work)
                 .arg("ingest")
                 .args(order)
@@ -137,7 +137,7 @@ fn compact_and_ingest_exclude_each_other() {
     let dataset = Dataset::open(&out).unwrap();
     // An ingest holds its lock: compact is refused, naming it.
     let held = dataset.lock_ingest("shard-00001-of-00002").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_robostats"))
+    let o = Command::new(crate::robostats())
         .arg("compact")
         .arg(&out)
         .output()
@@ -380,7 +380,7 @@ fn links_planted_in_the_output_directory_are_refused() {
     let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
-    let o = Command::new(env!("CARGO_BIN_EXE_robostats"))
+    let o = Command::new(crate::robostats())
         .arg("compact")
         .arg(work.join("out"))
         .output()
@@ -425,7 +425,7 @@ fn a_mirror_switched_halfway_keeps_the_done_inputs() {
         .status()
         .unwrap();
     assert!(copied.success());
-    let o = Command::new(env!("CARGO_BIN_EXE_robostats"))
+    let o = Command::new(crate::robostats())
         .arg("ingest")
         .arg("--paths")
         .arg(&inputs.paths)

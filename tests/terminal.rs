@@ -23,7 +23,7 @@ const HOSTILE: &str = "\x1b[31mred\x1b]0;title\x07\rover\u{9b}2J\u{202e}cod.exe"
 const SHOWN: &str = "\\x1b[31mred\\x1b]0;title\\x07\\rover\\x9b2J\\u{202e}cod.exe";
 
 fn ingest(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_robostats"))
+    Command::new(crate::robostats())
         .current_dir(dir)
         .arg("ingest")
         .args(args)

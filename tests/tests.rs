@@ -14,3 +14,13 @@ mod warc_real;
 mod warc_sample;
 mod warc_util;
 mod write_failures;
+
+/// The robostats binary the tests run: this build's, or the one
+/// `ROBOSTATS_BIN` names (the test command runs them against the release
+/// build, which the Python tests use too).
+pub fn robostats() -> std::path::PathBuf {
+    std::env::var_os("ROBOSTATS_BIN").map_or_else(
+        || env!("CARGO_BIN_EXE_robostats").into(),
+        std::path::PathBuf::from,
+    )
+}
