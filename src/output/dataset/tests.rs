@@ -94,3 +94,25 @@ fn a_part_file_appears_only_when_published() {
     assert!(dataset.table_dir(Table::Errors).join(EMPTY_PART).exists());
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_data_set_of_the_earlier_body_store_is_refused() {
+    let dir = std::env::temp_dir().join(format!("robostats-older-store-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("_manifest")).unwrap();
+    // A run line without `body_store` (XXH3-128 keys, files unrecorded),
+    // then a done input.
+    let run = r#"{"type":"run","tool":"robostats","version":"0.1.0","agents_version":"sha256:e4","shard":null,"options":{"size_limit":512000,"agents_version":"sha256:e4"},"started_unix":1795555000}"#;
+    let done = r#"{"type":"input","input":"a.warc.gz","status":"done","parts":[],"records":1,"responses":1,"captures":1,"lost":0,"errors":0,"bytes":1}"#;
+    fs::write(dir.join("_manifest/run.jsonl"), format!("{run}\n")).unwrap();
+    // Only a run line: nothing was stored, nothing to refuse.
+    assert!(Dataset::open(&dir).is_ok());
+    fs::write(dir.join("_manifest/run.jsonl"), format!("{run}\n{done}\n")).unwrap();
+    let refused = Dataset::open(&dir).unwrap_err();
+    assert!(
+        matches!(refused, OutputError::OlderFormat { .. }),
+        "{refused}"
+    );
+    assert!(refused.to_string().contains("XXH3-128"), "{refused}");
+    fs::remove_dir_all(&dir).unwrap();
+}
