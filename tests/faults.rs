@@ -157,15 +157,40 @@ fn compact_killed_at(strace: &str, out: &Path, call: &str, n: usize) -> bool {
     killed_at(strace, &compact, call, n)
 }
 
+/// The small inputs under `tag`, a clean run of them (`-j1`) and its rows.
+fn clean_run(tag: &str) -> (Inputs, PathBuf, Vec<Vec<String>>) {
+    let inputs = Inputs::with(tag, &SMALL);
+    let clean = temp_out(&format!("{tag}-clean"));
+    ok(&inputs.run(&clean, &["-j1"]));
+    let expected = tables(&clean);
+    (inputs, clean, expected)
+}
+
+/// Runs `each` on every kill point, in two threads (the work is mostly
+/// waiting for processes); returns how many of them killed their process.
+fn at_every_point(points: &[(&str, usize)], each: impl Fn(&str, usize) -> bool + Sync) -> usize {
+    let killed = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for half in points.chunks(points.len().div_ceil(2)) {
+            let (each, killed) = (&each, &killed);
+            scope.spawn(move || {
+                for &(call, n) in half {
+                    if each(call, n) {
+                        killed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    killed.into_inner()
+}
+
 #[test]
 fn compact_killed_at_every_step_loses_and_doubles_nothing() {
     let Some(strace) = strace() else {
         return;
     };
-    let inputs = Inputs::with("faults-kill", &SMALL);
-    let clean = temp_out("faults-kill-clean");
-    ok(&inputs.run(&clean, &["-j2"]));
-    let expected = tables(&clean);
+    let (inputs, clean, expected) = clean_run("faults-kill");
     let base = temp_out("faults-kill-base");
     two_shards(&inputs, &base);
     assert_rows(&expected, &base, "two shards");
@@ -189,38 +214,28 @@ fn compact_killed_at_every_step_loses_and_doubles_nothing() {
             (1..=n).step_by(step).map(move |i| (call, i))
         })
         .collect();
-    let killed = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for half in points.chunks(points.len().div_ceil(2)) {
-            let (inputs, base, expected, killed) = (&inputs, &base, &expected, &killed);
-            scope.spawn(move || {
-                for &(call, n) in half {
-                    let when = format!("killed at {call} #{n}");
-                    let out = temp_out(&format!("faults-kill-{call}-{n}"));
-                    copy_dir(base, &out);
-                    if compact_killed_at(strace, &out, call, n) {
-                        killed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    // What a reader sees now; what ingest makes of it (the
-                    // done inputs are not done again: nothing doubles);
-                    // what a second compact makes of it.
-                    assert_rows(expected, &out, &when);
-                    let stdout = ok(&inputs.run(&out, &["-j2"]));
-                    assert!(
-                        stdout.contains("0 files done, 0 failed"),
-                        "{when}: {stdout}"
-                    );
-                    assert_rows(expected, &out, &format!("{when}, then ingest"));
-                    ok(&compact(&out, &[]));
-                    assert_rows(expected, &out, &format!("{when}, then compact"));
-                    assert_eq!(staging_left(&out), Vec::<String>::new(), "{when}");
-                    fs::remove_dir_all(&out).unwrap();
-                }
-            });
-        }
+    let killed = at_every_point(&points, |call, n| {
+        let when = format!("killed at {call} #{n}");
+        let out = temp_out(&format!("faults-kill-{call}-{n}"));
+        copy_dir(&base, &out);
+        let killed = compact_killed_at(strace, &out, call, n);
+        // What a reader sees now; what ingest makes of it (the done inputs
+        // are not done again: nothing doubles); what a second compact
+        // makes of it.
+        assert_rows(&expected, &out, &when);
+        let stdout = ok(&inputs.run(&out, &["-j2"]));
+        assert!(
+            stdout.contains("0 files done, 0 failed"),
+            "{when}: {stdout}"
+        );
+        assert_rows(&expected, &out, &format!("{when}, then ingest"));
+        ok(&compact(&out, &[]));
+        assert_rows(&expected, &out, &format!("{when}, then compact"));
+        assert_eq!(staging_left(&out), Vec::<String>::new(), "{when}");
+        fs::remove_dir_all(&out).unwrap();
+        killed
     });
     // (strace counts calls per thread: each point is some thread's call.)
-    let killed = killed.into_inner();
     assert_eq!(
         killed,
         points.len(),
@@ -279,10 +294,7 @@ fn ingest_killed_at_every_step_resumes_to_the_same_rows() {
     let Some(strace) = strace() else {
         return;
     };
-    let inputs = Inputs::with("faults-ingest", &SMALL);
-    let clean = temp_out("faults-ingest-clean");
-    ok(&inputs.run(&clean, &["-j1"]));
-    let expected = tables(&clean);
+    let (inputs, clean, expected) = clean_run("faults-ingest");
     // Publishing (rename), the manifest's lines (fdatasync: the line is
     // written just before), what makes them durable (fsync), clean-up.
     let calls = ["rename", "fdatasync", "fsync", "unlinkat"];
@@ -298,27 +310,18 @@ fn ingest_killed_at_every_step_resumes_to_the_same_rows() {
         .collect();
     assert!(points.len() > 20, "{counts:?}");
     eprintln!("ingest killed at {} points: {counts:?}", points.len());
-    let killed = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for half in points.chunks(points.len().div_ceil(2)) {
-            let (inputs, expected, killed) = (&inputs, &expected, &killed);
-            scope.spawn(move || {
-                for &(call, n) in half {
-                    let when = format!("ingest killed at {call} #{n}");
-                    let out = temp_out(&format!("faults-ingest-{call}-{n}"));
-                    if killed_at(strace, &inputs.command(&out, &["-j1"]), call, n) {
-                        killed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    ok(&inputs.run(&out, &["-j1"]));
-                    assert_rows(expected, &out, &when);
-                    let hidden = crate::resume::part_files(&out).1;
-                    assert!(hidden.is_empty(), "{when}: left {hidden:?}");
-                    fs::remove_dir_all(&out).unwrap();
-                }
-            });
-        }
+    let killed = at_every_point(&points, |call, n| {
+        let when = format!("ingest killed at {call} #{n}");
+        let out = temp_out(&format!("faults-ingest-{call}-{n}"));
+        let killed = killed_at(strace, &inputs.command(&out, &["-j1"]), call, n);
+        ok(&inputs.run(&out, &["-j1"]));
+        assert_rows(&expected, &out, &when);
+        let hidden = crate::resume::part_files(&out).1;
+        assert!(hidden.is_empty(), "{when}: left {hidden:?}");
+        fs::remove_dir_all(&out).unwrap();
+        killed
     });
-    assert_eq!(killed.into_inner(), points.len());
+    assert_eq!(killed, points.len());
     fs::remove_dir_all(&clean).unwrap();
 }
 
@@ -327,28 +330,22 @@ fn compact_that_cannot_delete_warns_and_the_next_one_finishes() {
     let Some(strace) = strace() else {
         return;
     };
-    let inputs = Inputs::with("faults-ebusy", &SMALL);
-    let clean = temp_out("faults-ebusy-clean");
-    ok(&inputs.run(&clean, &["-j2"]));
-    let expected = tables(&clean);
+    let (inputs, clean, expected) = clean_run("faults-ebusy");
     let out = temp_out("faults-ebusy");
     two_shards(&inputs, &out);
     // Every deletion fails as on NFS when a reader holds the file open.
-    let o = Command::new(strace)
-        .args([
-            "-f",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=unlinkat",
-            "-e",
-            "inject=unlinkat:error=EBUSY",
-        ])
-        .arg(robostats())
-        .arg("compact")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let compact_busy = |args: &[&str]| {
+        Command::new(strace)
+            .args(["-f", "-o", "/dev/null", "-e", "trace=unlinkat"])
+            .args(["-e", "inject=unlinkat:error=EBUSY"])
+            .arg(robostats())
+            .arg("compact")
+            .args(args)
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = compact_busy(&[]);
     ok(&o);
     assert!(
         stderr(&o).contains("warning: could not delete the old files of"),
@@ -362,21 +359,7 @@ fn compact_that_cannot_delete_warns_and_the_next_one_finishes() {
     assert_rows(&expected, &out, "deletions failed, then ingest");
     // Still failing: the leftovers are renamed out of the way, and this
     // compaction's own go the same way.
-    let o = Command::new(strace)
-        .args([
-            "-f",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=unlinkat",
-            "-e",
-            "inject=unlinkat:error=EBUSY",
-        ])
-        .arg(robostats())
-        .args(["compact", "--target-size", "1G"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = compact_busy(&["--target-size", "1G"]);
     ok(&o);
     assert!(
         stderr(&o).contains("the next compact tries again"),
@@ -405,10 +388,7 @@ fn first_part(out: &Path, table: Table) -> PathBuf {
 
 #[test]
 fn a_body_file_deleted_by_hand_is_written_again() {
-    let inputs = Inputs::with("faults-bodies", &SMALL);
-    let clean = temp_out("faults-bodies-clean");
-    ok(&inputs.run(&clean, &["-j1"]));
-    let expected = tables(&clean);
+    let (inputs, clean, expected) = clean_run("faults-bodies");
     let compacted = temp_out("faults-bodies-compacted");
     copy_dir(&clean, &compacted);
     ok(&compact(&compacted, &[]));
