@@ -28,6 +28,8 @@
 //!   terminal).
 //! * Downstream of the Parquet tables, [`report`] runs the queries of
 //!   `queries/` over a data set (in DuckDB) and draws their figures.
+//! * [`cli`] is the `robostats` command (flags, and the commands that
+//!   print), one program for the Rust binary and the Python package.
 //!
 //! Reading a WARC file and judging its robots.txt bodies:
 //!
@@ -59,6 +61,7 @@
 /// The robots.txt engine: the `robostats-robots` crate (parsing, matching,
 /// rule classes and AI-use preferences, exactly as Google reads a file).
 pub use robostats_robots as robots;
+pub mod cli;
 pub mod output;
 pub mod pipeline;
 pub mod report;

@@ -1,10 +1,10 @@
 //! `robostats check`: Google's verdict per agent and URL.
 
+use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 
-use robostats::classify::agents::ignores_global_group;
-use robostats::robots::{
+use crate::classify::agents::ignores_global_group;
+use crate::robots::{
     AgentRules, Decision, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope,
     is_valid_user_agent_to_obey,
 };

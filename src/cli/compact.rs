@@ -1,10 +1,10 @@
 //! `robostats compact`: fewer, larger part files for a finished data set.
 
+use crate::cli::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
+use crate::output::compact::{self, Options};
 use anyhow::{Context, bail};
-use robostats::output::compact::{self, Options};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

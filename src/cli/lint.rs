@@ -1,10 +1,10 @@
 //! `robostats lint`: every line with its diagnosis, and a summary.
 
+use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 
-use robostats::http::content::looks_like_html;
-use robostats::robots::{
+use crate::http::content::looks_like_html;
+use crate::robots::{
     FileLint, GOOGLE_MAX_BYTES, Key, Line, LineFinding, RobotsTxt, Stats, known_elsewhere,
 };
 use serde_json::json;
@@ -121,7 +121,7 @@ fn write_json(
         let value = match line.key {
             Some(k) if k.value_is_escaped() => {
                 json!({"value": String::from_utf8_lossy(line.value),
-                       "pattern": String::from_utf8_lossy(&robostats::robots::escape_pattern(line.value))})
+                       "pattern": String::from_utf8_lossy(&crate::robots::escape_pattern(line.value))})
             }
             _ => json!({"value": String::from_utf8_lossy(line.value)}),
         };
@@ -167,7 +167,7 @@ fn write_text(
         let diagnosis = if diagnosis.is_empty() {
             "ok".to_owned()
         } else {
-            robostats::terminal::escaped(&sentences(&diagnosis).join("; ")).into_owned()
+            crate::terminal::escaped(&sentences(&diagnosis).join("; ")).into_owned()
         };
         let mut text = printable(&line.raw[..line.raw.len().min(200)]);
         if line.raw.len() > 200 {

@@ -1,4 +1,8 @@
-//! Command-line flags (clap), and the commands that print.
+//! The `robostats` command: flags (clap), and the commands that print.
+//!
+//! It is part of the library so that the Rust binary and the Python
+//! package's `robostats` command are one program: both call [`main`] with
+//! their arguments.
 
 mod check;
 mod compact;
@@ -7,17 +11,66 @@ mod lint;
 mod report;
 mod schema;
 
-use std::io::Read;
+use std::ffi::OsString;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
 
+/// A command's exit status: 0 success, 1 findings or failed inputs, 2 an
+/// error, 3 an interrupted run (docs/ingest.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitCode(pub u8);
+
+impl ExitCode {
+    /// Success.
+    pub const SUCCESS: ExitCode = ExitCode(0);
+}
+
+impl From<u8> for ExitCode {
+    fn from(code: u8) -> ExitCode {
+        ExitCode(code)
+    }
+}
+
+/// Runs the `robostats` command with `args` (the program's name first, as
+/// `std::env::args_os` gives them) and returns its exit status. Usage
+/// errors and `--help` print as clap prints them; errors print as
+/// `robostats: ...` on standard error. It never exits the process.
+pub fn main(args: impl IntoIterator<Item = impl Into<OsString>>) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match parse(&args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // --help and --version are "errors" that print to standard output.
+            let _ = err.print();
+            return ExitCode(err.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            // A closed pipe (`robostats lint x | head`) is not an error.
+            if err.chain().any(|e| {
+                e.downcast_ref::<io::Error>().map(io::Error::kind)
+                    == Some(io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            // A message may hold text from the output directory (file names,
+            // a manifest's or a lock file's contents) or from a server.
+            let message = format!("{err:#}");
+            eprintln!("robostats: {}", crate::terminal::escaped_lines(&message));
+            ExitCode(2)
+        }
+    }
+}
+
 /// Google-exact robots.txt analysis, from one file to a whole Common Crawl.
 #[derive(Debug, Parser)]
 #[command(name = "robostats", version, about, max_term_width = 100)]
-pub struct Cli {
+struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -45,7 +98,7 @@ enum Command {
 
 /// `ingest`'s line of help, naming every table.
 fn ingest_about() -> String {
-    let tables: Vec<&str> = robostats::classify::Table::ALL
+    let tables: Vec<&str> = crate::classify::Table::ALL
         .iter()
         .map(|t| t.name())
         .collect();
@@ -56,10 +109,13 @@ fn ingest_about() -> String {
     )
 }
 
-/// Parses the process's arguments (exits with usage on error).
-pub fn parse() -> Cli {
-    Cli::try_parse().unwrap_or_else(|mut err| {
-        let args: Vec<String> = std::env::args().collect();
+/// Parses the arguments; a usage error carries its tips.
+fn parse(args: &[OsString]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(args).map_err(|mut err| {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         if let Some(tips) = agent_flag_tips(&err, &args) {
             use clap::error::{ContextKind, ContextValue};
             err.remove(ContextKind::SuggestedArg);
@@ -77,7 +133,7 @@ pub fn parse() -> Cli {
                 ContextValue::StyledStrs(tips.into_iter().map(Into::into).collect()),
             );
         }
-        err.exit()
+        err
     })
 }
 
@@ -115,7 +171,7 @@ fn agent_flag_tips(err: &clap::Error, args: &[String]) -> Option<Vec<String>> {
              agents.txt"
         ),
     ];
-    let list = robostats::classify::agents::AgentList::default_list();
+    let list = crate::classify::agents::AgentList::default_list();
     let known = given.and_then(|given| {
         list.agents
             .iter()
@@ -131,7 +187,7 @@ fn agent_flag_tips(err: &clap::Error, args: &[String]) -> Option<Vec<String>> {
 }
 
 /// Runs one command.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
@@ -179,12 +235,12 @@ type FileArg = PathBuf;
 
 /// Bytes as text for a terminal: UTF-8 kept, invalid bytes, control
 /// characters and bidirectional overrides escaped (as
-/// [`robostats::terminal::escaped`] does) so that a body cannot garble
+/// [`crate::terminal::escaped`] does) so that a body cannot garble
 /// the output.
 fn printable(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        out.push_str(&robostats::terminal::escaped(chunk.valid()));
+        out.push_str(&crate::terminal::escaped(chunk.valid()));
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02X}"));
         }

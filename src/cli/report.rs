@@ -1,14 +1,14 @@
 //! `robostats report`: the figures of one or more data sets as one HTML
 //! page, and with `--figures`, each chart as an SVG file.
 
+use crate::cli::ExitCode;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
+use crate::report::Report;
+use crate::report::engine::Engine;
 use anyhow::{Context, bail};
-use robostats::report::Report;
-use robostats::report::engine::Engine;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,7 +30,7 @@ pub struct Args {
     python: Option<PathBuf>,
     /// Seconds the queries may take in all; then they are stopped and
     /// the report fails (a month's crawl takes about an hour).
-    #[arg(long, value_name = "SECS", default_value_t = robostats::report::engine::DEFAULT_TIMEOUT.as_secs())]
+    #[arg(long, value_name = "SECS", default_value_t = crate::report::engine::DEFAULT_TIMEOUT.as_secs())]
     timeout: u64,
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -51,7 +51,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         // An older robostats wrote fewer tables: say which, not DuckDB's
         // "no files found".
-        for table in robostats::classify::Table::ALL {
+        for table in crate::classify::Table::ALL {
             if !out.join(table.name()).is_dir() {
                 bail!(
                     "{} has no {}/: it was written by an older robostats; ingest its inputs \

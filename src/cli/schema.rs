@@ -2,11 +2,11 @@
 //! Markdown of `docs/tables.md`, or as the DuckDB views of
 //! `queries/views.sql`. All three come from the tables' row types.
 
+use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 
-use robostats::classify::{Table, View, capture_view_columns, capture_view_sql, table_view_sql};
-use robostats::table::Column;
+use crate::classify::{Table, View, capture_view_columns, capture_view_sql, table_view_sql};
+use crate::table::Column;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::classify::{self, agents::AgentList};
+use crate::pipeline::Config;
+use crate::shard::Shard;
+use crate::source::{Input, Secrets, Sources, remote};
+use crate::terminal::escaped;
 use anyhow::{Context, bail};
-use robostats::classify::{self, agents::AgentList};
-use robostats::pipeline::Config;
-use robostats::shard::Shard;
-use robostats::source::{Input, Secrets, Sources, remote};
-use robostats::terminal::escaped;
 
 use crate::cli::plural;
 
@@ -238,7 +238,7 @@ fn inputs(
     secrets: &Secrets,
     client: Option<&remote::Client>,
 ) -> anyhow::Result<Vec<Input>> {
-    let listing = robostats::source::list(&Sources {
+    let listing = crate::source::list(&Sources {
         args: &args.inputs,
         paths: args.paths.as_deref(),
         prefix: args.prefix.as_deref(),
@@ -341,7 +341,7 @@ impl Args {
             size_limit: if self.no_size_limit {
                 usize::MAX
             } else {
-                robostats::robots::GOOGLE_MAX_BYTES
+                crate::robots::GOOGLE_MAX_BYTES
             },
         };
         Ok(Ingest {

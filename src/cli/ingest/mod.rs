@@ -1,5 +1,5 @@
 //! `robostats ingest`: WARC files to Parquet tables. The flags become a
-//! [`Config`](robostats::pipeline::Config) in one place (`args`), the
+//! [`Config`](crate::pipeline::Config) in one place (`args`), the
 //! library runs it while `progress` shows how far it is, and `report` says
 //! how it ended.
 
@@ -7,7 +7,7 @@ mod args;
 mod progress;
 mod report;
 
-use std::process::ExitCode;
+use crate::cli::ExitCode;
 
 pub use args::Args;
 

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::pipeline::{self, FileReport, Progress, Summary};
+use crate::source::remote;
+use crate::terminal::escaped;
 use indicatif::{ProgressBar, ProgressStyle};
-use robostats::pipeline::{self, FileReport, Progress, Summary};
-use robostats::source::remote;
-use robostats::terminal::escaped;
 
 use super::args::Ingest;
 

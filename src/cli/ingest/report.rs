@@ -1,12 +1,12 @@
 //! What a run says when it ends: the inputs that could not be read and
 //! why, the summary line, and the exit status.
 
+use crate::cli::ExitCode;
 use std::collections::HashMap;
-use std::process::ExitCode;
 
-use robostats::pipeline::{FileReport, Summary};
-use robostats::source::remote;
-use robostats::terminal::escaped;
+use crate::pipeline::{FileReport, Summary};
+use crate::source::remote;
+use crate::terminal::escaped;
 
 use super::args::Ingest;
 use crate::cli::plural;
