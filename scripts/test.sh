@@ -38,7 +38,7 @@ elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null
 fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
-    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "blake3==1.*" "pytest==8.*" "moto[server]==5.*"
+    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "blake3==1.*" "pytest==8.*" "moto[server]==5.*" "maturin>=1.9,<2"
 # test_report.py renders `robostats report`'s page in headless Chromium.
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium and a font (for tests/python/test_report.py)"
@@ -47,6 +47,31 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v a
 fi
 PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # ---- end of the Python block ---------------------------------------------
+
+# ---- the Python package: its wheel, in a fresh environment without Rust ----
+# The wheel a release publishes (maturin build; the release build above is
+# reused, so this compiles only the Python module), and the one `pip install .`
+# makes from the clone (the same files); then a new virtual environment
+# with the first and the test tools, and tests/package run from it with no
+# Rust toolchain on PATH.
+echo "== python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
+rm -rf target/wheels
+"$py" -m maturin build --release --locked --out target/wheels
+PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
+    --no-build-isolation -w target/wheels/pip .
+rm -rf target/package-venv
+if ! python3 -m venv target/package-venv >/dev/null 2>&1; then
+    PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check "virtualenv>=20"
+    "$py" -m virtualenv -q target/package-venv
+fi
+target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/robostats-*.whl \
+    "pytest==8.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10"
+# PATH without the directories that hold cargo or rustc.
+no_rust=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r dir; do
+    [ -x "$dir/cargo" ] || [ -x "$dir/rustc" ] || [ -x "$dir/rustup" ] || printf '%s\n' "$dir"
+done | paste -sd: -)
+PATH="$PWD/target/package-venv/bin:$no_rust" ROBOSTATS_BIN="$PWD/target/release/robostats" \
+    target/package-venv/bin/python -m pytest -q tests/package
 
 # The benchmarks and examples are type-checked by clippy --all-targets above;
 # scripts/bench.sh builds and runs them.

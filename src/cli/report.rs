@@ -43,24 +43,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut seen = Vec::new();
     for out in &args.outs {
-        if !out.join("captures").is_dir() {
-            bail!(
-                "{} is not an output directory of robostats ingest (it has no captures/)",
-                out.display()
-            );
-        }
-        // An older robostats wrote fewer tables: say which, not DuckDB's
-        // "no files found".
-        for table in crate::classify::Table::ALL {
-            if !out.join(table.name()).is_dir() {
-                bail!(
-                    "{} has no {}/: it was written by an older robostats; ingest its inputs \
-                     again",
-                    out.display(),
-                    table.name()
-                );
-            }
-        }
+        crate::report::check_data_set(out).map_err(anyhow::Error::msg)?;
         let canonical =
             fs::canonicalize(out).with_context(|| format!("cannot resolve {}", out.display()))?;
         if seen.contains(&canonical) {

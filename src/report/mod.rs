@@ -18,10 +18,34 @@ mod python;
 pub mod svg;
 mod text;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use engine::{Engine, EngineError, QUERIES, Table};
 use figures::Figure;
+
+/// Whether `out` is a data set the queries can read (an output directory
+/// of `robostats ingest` with every table), else what to do: the check
+/// `robostats report` and the Python package's `connect` make before
+/// DuckDB would say only "no files found".
+pub fn check_data_set(out: &Path) -> Result<(), String> {
+    if !out.join("captures").is_dir() {
+        return Err(format!(
+            "{} is not an output directory of robostats ingest (it has no captures/)",
+            out.display()
+        ));
+    }
+    // An older robostats wrote fewer tables: say which.
+    for table in crate::classify::Table::ALL {
+        if !out.join(table.name()).is_dir() {
+            return Err(format!(
+                "{} has no {}/: it was written by an older robostats; ingest its inputs again",
+                out.display(),
+                table.name()
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// A report on one or more data sets read as one.
 #[derive(Debug)]

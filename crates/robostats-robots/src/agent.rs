@@ -176,6 +176,12 @@ impl<'a> RobotsTxt<'a> {
 }
 
 impl<'r, 'a> AgentRules<'r, 'a> {
+    /// Indices in [`RobotsTxt::groups`] of the groups that apply to this
+    /// agent (in Google's grouping), in file order.
+    pub fn groups(&self) -> &[usize] {
+        &self.groups
+    }
+
     /// Which kind of group applies to this agent.
     pub fn group_match(&self) -> GroupMatch {
         self.group

@@ -85,6 +85,61 @@ impl LineFinding {
             LineFinding::Empty | LineFinding::Comment | LineFinding::HtmlLine
         )
     }
+
+    /// A stable name of what it is (`accepted_typo`, `unknown_key`, ...;
+    /// a preference line's finding is its [`PreferenceFinding::kind`]):
+    /// for programs, where the `Display` sentence is for people.
+    pub fn kind(&self) -> &'static str {
+        use LineFinding as F;
+        match self {
+            F::PastLimit => "past_limit",
+            F::CrossesLimit => "crosses_limit",
+            F::BomTwice { .. } => "bom_twice",
+            F::HtmlBody => "html_body",
+            F::HtmlLine => "html_line",
+            F::TooLong => "too_long",
+            F::AcceptedTypo(_) => "accepted_typo",
+            F::MissingColon => "missing_colon",
+            F::Empty => "empty",
+            F::Comment => "comment",
+            F::NotADirective => "not_a_directive",
+            F::NoProductToken => "no_product_token",
+            F::MatchesAs(_) => "matches_as",
+            F::BeforeUserAgent => "before_user_agent",
+            F::EmptyRule(EmptyRule::NoEffect) => "empty_rule_no_effect",
+            F::EmptyRule(EmptyRule::OthersDecide) => "empty_rule_others_decide",
+            F::EmptyRule(EmptyRule::AllowsEverything) => "empty_rule_allows_everything",
+            F::EmptyRule(EmptyRule::DisallowsNothing) => "empty_rule_disallows_nothing",
+            F::NeverMatches => "never_matches",
+            F::NotAbsoluteUrl => "not_absolute_url",
+            F::KnownElsewhere(_) => "known_elsewhere",
+            F::ContentSignals => "content_signals",
+            F::UnknownKey => "unknown_key",
+            F::Preference(p) => p.kind(),
+        }
+    }
+}
+
+impl PreferenceFinding {
+    /// A stable name of what it is (`preference_` and the finding:
+    /// `preference_old_label`, ...).
+    pub fn kind(&self) -> &'static str {
+        use PreferenceFinding as F;
+        match self {
+            F::OutsideGroups(_) => "preference_outside_groups",
+            F::NotAPath(_) => "preference_not_a_path",
+            F::Empty => "preference_empty",
+            F::UpperCaseLabel => "preference_upper_case_label",
+            F::SpaceSeparated => "preference_space_separated",
+            F::NotADictionary(_) => "preference_not_a_dictionary",
+            F::OldLabel { .. } => "preference_old_label",
+            F::UnknownLabel { .. } => "preference_unknown_label",
+            F::NotAUseLevel(_) => "preference_not_a_use_level",
+            F::NeitherYesNorNo { .. } => "preference_neither_yes_nor_no",
+            F::GivenAgain(_) => "preference_given_again",
+            F::NeverApplies { .. } => "preference_never_applies",
+        }
+    }
 }
 
 impl std::fmt::Display for LineFinding {

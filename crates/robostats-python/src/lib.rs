@@ -1,0 +1,57 @@
+//! `robostats._robostats`, the compiled module of the Python package
+//! `robostats` (its Python half is `python/robostats/`): the engine
+//! crates' code behind Python types, and the `robostats` command.
+//!
+//! ```text
+//! RobotsTxt(body)            -> robostats-robots (parse, match, lint)
+//!                               + robostats-rows (digests, template, preference columns)
+//! can_fetch_many(columns)    -> the same, over Arrow buffers, on rayon's threads
+//! main(argv)                 -> robostats::cli::main: the Rust binary's command
+//! ```
+
+use std::ffi::OsString;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+mod many;
+mod robots;
+
+/// Runs the `robostats` command with `argv` (the program's name first)
+/// and returns its exit status. The GIL is released while it runs.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
+    py.detach(|| robostats::cli::main(argv).0)
+}
+
+/// `queries/views.sql`: the views over a data set, as the report loads
+/// them.
+#[pyfunction]
+fn views_sql() -> &'static str {
+    robostats::report::engine::VIEWS
+}
+
+/// Raises `ValueError` with the message of `robostats report` when `out`
+/// is not a data set the views can read.
+#[pyfunction]
+fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
+    robostats::report::check_data_set(&out).map_err(PyValueError::new_err)
+}
+
+#[pymodule]
+fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<robots::RobotsTxt>()?;
+    m.add_class::<robots::Explanation>()?;
+    m.add_class::<robots::Preferences>()?;
+    m.add_class::<robots::Finding>()?;
+    m.add_class::<robots::Line>()?;
+    m.add_function(wrap_pyfunction!(robots::escape_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(robots::path_params_query, m)?)?;
+    m.add_function(wrap_pyfunction!(robots::is_valid_user_agent_to_obey, m)?)?;
+    m.add_function(wrap_pyfunction!(many::_can_fetch_many, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(views_sql, m)?)?;
+    m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
+    Ok(())
+}

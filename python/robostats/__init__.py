@@ -1,0 +1,55 @@
+"""robostats: robots.txt parsed and matched exactly as Google's reference
+library does it, and Common Crawl's robots.txt WARC files as Parquet tables.
+
+    >>> import robostats
+    >>> robots = robostats.RobotsTxt(b"User-agent: GPTBot\\nDisallow: /\\n")
+    >>> robots.can_fetch("https://example.com/page", "GPTBot")
+    False
+    >>> robots.can_fetch("https://example.com/page", "Googlebot")
+    True
+
+- ``RobotsTxt(body)``: one file; ``.can_fetch``, ``.explain``,
+  ``.sitemaps``, ``.preferences``, ``.lint``, ``.body_digest``,
+  ``.ruleset_digest``, ``.template``.
+- ``can_fetch_many(bodies, user_agents, urls)``: a verdict per row of three
+  columns (lists, pyarrow arrays, pandas or polars columns), as a
+  ``pyarrow.BooleanArray``, on every core.
+- ``register(con)``: ``robots_can_fetch(body, user_agent, url)`` in a DuckDB
+  connection.
+- ``connect(out)``: a DuckDB connection with the views of a data set that
+  ``robostats ingest`` wrote.
+- Google's helpers: ``escape_pattern``, ``path_params_query``,
+  ``is_valid_user_agent_to_obey``.
+
+The ``robostats`` command (``robostats ingest``, ``report``, ...) is
+installed with the package. The guide: docs/python.md.
+"""
+
+from ._robostats import (
+    Explanation,
+    Finding,
+    Line,
+    Preferences,
+    RobotsTxt,
+    __version__,
+    escape_pattern,
+    is_valid_user_agent_to_obey,
+    path_params_query,
+)
+from ._arrow import can_fetch_many
+from ._duckdb import connect, register
+
+__all__ = [
+    "Explanation",
+    "Finding",
+    "Line",
+    "Preferences",
+    "RobotsTxt",
+    "__version__",
+    "can_fetch_many",
+    "connect",
+    "escape_pattern",
+    "is_valid_user_agent_to_obey",
+    "path_params_query",
+    "register",
+]

@@ -1,0 +1,5 @@
+"""``python -m robostats``: the ``robostats`` command."""
+
+from ._cli import main
+
+main()

@@ -1,0 +1,142 @@
+"""``can_fetch_many``: Google's verdict per row of three columns.
+
+Any sequence becomes an Arrow array here; its buffers go to the compiled
+module, which parses each distinct body once and judges the rows on every
+core without the GIL (crates/robostats-python/src/many.rs)."""
+
+from typing import Any, Optional, Tuple
+
+import pyarrow as pa
+
+from . import _robostats
+
+_TEXT = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
+
+
+def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool = True) -> pa.BooleanArray:
+    """Google's verdict for each row: may ``user_agents[i]`` fetch
+    ``urls[i]`` under the robots.txt ``bodies[i]``?
+
+    Each argument is a sequence of one length: a list or tuple, a pyarrow
+    ``Array`` or ``ChunkedArray``, a pandas ``Series`` or a polars
+    ``Series``. ``bodies`` holds ``bytes`` (read as Google reads them) or
+    ``str`` (as UTF-8); ``user_agents`` and ``urls`` hold ``str``.
+    ``user_agents`` may also be one ``str`` for every row. A row with a
+    NULL (None, NaN in pandas) in any column gives NULL.
+
+    Each distinct body is parsed once. As for ``RobotsTxt``, content past
+    500 KiB is ignored (Google's crawler's limit) unless ``size_limit`` is
+    False.
+
+    Raises ``TypeError`` for a column of another type and ``ValueError``
+    for columns of different lengths.
+    """
+    body_col = _column(bodies, "bodies", binary=True)
+    url_col = _column(urls, "urls", binary=False)
+    if isinstance(user_agents, str):
+        agent, agent_col = user_agents, None
+        n_agents = len(body_col)
+    else:
+        agent, agent_col = None, _column(user_agents, "user_agents", binary=False)
+        n_agents = len(agent_col)
+    n = len(body_col)
+    if not (n == n_agents == len(url_col)):
+        raise ValueError(
+            f"bodies, user_agents and urls differ in length ({n}, {n_agents}, {len(url_col)})"
+        )
+    values, validity, nulls = _robostats._can_fetch_many(
+        _buffers(body_col),
+        agent,
+        None if agent_col is None else _buffers(agent_col),
+        _buffers(url_col),
+        bool(size_limit),
+    )
+    return pa.BooleanArray.from_buffers(
+        pa.bool_(),
+        n,
+        [pa.py_buffer(validity) if nulls else None, pa.py_buffer(values)],
+        null_count=nulls,
+    )
+
+
+def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
+    """``values`` as one ``large_binary`` (bodies) or ``large_string``
+    array."""
+    arr = _arrow(values, name, binary)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks else pa.array([], type=arr.type)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    typ = arr.type
+    if hasattr(pa.types, "is_string_view") and (pa.types.is_string_view(typ) or pa.types.is_binary_view(typ)):
+        arr = arr.cast(pa.large_string() if pa.types.is_string_view(typ) else pa.large_binary())
+        typ = arr.type
+    if not (pa.types.is_null(typ) or typ in _TEXT):
+        want = "bytes or str" if binary else "str"
+        raise TypeError(f"{name} must hold {want}, not {typ}")
+    target = pa.large_binary() if binary else pa.large_string()
+    try:
+        return arr.cast(target)
+    except pa.ArrowInvalid as err:
+        raise ValueError(f"{name}: {err}") from None
+
+
+def _arrow(values: Any, name: str, binary: bool) -> Any:
+    """An Arrow array of ``values``, whatever holds them."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    if isinstance(values, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be a sequence (a list, an array or a column), not one {type(values).__name__}")
+    if hasattr(values, "to_arrow") and not hasattr(values, "__arrow_array__"):
+        # polars' Series (its Arrow C interfaces differ between versions).
+        return values.to_arrow()
+    if hasattr(values, "__arrow_c_array__") or hasattr(values, "__arrow_array__") or _is_pandas(values):
+        return pa.array(values)
+    try:
+        items = list(values)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence (a list, an array or a column), not {type(values).__name__}") from None
+    try:
+        return pa.array(items, type=pa.large_binary() if binary and _all_bytes(items) else None)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        pass
+    if binary:
+        # bytes and str mixed: each str as UTF-8.
+        out = []
+        for v in items:
+            if v is None or isinstance(v, bytes):
+                out.append(v)
+            elif isinstance(v, str):
+                out.append(v.encode("utf-8", "surrogatepass"))
+            elif isinstance(v, (bytearray, memoryview)):
+                out.append(bytes(v))
+            else:
+                raise TypeError(f"{name} must hold bytes or str, not {type(v).__name__}")
+        return pa.array(out, type=pa.large_binary())
+    bad = next((v for v in items if v is not None and not isinstance(v, str)), None)
+    raise TypeError(f"{name} must hold str, not {type(bad).__name__}")
+
+
+def _all_bytes(items: list) -> bool:
+    return all(v is None or isinstance(v, bytes) for v in items)
+
+
+def _is_pandas(values: Any) -> bool:
+    return type(values).__module__.startswith("pandas")
+
+
+def _buffers(arr: pa.Array) -> Tuple[int, int, Optional[bytes], bytes, bytes]:
+    """A ``large_binary`` or ``large_string`` array's length, offset and
+    buffers (validity, 64-bit offsets, data) as ``bytes``."""
+    if pa.types.is_null(arr.type):
+        arr = pa.nulls(len(arr), type=pa.large_binary())
+    validity, offsets, data = arr.buffers()
+    if arr.null_count == 0:
+        validity = None
+    return (
+        len(arr),
+        arr.offset,
+        None if validity is None else validity.to_pybytes(),
+        offsets.to_pybytes() if offsets is not None else bytes(8 * (arr.offset + len(arr) + 1)),
+        b"" if data is None else data.to_pybytes(),
+    )

@@ -1,0 +1,24 @@
+"""The ``robostats`` command of the Python package: the Rust binary's
+command (``robostats::cli``), run in this process."""
+
+import os
+import signal
+import sys
+
+from . import _robostats
+
+
+def main() -> None:
+    # `robostats report` runs its queries in DuckDB through a Python: this
+    # one, which has the package's DuckDB, unless the user chose another.
+    os.environ.setdefault("ROBOSTATS_PYTHON", sys.executable)
+    # Ctrl-C stops the command as it stops the Rust binary (the tables hold
+    # only inputs read to their end; a re-run resumes).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.exit(_robostats.main(["robostats", *sys.argv[1:]]))
+
+
+if __name__ == "__main__":
+    main()

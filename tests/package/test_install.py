@@ -1,0 +1,42 @@
+"""The wheel a release publishes and the one `pip install .` builds from
+the clone are the same package, and the installed files are the wheel's."""
+
+import sys
+import zipfile
+from pathlib import Path
+
+import robostats
+
+from conftest import ROOT
+
+WHEELS = ROOT / "target" / "wheels"
+
+
+def _files(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        # The .dist-info's RECORD and WHEEL differ (hashes, tags); the files do not.
+        return sorted(n for n in z.namelist() if ".dist-info/" not in n)
+
+
+def test_one_abi3_wheel_and_pips_build_of_the_clone_hold_the_same_files():
+    (release,) = WHEELS.glob("robostats-*.whl")
+    (pip,) = (WHEELS / "pip").glob("robostats-*.whl")
+    assert "-cp39-abi3-" in release.name and "manylinux" in release.name, release.name
+    files = _files(release)
+    assert files == _files(pip)
+    for name in ["robostats/__init__.py", "robostats/_cli.py", "robostats/_robostats.pyi", "robostats/py.typed"]:
+        assert name in files
+    assert any(n.startswith("robostats/_robostats.") and n.endswith(".so") for n in files), files
+    with zipfile.ZipFile(release) as z:
+        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        text = z.read(meta).decode()
+    for requirement in ["Requires-Dist: duckdb", "Requires-Dist: pyarrow", "Requires-Python: >=3.9"]:
+        assert requirement in text
+    entry = next(n for n in zipfile.ZipFile(release).namelist() if n.endswith("entry_points.txt"))
+    assert "robostats = robostats._cli:main" in zipfile.ZipFile(release).read(entry).decode()
+
+
+def test_the_package_is_the_installed_wheel():
+    assert Path(robostats.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
+    from importlib.metadata import version
+    assert robostats.__version__ == version("robostats")

@@ -1,0 +1,129 @@
+"""`can_fetch_many` equals `RobotsTxt(body).can_fetch` row by row, whatever
+holds the columns, with NULL for a NULL."""
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import robostats
+
+AGENTS = ["GPTBot", "gptbot", "Googlebot", "Googlebot-Image", "CCBot", "*", "", "Foo Bar", "Bingbot/2.0", "ÄBot"]
+PATHS = ["/", "/a", "/a/", "/a/b.html", "/a%2Fb", "/a%2fb", "/%E4", "/ä", "/x?y=1", "/x$", "/index.html",
+         "/d/", "/fish*", "*", "", "/a*b$", "/%", "/~user"]
+
+
+def _line():
+    key = st.sampled_from(["User-agent", "user-agent", "useragent", "Allow", "Disallow", "dissallow", "Disalow",
+                           "Sitemap", "Crawl-delay", "Content-Signal", "Content-Usage", "", "#", "Allow/x"])
+    sep = st.sampled_from([":", ": ", " :", " ", ""])
+    value = st.one_of(st.sampled_from(AGENTS + PATHS + ["ai-train=no", "train-ai=n", "/ train-ai=y"]),
+                      st.text(max_size=12))
+    end = st.sampled_from(["\n", "\r\n", "\r", " # c\n"])
+    return st.tuples(key, sep, value, end).map(lambda t: "".join(t))
+
+
+BODY_TEXT = st.lists(_line(), max_size=14).map("".join)
+BODY = st.one_of(
+    BODY_TEXT.map(lambda s: s.encode("utf-8")),
+    BODY_TEXT,
+    BODY_TEXT.map(lambda s: b"\xef\xbb\xbf" + s.encode()),
+    st.binary(max_size=80),
+    BODY_TEXT.map(lambda s: s.encode("utf-8") + b"\xff\xfe\x00" + s.encode("utf-8")),
+    st.none(),
+)
+URL = st.one_of(st.sampled_from(PATHS), st.sampled_from(PATHS).map(lambda p: "https://example.com" + p),
+                st.text(max_size=20), st.none())
+AGENT = st.one_of(st.sampled_from(AGENTS), st.text(max_size=10), st.none())
+
+
+def _one_by_one(bodies, agents, urls):
+    out = []
+    for b, a, u in zip(bodies, agents, urls):
+        out.append(None if b is None or a is None or u is None else robostats.RobotsTxt(b).can_fetch(u, a))
+    return out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(BODY, AGENT, URL), max_size=40))
+def test_rows_equal_robotstxt_one_by_one(rows):
+    bodies, agents, urls = (list(c) for c in zip(*rows)) if rows else ([], [], [])
+    got = robostats.can_fetch_many(bodies, agents, urls)
+    assert isinstance(got, pa.BooleanArray) and len(got) == len(rows)
+    assert got.to_pylist() == _one_by_one(bodies, agents, urls)
+
+
+def test_a_500_kib_body_and_the_size_limit():
+    big = b"User-agent: *\n" + b"Disallow: /deep/path/" + b"x" * 100 + b"\n" * 1
+    body = b"User-agent: GPTBot\nAllow: /\n" + big * (500 * 1024 // len(big) + 1) + b"User-agent: *\nDisallow: /late\n"
+    assert len(body) > 500 * 1024
+    urls = ["/late", "/deep/path/" + "x" * 100, "/other"]
+    for size_limit in (True, False):
+        got = robostats.can_fetch_many([body] * 3, "CCBot", urls, size_limit=size_limit).to_pylist()
+        assert got == [robostats.RobotsTxt(body, size_limit=size_limit).can_fetch(u, "CCBot") for u in urls]
+    assert robostats.can_fetch_many([body], ["CCBot"], ["/late"]).to_pylist() == [True]
+    assert robostats.can_fetch_many([body], ["CCBot"], ["/late"], size_limit=False).to_pylist() == [False]
+
+
+BODIES = [b"User-agent: *\nDisallow: /a\n", "User-agent: GPTBot\nDisallow: /\n", None, b"", "\u00e4 Disallow: /"]
+AGENT_LIST = ["GPTBot", "GPTBot", "GPTBot", None, "x"]
+URL_LIST = ["/a", "/b", "/c", "/d", "/e"]
+WANT = [False, False, None, None, True]
+
+
+@pytest.mark.parametrize("kind", ["list", "tuple", "pyarrow", "chunked", "sliced", "pandas", "polars",
+                                  "large", "view", "dictionary"])
+def test_every_kind_of_column(kind):
+    bodies = [b.encode() if isinstance(b, str) else b for b in BODIES]
+
+    def col(values, binary=False):
+        typ = pa.binary() if binary else pa.string()
+        if kind == "list":
+            return list(values)
+        if kind == "tuple":
+            return tuple(values)
+        if kind == "pyarrow":
+            return pa.array(values, typ)
+        if kind == "chunked":
+            return pa.chunked_array([pa.array(values[:2], typ), pa.array(values[2:], typ)])
+        if kind == "sliced":
+            return pa.array([values[0]] * 3 + list(values) + [None], typ).slice(3, len(values))
+        if kind == "pandas":
+            return pd.Series(values, dtype=object)
+        if kind == "polars":
+            return pl.Series(values, dtype=pl.Binary if binary else pl.Utf8)
+        if kind == "large":
+            return pa.array(values, pa.large_binary() if binary else pa.large_string())
+        if kind == "view":
+            return pa.array(values, pa.binary_view() if binary else pa.string_view())
+        if kind == "dictionary":
+            return pa.array(values, typ).dictionary_encode()
+        raise AssertionError(kind)
+
+    got = robostats.can_fetch_many(col(bodies, binary=True), col(AGENT_LIST), col(URL_LIST))
+    assert got.to_pylist() == WANT
+
+
+def test_pandas_nan_is_null_and_str_bodies_are_utf8():
+    got = robostats.can_fetch_many(pd.Series(["User-agent: *\nDisallow: /\n", float("nan")]),
+                                   pd.Series(["GPTBot", "GPTBot"]), pd.Series(["/", "/"]))
+    assert got.to_pylist() == [False, None]
+    mixed = [b"User-agent: *\nDisallow: /\xff\n", "User-agent: *\nDisallow: /\u00e4\n"]
+    assert robostats.can_fetch_many(mixed, "X", ["/\xff", "/%C3%A4"]).to_pylist() == [
+        robostats.RobotsTxt(mixed[0]).can_fetch("/\xff", "X"), False]
+
+
+def test_one_agent_for_every_row_and_empty_columns():
+    assert robostats.can_fetch_many(BODIES, "GPTBot", URL_LIST).to_pylist() == _one_by_one(BODIES, ["GPTBot"] * 5, URL_LIST)
+    assert robostats.can_fetch_many([], [], []).to_pylist() == []
+    assert robostats.can_fetch_many(pa.array([], pa.binary()), "GPTBot", pa.array([], pa.string())).to_pylist() == []
+    assert robostats.can_fetch_many([None, None], [None, None], [None, None]).to_pylist() == [None, None]
+
+
+def test_many_rows_few_bodies():
+    n = 200_000
+    bodies = pa.array([BODIES[i % 2] if i % 2 else BODIES[0] for i in range(n)], pa.large_binary())
+    got = robostats.can_fetch_many(bodies, "GPTBot", ["/a"] * n)
+    assert got.null_count == 0 and got.true_count == 0 and len(got) == n
