@@ -28,8 +28,10 @@ import pytest
 
 from conftest import ROOT, connect, ingest, run_query
 
+# docs/python.md runs in the Python package's own environment, where its
+# examples are tested (tests/package/test_guide.py).
 DOCS = ["README.md", "queries/README.md"] + sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md") if p.name != "python.md"
 )
 
 # Lines of a block that are not run, and why.
