@@ -56,7 +56,7 @@ PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # Rust toolchain on PATH.
 echo "== python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
 rm -rf target/wheels
-"$py" -m maturin build --release --locked --out target/wheels
+"$py" -m maturin build --release --locked --out target/wheels/release
 PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation -w target/wheels/pip .
 rm -rf target/package-venv
@@ -64,7 +64,7 @@ if ! python3 -m venv target/package-venv >/dev/null 2>&1; then
     PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check "virtualenv>=20"
     "$py" -m virtualenv -q target/package-venv
 fi
-target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/robostats-*.whl \
+target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats-*.whl \
     "pytest==8.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10"
 # PATH without the directories that hold cargo or rustc.
 no_rust=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r dir; do

@@ -1,16 +1,19 @@
 """``can_fetch_many``: Google's verdict per row of three columns.
 
-Any sequence becomes an Arrow array here; its buffers go to the compiled
-module, which parses each distinct body once and judges the rows on every
-core without the GIL (crates/robostats-python/src/many.rs)."""
+Any sequence becomes an Arrow array here; the compiled module reads it
+through the Arrow PyCapsule interface (no copy), parses each distinct body
+once and judges the rows on every core without the GIL
+(crates/robostats-python/src/many.rs)."""
 
-from typing import Any, Optional, Tuple
+from typing import Any
 
 import pyarrow as pa
 
 from . import _robostats
 
 _TEXT = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
+if hasattr(pa, "string_view"):
+    _TEXT += (pa.string_view(), pa.binary_view())
 
 
 def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool = True) -> pa.BooleanArray:
@@ -44,13 +47,7 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
         raise ValueError(
             f"bodies, user_agents and urls differ in length ({n}, {n_agents}, {len(url_col)})"
         )
-    values, validity, nulls = _robostats._can_fetch_many(
-        _buffers(body_col),
-        agent,
-        None if agent_col is None else _buffers(agent_col),
-        _buffers(url_col),
-        bool(size_limit),
-    )
+    values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, bool(size_limit))
     return pa.BooleanArray.from_buffers(
         pa.bool_(),
         n,
@@ -60,25 +57,24 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
 
 
 def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
-    """``values`` as one ``large_binary`` (bodies) or ``large_string``
-    array."""
+    """``values`` as one Arrow array of bytes or text, without a copy where
+    it is one already."""
     arr = _arrow(values, name, binary)
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks else pa.array([], type=arr.type)
+        if arr.num_chunks == 1:
+            arr = arr.chunk(0)
+        elif arr.num_chunks == 0:
+            arr = pa.array([], type=arr.type)
+        else:
+            arr = arr.combine_chunks()
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
-    typ = arr.type
-    if hasattr(pa.types, "is_string_view") and (pa.types.is_string_view(typ) or pa.types.is_binary_view(typ)):
-        arr = arr.cast(pa.large_string() if pa.types.is_string_view(typ) else pa.large_binary())
-        typ = arr.type
-    if not (pa.types.is_null(typ) or typ in _TEXT):
+    if pa.types.is_null(arr.type):
+        return pa.nulls(len(arr), type=pa.large_binary())
+    if arr.type not in _TEXT:
         want = "bytes or str" if binary else "str"
-        raise TypeError(f"{name} must hold {want}, not {typ}")
-    target = pa.large_binary() if binary else pa.large_string()
-    try:
-        return arr.cast(target)
-    except pa.ArrowInvalid as err:
-        raise ValueError(f"{name}: {err}") from None
+        raise TypeError(f"{name} must hold {want}, not {arr.type}")
+    return arr
 
 
 def _arrow(values: Any, name: str, binary: bool) -> Any:
@@ -123,20 +119,3 @@ def _all_bytes(items: list) -> bool:
 
 def _is_pandas(values: Any) -> bool:
     return type(values).__module__.startswith("pandas")
-
-
-def _buffers(arr: pa.Array) -> Tuple[int, int, Optional[bytes], bytes, bytes]:
-    """A ``large_binary`` or ``large_string`` array's length, offset and
-    buffers (validity, 64-bit offsets, data) as ``bytes``."""
-    if pa.types.is_null(arr.type):
-        arr = pa.nulls(len(arr), type=pa.large_binary())
-    validity, offsets, data = arr.buffers()
-    if arr.null_count == 0:
-        validity = None
-    return (
-        len(arr),
-        arr.offset,
-        None if validity is None else validity.to_pybytes(),
-        offsets.to_pybytes() if offsets is not None else bytes(8 * (arr.offset + len(arr) + 1)),
-        b"" if data is None else data.to_pybytes(),
-    )

@@ -70,19 +70,21 @@ def binary(*args, cwd=ROOT, timeout=600):
     )
 
 
+def _ingest_samples(run, tmp_path_factory, name):
+    """The samples ingested by `run` (the package's command or the binary)."""
+    out = tmp_path_factory.mktemp(name) / "out"
+    proc = run("ingest", "-q", SAMPLES, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
 @pytest.fixture(scope="session")
 def package_out(tmp_path_factory):
     """The samples ingested by the package's command."""
-    out = tmp_path_factory.mktemp("package") / "out"
-    proc = command("ingest", "-q", SAMPLES, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return _ingest_samples(command, tmp_path_factory, "package")
 
 
 @pytest.fixture(scope="session")
 def binary_out(tmp_path_factory):
     """The samples ingested by the Rust binary."""
-    out = tmp_path_factory.mktemp("binary") / "out"
-    proc = binary("ingest", "-q", SAMPLES, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return _ingest_samples(binary, tmp_path_factory, "binary")

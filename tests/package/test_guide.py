@@ -7,29 +7,15 @@ loop that prints, is a line it prints."""
 import re
 import subprocess
 import sys
-from pathlib import Path
 
+import doc_blocks
 from conftest import ROOT
 
 GUIDE = ROOT / "docs" / "python.md"
-FENCE = re.compile(r"^```(\w*)\s*$")
 
 
 def blocks():
-    lines = GUIDE.read_text().splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        j = i + 1
-        while not lines[j].startswith("```"):
-            j += 1
-        skipped = i > 0 and lines[i - 1].startswith("<!-- not run: ")
-        out.append((i + 1, m.group(1), "\n".join(lines[i + 1 : j]) + "\n", skipped))
-        i = j + 1
-    return out
+    return [(line, lang, text, reason is not None) for line, lang, text, reason in doc_blocks.blocks(GUIDE)]
 
 
 def test_every_example_runs_and_prints_what_it_says(tmp_path):

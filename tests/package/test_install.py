@@ -19,7 +19,7 @@ def _files(wheel):
 
 
 def test_one_abi3_wheel_and_pips_build_of_the_clone_hold_the_same_files():
-    (release,) = WHEELS.glob("robostats-*.whl")
+    (release,) = (WHEELS / "release").glob("robostats-*.whl")
     (pip,) = (WHEELS / "pip").glob("robostats-*.whl")
     assert "-cp39-abi3-" in release.name and "manylinux" in release.name, release.name
     files = _files(release)

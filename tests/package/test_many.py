@@ -127,3 +127,24 @@ def test_many_rows_few_bodies():
     bodies = pa.array([BODIES[i % 2] if i % 2 else BODIES[0] for i in range(n)], pa.large_binary())
     got = robostats.can_fetch_many(bodies, "GPTBot", ["/a"] * n)
     assert got.null_count == 0 and got.true_count == 0 and len(got) == n
+
+
+def test_blocks_runs_and_nulls_over_many_rows_equal_one_by_one():
+    # More rows than one block of work (4,096), bodies in runs (a row's body
+    # found as the one before), NULLs inside runs, slices at odd offsets.
+    import random
+
+    rng = random.Random(7)
+    pool = [f"User-agent: {a}\nDisallow: /{p}\nAllow: /{p}/ok\n".encode() for a in ("*", "GPTBot", "CCBot")
+            for p in ("a", "b", "c", "")] + [b"", None]
+    bodies, agents, urls = [], [], []
+    while len(bodies) < 12_000:
+        body = rng.choice(pool)
+        for _ in range(rng.randint(1, 40)):
+            bodies.append(None if rng.random() < 0.02 else body)
+            agents.append(rng.choice(["GPTBot", "CCBot", "Googlebot", None]))
+            urls.append(rng.choice(["/a", "/a/ok", "/b/x", "/", "/c/ok/1", None]))
+    want = _one_by_one(bodies, agents, urls)
+    assert robostats.can_fetch_many(bodies, agents, urls).to_pylist() == want
+    col = pa.array([b"x"] * 3 + bodies, pa.large_binary()).slice(3)
+    assert robostats.can_fetch_many(col, agents, urls).to_pylist() == want

@@ -18,7 +18,6 @@ samples.
 import collections
 import gzip
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+import doc_blocks
 from conftest import ROOT, connect, ingest, run_query
 
 # docs/python.md runs in the Python package's own environment, where its
@@ -39,27 +39,9 @@ NOT_RUN_LINES = {
     "scripts/test.sh": "the test command itself: it runs this test",
 }
 
-FENCE = re.compile(r"^```(\w*)\s*$")
-NOT_RUN = re.compile(r"^<!-- not run: (.+) -->$")
-
-
 def blocks(doc):
     """(first line number, language, text, reason not run or None) of each block."""
-    lines = (ROOT / doc).read_text().splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        start, lang = i, m.group(1)
-        j = i + 1
-        while not lines[j].startswith("```"):
-            j += 1
-        skip = NOT_RUN.match(lines[start - 1]) if start > 0 else None
-        out.append((start + 1, lang, "\n".join(lines[start + 1 : j]) + "\n", skip and skip.group(1)))
-        i = j + 1
-    return out
+    return doc_blocks.blocks(ROOT / doc)
 
 
 def test_every_block_is_found_and_every_skip_says_why():

@@ -2,108 +2,89 @@
 //! Arrow columns, each distinct body parsed once, on every core, without
 //! the GIL.
 //!
-//! The Python side (`robostats/_arrow.py`) turns any sequence into a
-//! `large_binary` or `large_string` Arrow array and hands over its buffers
-//! (the Arrow columnar format: a validity bitmap, 64-bit offsets and the
-//! values' bytes); this side checks them and answers with the two bitmaps
-//! of a boolean array.
+//! The Python side (`robostats/_arrow.py`) turns any sequence into an
+//! Arrow array of bytes or text; this side takes it through the Arrow
+//! PyCapsule interface (`__arrow_c_array__`: the Arrow C data interface,
+//! no copy), checks it whole, and answers with the two bitmaps of a
+//! boolean array.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
-use pyo3::exceptions::PyValueError;
+use arrow_array::cast::AsArray;
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
+use arrow_array::{Array, ArrayRef, make_array};
+use arrow_schema::DataType;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyCapsule};
 use rayon::prelude::*;
-use robostats_robots::RobotsTxt;
+use robostats_robots::{AgentRules, RobotsTxt};
 
 use crate::robots::limit;
 
-/// A variable-length Arrow column (`large_binary` or `large_string`) as
-/// handed over: `(length, offset, validity or None, offsets, data)`, each
-/// buffer as `bytes` (the stable ABI of Python 3.9 has no buffer protocol).
-type Handed<'py> = (
-    usize,
-    usize,
-    Option<Bound<'py, PyBytes>>,
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-);
-
-/// A variable-length Arrow column, its buffers borrowed from Python's
-/// `bytes` objects and checked.
-pub struct Column<'a> {
-    len: usize,
-    /// The slice's first element in the buffers.
-    offset: usize,
-    validity: Option<&'a [u8]>,
-    /// The slice's `len + 1` offsets, checked.
-    offsets: Vec<i64>,
-    data: &'a [u8],
+/// An Arrow array of bytes or text (binary, string, their large and view
+/// forms), imported from Python without a copy.
+pub struct Column {
+    array: ArrayRef,
 }
 
-impl<'a> Column<'a> {
-    fn of(handed: &'a Handed<'_>) -> PyResult<Column<'a>> {
-        let (len, offset, validity, offsets, data) = handed;
-        Column::new(
-            *len,
-            *offset,
-            validity.as_ref().map(|v| v.as_bytes()),
-            offsets.as_bytes(),
-            data.as_bytes(),
-        )
-        .map_err(PyValueError::new_err)
-    }
+impl<'py> FromPyObject<'_, 'py> for Column {
+    type Error = PyErr;
 
-    fn new(
-        len: usize,
-        offset: usize,
-        validity: Option<&'a [u8]>,
-        raw_offsets: &[u8],
-        data: &'a [u8],
-    ) -> Result<Column<'a>, String> {
-        let end = offset
-            .checked_add(len)
-            .filter(|e| *e < usize::MAX / 8)
-            .ok_or("an Arrow array's length is too large")?;
-        if raw_offsets.len() < (end + 1) * 8 {
-            return Err("an Arrow array's offsets buffer is shorter than its length".into());
+    fn extract(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Column> {
+        let capsules = ob.call_method0("__arrow_c_array__")?;
+        let (schema, array): (Bound<'py, PyCapsule>, Bound<'py, PyCapsule>) = capsules.extract()?;
+        let schema = schema.pointer_checked(Some(c"arrow_schema"))?;
+        let array = array.pointer_checked(Some(c"arrow_array"))?;
+        // SAFETY: by the Arrow PyCapsule interface, capsules of these names
+        // hold a valid, aligned `ArrowSchema` and `ArrowArray` (the C data
+        // interface's structs). The array is moved out (its release
+        // callback is ours from now on, run when `data` drops) and the
+        // schema is read while its capsule lives. What the structs point
+        // to is checked whole below (offsets, bounds, UTF-8).
+        let data = unsafe {
+            let array = FFI_ArrowArray::from_raw(array.cast::<FFI_ArrowArray>().as_ptr());
+            from_ffi(array, schema.cast::<FFI_ArrowSchema>().as_ref())
         }
-        if validity.is_some_and(|v| v.len() * 8 < end) {
-            return Err("an Arrow array's validity bitmap is shorter than its length".into());
+        .map_err(|e| PyValueError::new_err(format!("an Arrow array cannot be read: {e}")))?;
+        data.validate_full()
+            .map_err(|e| PyValueError::new_err(format!("an Arrow array is not valid: {e}")))?;
+        let array = make_array(data);
+        match array.data_type() {
+            DataType::Binary
+            | DataType::LargeBinary
+            | DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::BinaryView
+            | DataType::Utf8View => Ok(Column { array }),
+            other => Err(PyTypeError::new_err(format!(
+                "an Arrow array of bytes or text was expected, not {other}"
+            ))),
         }
-        let offsets: Vec<i64> = raw_offsets[offset * 8..(end + 1) * 8]
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect();
-        let in_bounds = offsets.windows(2).all(|w| 0 <= w[0] && w[0] <= w[1])
-            && offsets
-                .last()
-                .is_some_and(|&e| 0 <= e && e as u64 <= data.len() as u64);
-        if !in_bounds {
-            return Err("an Arrow array's offsets are out of order or out of bounds".into());
+    }
+}
+
+impl Column {
+    /// The value of row `i`, or None for a NULL.
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let a = &self.array;
+        if a.is_null(i) {
+            return None;
         }
-        Ok(Column {
-            len,
-            offset,
-            validity,
-            offsets,
-            data,
+        Some(match a.data_type() {
+            DataType::Binary => a.as_binary::<i32>().value(i),
+            DataType::LargeBinary => a.as_binary::<i64>().value(i),
+            DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
+            DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
+            DataType::BinaryView => a.as_binary_view().value(i),
+            DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
+            _ => unreachable!("Column holds bytes or text only"),
         })
     }
 
-    /// The value of row `i`, or None for a NULL.
-    fn get(&self, i: usize) -> Option<&[u8]> {
-        if let Some(v) = &self.validity {
-            let bit = self.offset + i;
-            if v[bit / 8] & (1 << (bit % 8)) == 0 {
-                return None;
-            }
-        }
-        Some(&self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize])
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
+    fn len(&self) -> usize {
+        self.array.len()
     }
 }
 
@@ -114,11 +95,128 @@ pub struct Verdicts {
     pub nulls: usize,
 }
 
-/// Google's verdict for each row: `agent` (one for all rows) or `agents`.
-pub fn can_fetch_many(
-    bodies: &Column<'_>,
-    agents: Agents<'_>,
-    urls: &Column<'_>,
+/// The user agents of [`can_fetch_many`]: one for every row, or a column.
+pub enum Agents<'a> {
+    One(&'a str),
+    Each(&'a Column),
+}
+
+/// A body and its hash, computed beforehand (in parallel): the map finds a
+/// body by the hash and compares the bytes.
+struct Key<'a> {
+    hash: u64,
+    bytes: &'a [u8],
+}
+
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.bytes == other.bytes
+    }
+}
+
+impl Eq for Key<'_> {}
+
+/// Hands a [`Key`]'s hash to the map as it is.
+#[derive(Default)]
+struct Precomputed(u64);
+
+impl Hasher for Precomputed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Rows per block of work: a call with fewer (a DuckDB chunk has 2,048)
+/// runs on the calling thread, where handing blocks to other threads
+/// would cost more than it saves (DuckDB calls from several threads).
+const BLOCK: usize = 4096;
+
+/// `f` over the rows in blocks of [`BLOCK`], on rayon's threads when there
+/// is more than one block; the results in row order.
+fn in_blocks<T: Send>(
+    n: usize,
+    f: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>, String> + Sync,
+) -> Result<Vec<T>, String> {
+    if n <= BLOCK {
+        return f(0..n);
+    }
+    let blocks: Vec<std::ops::Range<usize>> = (0..n)
+        .step_by(BLOCK)
+        .map(|s| s..(s + BLOCK).min(n))
+        .collect();
+    let done: Vec<Vec<T>> = blocks
+        .into_par_iter()
+        .map(&f)
+        .collect::<Result<_, String>>()?;
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// What a row's body is, found in parallel before the bodies are indexed.
+#[derive(Clone, Copy)]
+enum Seen {
+    Null,
+    /// The bytes of the row before (rows of one site often follow each
+    /// other): a comparison instead of a hash.
+    AsBefore,
+    Hashed(u64),
+}
+
+/// Each row's body as an index into the distinct bodies, and those bodies.
+/// Bodies are told apart by their bytes; the hashes that find them are
+/// keyed per call (SipHash with a random key), so bodies made to collide
+/// cost no more than others.
+fn distinct_bodies(bodies: &Column) -> (Vec<Option<u32>>, Vec<&[u8]>) {
+    let n = bodies.len();
+    let state = RandomState::new();
+    let seen = in_blocks(n, |rows| {
+        Ok(rows
+            .map(|i| match bodies.get(i) {
+                None => Seen::Null,
+                Some(b) if i > 0 && bodies.get(i - 1) == Some(b) => Seen::AsBefore,
+                Some(b) => Seen::Hashed(state.hash_one(b)),
+            })
+            .collect())
+    })
+    .expect("no error");
+    let mut index: HashMap<Key<'_>, u32, BuildHasherDefault<Precomputed>> = HashMap::default();
+    let mut distinct: Vec<&[u8]> = Vec::new();
+    let mut which: Vec<Option<u32>> = Vec::with_capacity(n);
+    for (i, seen) in seen.into_iter().enumerate() {
+        let body = match seen {
+            Seen::Null => None,
+            Seen::AsBefore => which[i - 1],
+            Seen::Hashed(hash) => {
+                let bytes = bodies.get(i).expect("not null");
+                Some(*index.entry(Key { hash, bytes }).or_insert_with(|| {
+                    distinct.push(bytes);
+                    (distinct.len() - 1) as u32
+                }))
+            }
+        };
+        which.push(body);
+    }
+    (which, distinct)
+}
+
+/// Google's verdict for each row.
+pub fn can_fetch_many<'a>(
+    bodies: &'a Column,
+    agents: Agents<'a>,
+    urls: &'a Column,
     size_limit: bool,
 ) -> Result<Verdicts, String> {
     let n = bodies.len();
@@ -128,58 +226,47 @@ pub fn can_fetch_many(
     };
     if agents_len != n || urls.len() != n {
         return Err(format!(
-            "bodies, user_agents and urls differ in length ({n}, {}, {})",
-            match &agents {
-                Agents::Each(a) => a.len().to_string(),
-                Agents::One(_) => "one".to_owned(),
-            },
+            "bodies, user_agents and urls differ in length ({n}, {agents_len}, {})",
             urls.len()
         ));
     }
-    // Each distinct body once, keyed by its bytes (not by a hash of them).
-    let mut index: HashMap<&[u8], u32> = HashMap::new();
-    let mut distinct: Vec<&[u8]> = Vec::new();
-    let which: Vec<Option<u32>> = (0..n)
-        .map(|i| {
-            bodies.get(i).map(|body| {
-                *index.entry(body).or_insert_with(|| {
-                    distinct.push(body);
-                    (distinct.len() - 1) as u32
-                })
-            })
-        })
-        .collect();
+    let (which, distinct) = distinct_bodies(bodies);
     let max = limit(size_limit);
-    let parsed: Vec<RobotsTxt<'_>> = distinct
-        .par_iter()
-        .map(|b| RobotsTxt::parse_with_limit(b, max))
-        .collect();
-    let text = |col: &Column<'_>, i: usize, what: &str| -> Result<Option<String>, String> {
+    let parse = |b: &&'a [u8]| RobotsTxt::parse_with_limit(b, max);
+    let parsed: Vec<RobotsTxt<'_>> = if n <= BLOCK {
+        distinct.iter().map(parse).collect()
+    } else {
+        distinct.par_iter().map(parse).collect()
+    };
+    let text = |col: &'a Column, i: usize, what: &str| -> Result<Option<&'a str>, String> {
         col.get(i)
-            .map(|b| {
-                std::str::from_utf8(b)
-                    .map(str::to_owned)
-                    .map_err(|_| format!("{what} of row {i} is not UTF-8"))
-            })
+            .map(|b| std::str::from_utf8(b).map_err(|_| format!("{what} of row {i} is not UTF-8")))
             .transpose()
     };
-    let verdicts: Vec<Option<bool>> = (0..n)
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|i| {
+    // The groups of one agent in one body are found once for the rows that
+    // follow each other with both (one site's URLs for one crawler).
+    let verdicts = in_blocks(n, |rows| {
+        let mut last: Option<(u32, &str, AgentRules<'_, '_>)> = None;
+        rows.map(|i| {
             let Some(body) = which[i] else {
                 return Ok(None);
             };
             let agent = match &agents {
-                Agents::One(agent) => Some(std::borrow::Cow::Borrowed(*agent)),
-                Agents::Each(col) => text(col, i, "user_agent")?.map(std::borrow::Cow::Owned),
+                Agents::One(agent) => Some(*agent),
+                Agents::Each(col) => text(col, i, "user_agent")?,
             };
             let (Some(agent), Some(url)) = (agent, text(urls, i, "url")?) else {
                 return Ok(None);
             };
-            Ok(Some(parsed[body as usize].allowed(&agent, &url)))
+            match &last {
+                Some((b, a, _)) if *b == body && *a == agent => {}
+                _ => last = Some((body, agent, parsed[body as usize].agent(agent))),
+            }
+            let (_, _, rules) = last.as_ref().expect("just set");
+            Ok(Some(rules.allowed(url)))
         })
-        .collect::<Result<_, String>>()?;
+        .collect()
+    })?;
     let mut out = Verdicts {
         values: vec![0; n.div_ceil(8)],
         validity: vec![0; n.div_ceil(8)],
@@ -197,27 +284,19 @@ pub fn can_fetch_many(
     Ok(out)
 }
 
-/// The user agents of [`can_fetch_many`]: one for every row, or a column.
-pub enum Agents<'a> {
-    One(&'a str),
-    Each(&'a Column<'a>),
-}
-
 /// `_can_fetch_many(bodies, agent, agents, urls, size_limit)`: the
-/// verdicts' `(values, validity, null count)`.
+/// verdicts' `(values, validity, null count)`; the columns are Arrow
+/// arrays (any object with `__arrow_c_array__`).
 #[pyfunction]
 #[pyo3(signature = (bodies, agent, agents, urls, size_limit))]
 pub fn _can_fetch_many<'py>(
     py: Python<'py>,
-    bodies: Handed<'py>,
+    bodies: Column,
     agent: Option<String>,
-    agents: Option<Handed<'py>>,
-    urls: Handed<'py>,
+    agents: Option<Column>,
+    urls: Column,
     size_limit: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize)> {
-    let bodies = Column::of(&bodies)?;
-    let agents = agents.as_ref().map(Column::of).transpose()?;
-    let urls = Column::of(&urls)?;
     let verdicts = py.detach(|| {
         let agents = match (&agent, &agents) {
             (Some(a), _) => Agents::One(a),

@@ -93,7 +93,7 @@ impl RobotsTxt {
             via_index_htm: decision.via_index_htm,
             ignores_global_group: decision.group == GroupMatch::Global
                 && ignores_global_group(user_agent),
-            preferences: Preferences::from_columns(columns(at_url)),
+            preferences: Preferences::from_columns(PreferenceColumns::of(at_url)),
         }
     }
 
@@ -197,24 +197,6 @@ fn group_lines(robots: &Parsed<'_>, rules: &AgentRules<'_, '_>) -> Vec<u32> {
         })
         .map(|ua| ua.line)
         .collect()
-}
-
-/// Preferences at a URL as the columns of the tables.
-fn columns(p: Option<robostats_robots::preference::Preferences<'_, '_>>) -> PreferenceColumns {
-    let Some(p) = p else {
-        return PreferenceColumns::default();
-    };
-    PreferenceColumns {
-        usage_train_ai: Some(p.usage("train-ai")),
-        usage_search: Some(p.usage("search")),
-        usage_line: p.usage_line(),
-        signal_search: Some(p.signal("search")),
-        signal_ai_train: Some(p.signal("ai-train")),
-        signal_ai_input: Some(p.signal("ai-input")),
-        signal_use: Some(p.signal_use()),
-        signal_line: p.signal_line(),
-        signal_scope: p.signal_scope,
-    }
 }
 
 /// Lint's findings, as `robostats lint` makes them.

@@ -182,7 +182,16 @@ columns! {
 impl PreferenceColumns {
     /// The preferences of the crawler obeying `rules` at `/`.
     pub fn at_root(rules: &AgentRules<'_, '_>) -> PreferenceColumns {
-        let Some(p) = rules.preferences_path(b"/") else {
+        PreferenceColumns::of(rules.preferences_path(b"/"))
+    }
+
+    /// The columns of the preferences that apply at a path
+    /// ([`AgentRules::preferences`]); all null where the crawler may not
+    /// fetch it (`None`).
+    pub fn of(
+        preferences: Option<crate::robots::preference::Preferences<'_, '_>>,
+    ) -> PreferenceColumns {
+        let Some(p) = preferences else {
             return PreferenceColumns::default();
         };
         PreferenceColumns {
