@@ -66,11 +66,20 @@ if ! python3 -m venv target/package-venv >/dev/null 2>&1; then
 fi
 target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats-*.whl \
     "pytest==8.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10"
-# PATH without the directories that hold cargo or rustc.
+# PATH without Rust: the directories that hold cargo, rustc or rustup are
+# left out (rustup's), but the system's own, where stubs that fail stand
+# in front of a Rust from the distribution.
+mkdir -p target/no-rust
+for tool in cargo rustc rustup; do
+    printf '#!/bin/sh\necho "%s: not on PATH here (the Python package is tested without Rust)" >&2\nexit 127\n' \
+        "$tool" > "target/no-rust/$tool"
+    chmod +x "target/no-rust/$tool"
+done
 no_rust=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r dir; do
+    case "$dir" in /bin | /usr/bin | /usr/local/bin | /sbin | /usr/sbin) printf '%s\n' "$dir"; continue ;; esac
     [ -x "$dir/cargo" ] || [ -x "$dir/rustc" ] || [ -x "$dir/rustup" ] || printf '%s\n' "$dir"
 done | paste -sd: -)
-PATH="$PWD/target/package-venv/bin:$no_rust" ROBOSTATS_BIN="$PWD/target/release/robostats" \
+PATH="$PWD/target/package-venv/bin:$PWD/target/no-rust:$no_rust" ROBOSTATS_BIN="$PWD/target/release/robostats" \
     target/package-venv/bin/python -m pytest -q tests/package
 
 # The benchmarks and examples are type-checked by clippy --all-targets above;

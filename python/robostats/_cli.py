@@ -11,7 +11,8 @@ from . import _robostats
 def main() -> None:
     # `robostats report` runs its queries in DuckDB through a Python: this
     # one, which has the package's DuckDB, unless the user chose another.
-    os.environ.setdefault("ROBOSTATS_PYTHON", sys.executable)
+    if not os.environ.get("ROBOSTATS_PYTHON"):
+        os.environ["ROBOSTATS_PYTHON"] = sys.executable
     # Ctrl-C stops the command as it stops the Rust binary (the tables hold
     # only inputs read to their end; a re-run resumes).
     signal.signal(signal.SIGINT, signal.SIG_DFL)

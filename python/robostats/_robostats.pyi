@@ -1,7 +1,7 @@
 """Types of robostats' compiled module (crates/robostats-python)."""
 
 from os import PathLike
-from typing import Dict, List, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
 
 __all__ = [
     "Explanation",
@@ -207,12 +207,15 @@ def is_valid_user_agent_to_obey(user_agent: str) -> bool:
     """Google's ``IsValidUserAgentToObey``: whether ``user_agent`` is a
     product token (``[A-Za-z_-]+``) that a named group can apply to."""
 def _can_fetch_many(
-    bodies: Tuple[int, int, Optional[bytes], bytes, bytes],
+    bodies: Any,
     agent: Optional[str],
-    agents: Optional[Tuple[int, int, Optional[bytes], bytes, bytes]],
-    urls: Tuple[int, int, Optional[bytes], bytes, bytes],
+    agents: Optional[Any],
+    urls: Any,
     size_limit: bool,
-) -> Tuple[bytes, bytes, int]: ...
+) -> Tuple[bytes, bytes, int]:
+    """Google's verdict per row of three Arrow arrays of bytes or text
+    (objects with ``__arrow_c_array__``): the boolean array's values and
+    validity bitmaps and its null count."""
 def main(argv: Sequence[str]) -> int:
     """Runs the ``robostats`` command with ``argv`` (the program's name
     first); returns its exit status."""

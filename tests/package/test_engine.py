@@ -182,6 +182,13 @@ def test_explain_names_the_group_the_rule_and_the_preferences():
     # AdsBot-Google ignores the * group by Google's documented policy.
     e = robots.explain("https://example.com/tmp/1", "AdsBot-Google")
     assert (e.allowed, e.ignores_global_group) == (False, True)
+    # Its preferences follow its policy: only what is written for the whole
+    # file (the Content-Signal line before any group), not the * group's
+    # Content-Usage rule.
+    e = robots.explain("https://example.com/", "AdsBot-Google")
+    assert (e.preferences.signal_ai_train, e.preferences.usage_train_ai) == ("n", "unknown")
+    assert robots.preferences("AdsBot-Google").usage_train_ai == "unknown"
+    assert robots.preferences("Bingbot").usage_train_ai == "n"
 
 
 def test_preferences_resolve_as_the_tables_columns():

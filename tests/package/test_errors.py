@@ -73,6 +73,16 @@ class Fake:
     def __arrow_c_array__(self, requested_schema=None):
         return self.capsules
 
+def consumed_by_pyarrow():
+    caps = pa.array([b"x"]).__arrow_c_array__()
+    pa.Array._import_from_c_capsule(*caps)
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
+
+def consumed_twice():
+    caps = pa.array([b"x"]).__arrow_c_array__()
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
+
 # Inputs that are valid, however odd: an answer.
 odd = [
     lambda: robostats.RobotsTxt(b"\x00" * 100000).can_fetch("\x00", "\x00"),
@@ -93,6 +103,10 @@ wrong = [
     lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), None, None, pa.array(["/"]), True),
     lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), "a", None, pa.array([b"\xff"]), True),
     lambda: robostats._robostats._can_fetch_many(pa.array([[b"x"]]), "a", None, pa.array(["/"]), True),
+    # Capsules consumed already (by pyarrow, or by robostats itself): their
+    # structs point at freed memory.
+    lambda: consumed_by_pyarrow(),
+    lambda: consumed_twice(),
 ]
 for f in odd:
     f()

@@ -13,17 +13,19 @@ WHEELS = ROOT / "target" / "wheels"
 
 
 def _files(wheel):
+    """The package's files (the .dist-info's RECORD and WHEEL differ: hashes,
+    tags) and the contents of its Python files."""
     with zipfile.ZipFile(wheel) as z:
-        # The .dist-info's RECORD and WHEEL differ (hashes, tags); the files do not.
-        return sorted(n for n in z.namelist() if ".dist-info/" not in n)
+        names = sorted(n for n in z.namelist() if ".dist-info/" not in n)
+        return names, {n: z.read(n) for n in names if n.endswith((".py", ".pyi", ".typed"))}
 
 
 def test_one_abi3_wheel_and_pips_build_of_the_clone_hold_the_same_files():
     (release,) = (WHEELS / "release").glob("robostats-*.whl")
     (pip,) = (WHEELS / "pip").glob("robostats-*.whl")
     assert "-cp39-abi3-" in release.name and "manylinux" in release.name, release.name
-    files = _files(release)
-    assert files == _files(pip)
+    files, python = _files(release)
+    assert (files, python) == _files(pip)
     for name in ["robostats/__init__.py", "robostats/_cli.py", "robostats/_robostats.pyi", "robostats/py.typed"]:
         assert name in files
     assert any(n.startswith("robostats/_robostats.") and n.endswith(".so") for n in files), files
@@ -33,7 +35,8 @@ def test_one_abi3_wheel_and_pips_build_of_the_clone_hold_the_same_files():
     for requirement in ["Requires-Dist: duckdb", "Requires-Dist: pyarrow", "Requires-Python: >=3.9"]:
         assert requirement in text
     entry = next(n for n in zipfile.ZipFile(release).namelist() if n.endswith("entry_points.txt"))
-    assert "robostats = robostats._cli:main" in zipfile.ZipFile(release).read(entry).decode()
+    scripts = zipfile.ZipFile(release).read(entry).decode().replace(" ", "")
+    assert "[console_scripts]\nrobostats=robostats._cli:main\n" in scripts
 
 
 def test_the_package_is_the_installed_wheel():

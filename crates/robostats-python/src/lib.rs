@@ -18,10 +18,16 @@ mod many;
 mod robots;
 
 /// Runs the `robostats` command with `argv` (the program's name first)
-/// and returns its exit status. The GIL is released while it runs.
+/// and returns its exit status. The GIL is released while it runs. As in
+/// the Rust binary, a panic has printed its message and gives status 101,
+/// and standard output is flushed at the end.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
-    py.detach(|| robostats::cli::main(argv).0)
+    py.detach(|| {
+        let code = std::panic::catch_unwind(|| robostats::cli::main(argv).0).unwrap_or(101);
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        code
+    })
 }
 
 /// `queries/views.sql`: the views over a data set, as the report loads

@@ -35,8 +35,22 @@ impl<'py> FromPyObject<'_, 'py> for Column {
     fn extract(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Column> {
         let capsules = ob.call_method0("__arrow_c_array__")?;
         let (schema, array): (Bound<'py, PyCapsule>, Bound<'py, PyCapsule>) = capsules.extract()?;
-        let schema = schema.pointer_checked(Some(c"arrow_schema"))?;
-        let array = array.pointer_checked(Some(c"arrow_array"))?;
+        let schema = schema
+            .pointer_checked(Some(c"arrow_schema"))?
+            .cast::<FFI_ArrowSchema>();
+        let array = array
+            .pointer_checked(Some(c"arrow_array"))?
+            .cast::<FFI_ArrowArray>();
+        // SAFETY: as below; only the structs' release fields are read. A
+        // released struct (its capsule consumed already) points at freed
+        // memory: refuse it.
+        let released =
+            unsafe { array.as_ref().is_released() || schema.as_ref().release().is_none() };
+        if released {
+            return Err(PyValueError::new_err(
+                "an Arrow array handed over twice: its capsule was consumed already",
+            ));
+        }
         // SAFETY: by the Arrow PyCapsule interface, capsules of these names
         // hold a valid, aligned `ArrowSchema` and `ArrowArray` (the C data
         // interface's structs). The array is moved out (its release
@@ -44,8 +58,8 @@ impl<'py> FromPyObject<'_, 'py> for Column {
         // schema is read while its capsule lives. What the structs point
         // to is checked whole below (offsets, bounds, UTF-8).
         let data = unsafe {
-            let array = FFI_ArrowArray::from_raw(array.cast::<FFI_ArrowArray>().as_ptr());
-            from_ffi(array, schema.cast::<FFI_ArrowSchema>().as_ref())
+            let array = FFI_ArrowArray::from_raw(array.as_ptr());
+            from_ffi(array, schema.as_ref())
         }
         .map_err(|e| PyValueError::new_err(format!("an Arrow array cannot be read: {e}")))?;
         data.validate_full()
