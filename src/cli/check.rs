@@ -3,7 +3,7 @@
 use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
 
-use crate::classify::agents::ignores_global_group;
+use crate::classify::agents::{ignores_global_group, policy_rules};
 use crate::robots::{
     AgentRules, Decision, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope,
     is_valid_user_agent_to_obey,
@@ -51,8 +51,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         // The preferences follow the crawler's policy, as agent_verdicts
         // does: a crawler that ignores the * group and that no group names
         // reads only what is written for the whole file.
-        let policy = (ignores_global_group(agent) && !robots.names_agent(agent))
-            .then(|| robots.ungrouped_agent());
+        let policy = policy_rules(&robots, agent);
         for url in &args.urls {
             let decision = rules.decide(url);
             let verdict = if decision.allowed {

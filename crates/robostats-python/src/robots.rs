@@ -8,7 +8,7 @@ use robostats_robots::{
     AgentRules, FileLint, GOOGLE_MAX_BYTES, GroupMatch, LineFinding, RobotsTxt as Parsed,
 };
 use robostats_rows::classify::PreferenceColumns;
-use robostats_rows::classify::agents::ignores_global_group;
+use robostats_rows::classify::agents::{ignores_global_group, policy_rules};
 use robostats_rows::classify::copies::Copies;
 use robostats_rows::http::content::looks_like_html;
 use self_cell::self_cell;
@@ -175,14 +175,6 @@ impl RobotsTxt {
     fn parsed(&self) -> &Parsed<'_> {
         self.cell.borrow_dependent()
     }
-}
-
-/// The groups a crawler's preferences follow when they differ from
-/// Google's matcher's: a crawler that ignores the `*` group and that no
-/// group names reads only what is written for the whole file (as
-/// `agent_verdicts` and `robostats check --explain` do).
-fn policy_rules<'r, 'a>(robots: &'r Parsed<'a>, agent: &str) -> Option<AgentRules<'r, 'a>> {
-    (ignores_global_group(agent) && !robots.names_agent(agent)).then(|| robots.ungrouped_agent())
 }
 
 /// The first user-agent line of each group that applies.

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use crate::robots::is_valid_user_agent_to_obey;
+use crate::robots::{AgentRules, RobotsTxt, is_valid_user_agent_to_obey};
 use crate::table::columns;
 
 /// The embedded default list (`data/agents.tsv`; its README gives the
@@ -51,6 +51,16 @@ pub fn ignores_global_group(token: &str) -> bool {
     GLOBAL_GROUP_IGNORED_BY
         .iter()
         .any(|t| t.eq_ignore_ascii_case(token))
+}
+
+/// The groups the crawler `token` follows by its own policy where that
+/// differs from Google's matcher: for a crawler that ignores the `*` group
+/// and that no group names, only what is written for the whole file
+/// ([`RobotsTxt::ungrouped_agent`]); `None` when the matcher's groups are
+/// its policy. Its AI-use preferences are read from these (as
+/// `agent_verdicts` and `robostats check --explain` read them).
+pub fn policy_rules<'r, 'a>(robots: &'r RobotsTxt<'a>, token: &str) -> Option<AgentRules<'r, 'a>> {
+    (ignores_global_group(token) && !robots.names_agent(token)).then(|| robots.ungrouped_agent())
 }
 
 /// A list of agents and its version.
