@@ -38,19 +38,13 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
     url_col = _column(urls, "urls", binary=False)
     if isinstance(user_agents, str):
         agent, agent_col = user_agents, None
-        n_agents = len(body_col)
     else:
         agent, agent_col = None, _column(user_agents, "user_agents", binary=False)
-        n_agents = len(agent_col)
-    n = len(body_col)
-    if not (n == n_agents == len(url_col)):
-        raise ValueError(
-            f"bodies, user_agents and urls differ in length ({n}, {n_agents}, {len(url_col)})"
-        )
+    # The compiled module checks the lengths (ValueError) before any work.
     values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, bool(size_limit))
     return pa.BooleanArray.from_buffers(
         pa.bool_(),
-        n,
+        len(body_col),
         [pa.py_buffer(validity) if nulls else None, pa.py_buffer(values)],
         null_count=nulls,
     )

@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
 use arrow_array::cast::AsArray;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
-use arrow_array::{Array, ArrayRef, make_array};
+use arrow_array::{Array, ArrayRef, BooleanArray, make_array};
 use arrow_schema::DataType;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -100,13 +100,6 @@ impl Column {
     fn len(&self) -> usize {
         self.array.len()
     }
-}
-
-/// Each row's verdict (None for a NULL input), as Arrow's two bitmaps.
-pub struct Verdicts {
-    pub values: Vec<u8>,
-    pub validity: Vec<u8>,
-    pub nulls: usize,
 }
 
 /// The user agents of [`can_fetch_many`]: one for every row, or a column.
@@ -226,13 +219,13 @@ fn distinct_bodies(bodies: &Column) -> (Vec<Option<u32>>, Vec<&[u8]>) {
     (which, distinct)
 }
 
-/// Google's verdict for each row.
+/// Google's verdict for each row (NULL for a NULL input).
 pub fn can_fetch_many<'a>(
     bodies: &'a Column,
     agents: Agents<'a>,
     urls: &'a Column,
     size_limit: bool,
-) -> Result<Verdicts, String> {
+) -> Result<BooleanArray, String> {
     let n = bodies.len();
     let agents_len = match &agents {
         Agents::Each(col) => col.len(),
@@ -281,21 +274,7 @@ pub fn can_fetch_many<'a>(
         })
         .collect()
     })?;
-    let mut out = Verdicts {
-        values: vec![0; n.div_ceil(8)],
-        validity: vec![0; n.div_ceil(8)],
-        nulls: 0,
-    };
-    for (i, v) in verdicts.into_iter().enumerate() {
-        match v {
-            Some(allowed) => {
-                out.validity[i / 8] |= 1 << (i % 8);
-                out.values[i / 8] |= u8::from(allowed) << (i % 8);
-            }
-            None => out.nulls += 1,
-        }
-    }
-    Ok(out)
+    Ok(BooleanArray::from(verdicts))
 }
 
 /// `_can_fetch_many(bodies, agent, agents, urls, size_limit)`: the
@@ -320,9 +299,11 @@ pub fn _can_fetch_many<'py>(
         can_fetch_many(&bodies, agents, &urls, size_limit)
     });
     let v = verdicts.map_err(PyValueError::new_err)?;
+    // Both bitmaps start at bit 0 (a new array has no offset).
+    let validity = v.nulls().map_or(&[][..], |n| n.buffer().as_slice());
     Ok((
-        PyBytes::new(py, &v.values),
-        PyBytes::new(py, &v.validity),
-        v.nulls,
+        PyBytes::new(py, v.values().inner().as_slice()),
+        PyBytes::new(py, validity),
+        v.null_count(),
     ))
 }
