@@ -89,22 +89,12 @@ def agent_tokens(path=AGENTS_TSV):
 
 def captures(paths, max_captures=None):
     """(host, body) of each HTTP 200 response of the WARC files."""
-    from warcio.archiveiterator import ArchiveIterator
+    from extract_bodies import ok_responses
 
-    n = 0
-    for path in paths:
-        with open(path, "rb") as stream:
-            for rec in ArchiveIterator(stream):
-                if rec.rec_type != "response" or rec.http_headers is None:
-                    continue
-                if rec.http_headers.get_statuscode() != "200":
-                    continue
-                uri = rec.rec_headers.get_header("WARC-Target-URI") or ""
-                host = urlsplit(uri).hostname or "example.com"
-                yield host, rec.content_stream().read()
-                n += 1
-                if max_captures and n >= max_captures:
-                    return
+    for n, (uri, body) in enumerate(ok_responses(paths), 1):
+        yield urlsplit(uri).hostname or "example.com", body
+        if max_captures and n >= max_captures:
+            return
 
 
 def url_path(value: bytes) -> str:
