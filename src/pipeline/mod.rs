@@ -40,9 +40,11 @@ use crate::shard::Shard;
 use crate::source::remote;
 
 pub use crate::output::dataset::{Counts, OutputError};
+pub use error::{PlanError, RunError};
 
 pub use crate::source::Input;
 
+mod error;
 mod lanes;
 mod plan;
 mod read;
@@ -254,7 +256,7 @@ impl Progress for NoProgress {}
 /// Inputs given as URLs are read by `config.remote` (or a client with the
 /// default options), whose network thread is a tokio runtime of its own:
 /// call this from a plain thread, not from async code.
-pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputError> {
+pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError> {
     let started = Instant::now();
     let config = &Config {
         threads: config.threads.max(1),
@@ -287,7 +289,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, OutputEr
     let client = match &config.remote {
         Some(client) => Some(Arc::clone(client)),
         None if plan.todo.iter().any(|t| t.input.is_remote()) => Some(Arc::new(
-            remote::Client::new(remote::Options::default()).map_err(OutputError::Client)?,
+            remote::Client::new(remote::Options::default()).map_err(RunError::Client)?,
         )),
         None => None,
     };
@@ -358,12 +360,12 @@ fn execute(
     client: Option<&remote::Client>,
     manifest: &Mutex<manifest::Manifest>,
     progress: &dyn Progress,
-) -> Result<Vec<FileReport>, OutputError> {
+) -> Result<Vec<FileReport>, RunError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .thread_name(|i| format!("robostats-worker-{i}"))
         .build()
-        .map_err(|e| OutputError::Threads(e.to_string()))?;
+        .map_err(|e| RunError::Threads(e.to_string()))?;
     // The transfers of the remote inputs start ahead of the threads, in
     // the order the threads take the inputs.
     let prefetch = client.map(|client| {

@@ -8,10 +8,10 @@ use crate::output::dataset::bodies::check::{Owed, Store};
 use crate::output::dataset::manifest::{Merges, OwedInput, PartEntry};
 use crate::output::dataset::{Dataset, InputEntry, InputStatus};
 
-use crate::output::dataset::OutputError;
 use crate::source::Input;
 
 use super::Config;
+use super::error::{PlanError, RunError};
 
 /// An input a run reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub fn plan<'c>(
     config: &'c Config,
     dataset: &Dataset,
     store: &Store,
-) -> Result<Plan<'c>, OutputError> {
+) -> Result<Plan<'c>, RunError> {
     let finished = dataset.read_inputs()?;
     let merges = Merges::read(dataset.dir())?;
     let exists = |path: &Path| {
@@ -116,7 +116,7 @@ pub fn decide<'c>(
     finished: &HashMap<String, InputEntry>,
     merges: &Merges,
     exists: &dyn Fn(&Path) -> bool,
-) -> Result<Plan<'c>, OutputError> {
+) -> Result<Plan<'c>, PlanError> {
     let done = |e: &InputEntry| e.line.status == InputStatus::Done;
     same_options(config, finished.values().filter(|e| done(e)))?;
     let done_by_name: HashMap<&str, &InputEntry> = finished
@@ -161,7 +161,7 @@ pub fn decide<'c>(
             }
             None => {
                 if let Some(other) = done_by_name.get(input.name.as_str()) {
-                    return Err(OutputError::OtherInput {
+                    return Err(PlanError::OtherInput {
                         dir: config.out.clone(),
                         name: input.name.clone(),
                         then: other.line.id.clone().unwrap_or_default(),
@@ -177,7 +177,7 @@ pub fn decide<'c>(
         .iter()
         .find(|r| !config.inputs.iter().any(|i| i.name == **r || i.id == **r))
     {
-        return Err(OutputError::NotAnInput {
+        return Err(PlanError::NotAnInput {
             name: unknown.clone(),
         });
     }
@@ -190,7 +190,7 @@ pub fn decide<'c>(
 fn same_options<'e>(
     config: &Config,
     done: impl Iterator<Item = &'e InputEntry>,
-) -> Result<(), OutputError> {
+) -> Result<(), PlanError> {
     let options = config.run_options();
     for entry in done {
         let differences = match &entry.options {
@@ -200,7 +200,7 @@ fn same_options<'e>(
             ],
         };
         if !differences.is_empty() {
-            return Err(OutputError::OtherOptions {
+            return Err(PlanError::OtherOptions {
                 dir: config.out.clone(),
                 differences,
             });
@@ -218,7 +218,7 @@ fn redo_reason(
     entry: &InputEntry,
     merges: &Merges,
     exists: &dyn Fn(&Path) -> bool,
-) -> Result<Option<String>, OutputError> {
+) -> Result<Option<String>, PlanError> {
     let asked = config
         .redo
         .iter()
@@ -239,7 +239,7 @@ fn redo_reason(
     if let Some(why) = &why
         && let Some(merged) = compacted
     {
-        return Err(OutputError::CannotRedo {
+        return Err(PlanError::CannotRedo {
             name: input.name.clone(),
             why: format!("{why}; its rows are in {}", merged.display()),
         });
@@ -302,7 +302,7 @@ mod tests {
         let config = Config::new(vec![moved], PathBuf::from("out"));
         assert!(matches!(
             decide(&config, &finished, &none, &|_| true),
-            Err(OutputError::OtherInput { .. })
+            Err(PlanError::OtherInput { .. })
         ));
     }
 
@@ -359,7 +359,7 @@ mod tests {
             |p: &std::path::Path| p.to_string_lossy().starts_with("captures/compacted-");
         assert!(matches!(
             decide(&config, &finished, &merges, &only_compacted),
-            Err(OutputError::CannotRedo { .. })
+            Err(PlanError::CannotRedo { .. })
         ));
         // Both parts merged and the compacted file there: skipped.
         let mut merges = Merges::default();
@@ -390,7 +390,7 @@ mod tests {
         again.redo = vec!["b.warc.gz".to_owned()];
         assert!(matches!(
             decide(&again, &finished, &no_merges, &|_| true),
-            Err(OutputError::NotAnInput { .. })
+            Err(PlanError::NotAnInput { .. })
         ));
     }
 }

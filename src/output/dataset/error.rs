@@ -87,14 +87,6 @@ pub enum OutputError {
         /// Why it failed.
         source: ParquetError,
     },
-    /// The output directory holds results made with other options: adding
-    /// to them would mix rows made two ways.
-    OtherOptions {
-        /// The output directory.
-        dir: PathBuf,
-        /// How each option that differs differs, in words.
-        differences: Vec<String>,
-    },
     /// The directory holds files that are not an output's, and it is not
     /// one.
     OtherFiles {
@@ -116,18 +108,6 @@ pub enum OutputError {
         dir: PathBuf,
         /// How its tables differ, in words.
         missing: &'static str,
-    },
-    /// An input is done in the output directory from another file than
-    /// the one listed now under its name.
-    OtherInput {
-        /// The output directory.
-        dir: PathBuf,
-        /// The input's name (`warc_filename`).
-        name: String,
-        /// The identity of the file it was read from.
-        then: String,
-        /// The identity of the file listed now.
-        now: String,
     },
     /// The directory is not an output of `ingest` (it has no manifest).
     NotADataset {
@@ -162,23 +142,8 @@ pub enum OutputError {
         /// The link.
         path: PathBuf,
     },
-    /// Two runs disagree on what an input's rows are: its rows were
-    /// compacted with other inputs' and cannot be removed to redo it.
-    CannotRedo {
-        /// The input's name.
-        name: String,
-        /// Why it is to be redone.
-        why: String,
-    },
-    /// `--redo` names no input of the run.
-    NotAnInput {
-        /// The name given.
-        name: String,
-    },
     /// The worker threads could not be started.
     Threads(String),
-    /// The network client for URL inputs could not be made.
-    Client(crate::source::remote::ClientError),
     /// A merged file does not hold the rows of its sources.
     RowsLost {
         /// The merged file.
@@ -233,16 +198,11 @@ impl OutputError {
             | OutputError::Linked { path }
             | OutputError::OtherSchema { path, .. }
             | OutputError::RowsLost { path, .. } => Some(path),
-            OutputError::OtherOptions { dir, .. }
-            | OutputError::NotADataset { dir }
+            OutputError::NotADataset { dir }
             | OutputError::OtherFiles { dir, .. }
             | OutputError::Missing { dir }
-            | OutputError::OlderFormat { dir, .. }
-            | OutputError::OtherInput { dir, .. } => Some(dir),
-            OutputError::Threads(_)
-            | OutputError::Client(_)
-            | OutputError::CannotRedo { .. }
-            | OutputError::NotAnInput { .. } => None,
+            | OutputError::OlderFormat { dir, .. } => Some(dir),
+            OutputError::Threads(_) => None,
         }
     }
 
@@ -263,21 +223,6 @@ impl fmt::Display for OutputError {
             OutputError::Io { op, path, .. } | OutputError::Parquet { op, path, .. } => {
                 write!(f, "cannot {} {}", op.as_str(), path.display())
             }
-            OutputError::OtherOptions { dir, differences } => {
-                write!(
-                    f,
-                    "{} holds tables made with other options, and rows made two ways \
-                     would mix:",
-                    dir.display()
-                )?;
-                for difference in differences {
-                    write!(f, "\n  - {difference}")?;
-                }
-                f.write_str(
-                    "\nRun with the options of the earlier runs to add to it, or write to \
-                     another --out directory.",
-                )
-            }
             OutputError::OtherFiles { dir, examples } => write!(
                 f,
                 "{} holds files that robostats did not write ({}{}) and is not an ingest \
@@ -292,19 +237,6 @@ impl fmt::Display for OutputError {
                 f,
                 "{} was made by an earlier version of robostats ({missing}): write to a new \
                  --out directory, or ingest its inputs again there",
-                dir.display()
-            ),
-            OutputError::OtherInput {
-                dir,
-                name,
-                then,
-                now,
-            } => write!(
-                f,
-                "'{name}' is done in {} from the file {then}, but is listed now as the file \
-                 {now}: a data set holds one input per warc_filename. If it is the same file \
-                 moved, it is done: leave it out of the inputs; else write to another --out \
-                 directory",
                 dir.display()
             ),
             OutputError::NotADataset { dir } => write!(
@@ -342,19 +274,7 @@ impl fmt::Display for OutputError {
                  write to another --out directory)",
                 path.display()
             ),
-            OutputError::CannotRedo { name, why } => write!(
-                f,
-                "'{name}' cannot be done again ({why}): its rows were compacted together with \
-                 other inputs' rows, and cannot be taken out. Ingest its inputs into a new --out \
-                 directory"
-            ),
-            OutputError::NotAnInput { name } => write!(
-                f,
-                "--redo '{name}': no input of this run has that name (give it as listed, the \
-                 warc_filename of its rows, and list the input too)"
-            ),
             OutputError::Threads(why) => write!(f, "cannot start worker threads: {why}"),
-            OutputError::Client(e) => e.fmt(f),
             OutputError::RowsLost {
                 path,
                 written,
@@ -373,8 +293,6 @@ impl std::error::Error for OutputError {
         match self {
             OutputError::Io { source, .. } => Some(source),
             OutputError::Parquet { source, .. } => Some(source),
-            // (its message is the client error's own: its cause follows)
-            OutputError::Client(e) => e.source(),
             _ => None,
         }
     }
