@@ -4,6 +4,7 @@ mod cli;
 mod crates;
 mod faults;
 mod ingest;
+mod modules;
 mod new_user;
 mod resume;
 mod safety;

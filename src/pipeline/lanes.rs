@@ -20,13 +20,28 @@ use crate::output::dataset::{
     Dataset, FinishedPart, PartFile, PartSummary, body_part_name, part_name, sync_dir,
 };
 use crate::shard::Shard;
-use crate::warc::Error;
+use crate::warc::{Error, Record};
 
 use crate::output::dataset::{Counts, OutputError};
 use crate::source::Input;
 
 use super::Shared;
-use super::read::Chunk;
+
+/// The work of one chunk: its responses and the reader's errors before
+/// them.
+pub(super) struct Chunk {
+    pub(super) responses: Vec<Record>,
+    pub(super) errors: Vec<Error>,
+    pub(super) crawl: Option<String>,
+    /// Records read, of every type.
+    pub(super) records_read: u64,
+}
+
+impl Chunk {
+    pub(super) fn is_empty(&self) -> bool {
+        self.responses.is_empty() && self.errors.is_empty()
+    }
+}
 
 /// The bodies of one input: those known to be stored before it (the
 /// run's [`StoredBodies`]: only bodies whose rows are published, durable

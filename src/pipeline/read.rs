@@ -13,7 +13,7 @@ use crate::output::dataset::bodies::Digest;
 use crate::output::dataset::{Counts, OutputError};
 use crate::source::Input;
 
-use super::lanes::Lanes;
+use super::lanes::{Chunk, Lanes};
 use super::{FileReport, Shared, Task};
 
 /// Errors in a row after which a reader is given up on (by default). The
@@ -176,22 +176,6 @@ pub(super) fn read_input(
         );
     }
     end
-}
-
-/// The work of one chunk: its responses and the reader's errors before
-/// them.
-pub(super) struct Chunk {
-    pub(super) responses: Vec<Record>,
-    pub(super) errors: Vec<Error>,
-    pub(super) crawl: Option<String>,
-    /// Records read, of every type.
-    pub(super) records_read: u64,
-}
-
-impl Chunk {
-    pub(super) fn is_empty(&self) -> bool {
-        self.responses.is_empty() && self.errors.is_empty()
-    }
 }
 
 /// How filling a chunk ended.

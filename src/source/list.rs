@@ -2,15 +2,16 @@
 //! and the lines of a paths file (local or a URL), each identity once.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::error::ListError;
 use super::input::{Input, Location};
 use super::remote;
-use super::secrets::{self, Secrets};
+use super::scheme;
+use super::secrets::Secrets;
 use super::urls;
 
 /// What to list: the command line's inputs and options.
@@ -39,141 +40,6 @@ pub struct Listing {
     /// Inputs listed again under another (or the same) spelling: each with
     /// the name of the input kept in its place. They are not read twice.
     pub repeated: Vec<(Input, String)>,
-}
-
-/// Why the inputs could not be listed.
-#[derive(Debug)]
-pub enum ListError {
-    /// Nothing to read was given.
-    Nothing,
-    /// `-` was given: `ingest` reads files.
-    Stdin,
-    /// A glob pattern that does not parse.
-    BadPattern {
-        /// The pattern.
-        pattern: String,
-        /// Why.
-        why: String,
-    },
-    /// A paths file that lists no input (only blank and `#` lines).
-    EmptyPaths(String),
-    /// A glob that matches no file.
-    NoMatch(String),
-    /// A directory without any WARC file under it.
-    EmptyDir(PathBuf),
-    /// A directory or paths file that cannot be read.
-    Read {
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A paths file given as a URL that cannot be read.
-    Fetch {
-        /// The URL.
-        url: String,
-        /// Why.
-        source: remote::FetchError,
-    },
-    /// A URL that is not one robostats reads.
-    BadUrl {
-        /// As given.
-        text: String,
-        /// Why.
-        why: String,
-    },
-    /// A URL holding a secret, which is not to be read.
-    Secret {
-        /// The URL, its secrets redacted.
-        url: String,
-        /// What holds a secret, in words.
-        what: String,
-    },
-    /// One URL listed twice, with different secrets.
-    SecretsDiffer {
-        /// Its name, its secrets redacted.
-        name: String,
-    },
-    /// A paths file that is neither gzip nor UTF-8 text.
-    NotText(PathBuf),
-    /// Two different files with one name: their rows could not be told
-    /// apart.
-    SameName {
-        /// The name.
-        name: String,
-        /// The first file's location.
-        first: String,
-        /// The second file's location.
-        second: String,
-    },
-}
-
-impl fmt::Display for ListError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ListError::Nothing => {
-                f.write_str("no inputs: give WARC files or directories, or --paths FILE")
-            }
-            ListError::Stdin => f.write_str(
-                "ingest reads WARC files, not standard input ('-'): save the stream to a \
-                 file and give its path",
-            ),
-            ListError::BadPattern { pattern, why } => write!(f, "bad pattern '{pattern}': {why}"),
-            ListError::EmptyPaths(paths) => write!(
-                f,
-                "no inputs: the paths file '{paths}' lists none (only blank lines and \
-                 comments); it lists one WARC file or URL a line"
-            ),
-            ListError::NoMatch(pattern) => write!(f, "no file matches '{pattern}'"),
-            ListError::EmptyDir(dir) => write!(
-                f,
-                "no .warc.gz or .warc file under the directory '{}'",
-                dir.display()
-            ),
-            ListError::Read { path, .. } => write!(f, "cannot read '{}'", path.display()),
-            ListError::Fetch { url, .. } => write!(f, "cannot read '{url}'"),
-            ListError::BadUrl { text, why } => write!(f, "'{text}' is not a URL to read: {why}"),
-            ListError::Secret { url, what } => write!(
-                f,
-                "'{url}' holds a secret ({what}), which would be written into the tables, the \
-                 manifest and the messages: to read it all the same, give --allow-url-secrets \
-                 (the secret then goes to its server alone, and {} stands for it everywhere \
-                 else); S3 objects are read as s3://BUCKET/KEY, with credentials",
-                secrets::REDACTED
-            ),
-            ListError::SecretsDiffer { name } => write!(
-                f,
-                "'{name}' is listed twice with different secrets: a secret is no part of what \
-                 identifies an input, so they are one input; list it once (if a parameter \
-                 taken for a secret names the object instead, these URLs cannot be read)"
-            ),
-            ListError::NotText(path) => write!(
-                f,
-                "'{}' is not a paths file (neither gzip nor UTF-8 text)",
-                path.display()
-            ),
-            ListError::SameName {
-                name,
-                first,
-                second,
-            } => write!(
-                f,
-                "two files are listed as '{name}' ('{first}' and '{second}'): their rows could not be \
-                 told apart (the name is their warc_filename); ingest them into separate \
-                 output directories"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ListError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ListError::Read { source, .. } => Some(source),
-            ListError::Fetch { source, .. } => Some(source),
-            _ => None,
-        }
-    }
 }
 
 /// Lists the inputs `sources` stand for, each identity once.
@@ -226,11 +92,11 @@ pub fn list(sources: &Sources<'_>) -> Result<Listing, ListError> {
 /// The input a line of a paths file stands for: with `prefix` (a
 /// directory or a URL) before it when it is relative, named by the line.
 fn listed(line: &str, prefix: Option<&str>, secrets: &Secrets) -> Result<Input, ListError> {
-    if remote::is_url(line) {
+    if scheme::is_url(line) {
         return urls::url_input(line, secrets);
     }
     match prefix {
-        Some(prefix) if remote::is_url(prefix) => urls::prefixed_input(prefix, line, secrets),
+        Some(prefix) if scheme::is_url(prefix) => urls::prefixed_input(prefix, line, secrets),
         Some(prefix) if Path::new(line).is_relative() => Ok(Input::prefixed(
             Location::File(Path::new(prefix).join(line)),
             line,
@@ -244,7 +110,7 @@ fn expand(arg: &str, secrets: &Secrets, out: &mut Vec<Input>) -> Result<(), List
     if arg == "-" {
         return Err(ListError::Stdin);
     }
-    if remote::is_url(arg) {
+    if scheme::is_url(arg) {
         out.push(urls::url_input(arg, secrets)?);
         return Ok(());
     }
@@ -331,7 +197,7 @@ fn open_paths(
     client: Option<&remote::Client>,
     secrets: &Secrets,
 ) -> Result<Box<dyn Read>, ListError> {
-    if !remote::is_url(paths) {
+    if !scheme::is_url(paths) {
         let file = std::fs::File::open(paths).map_err(|source| ListError::Read {
             path: PathBuf::from(paths),
             source,
@@ -370,7 +236,7 @@ fn read_lines(
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<remote::FetchError>())
     {
-        Some(source) if remote::is_url(paths) => ListError::Fetch {
+        Some(source) if scheme::is_url(paths) => ListError::Fetch {
             url: shown.clone(),
             source: source.clone(),
         },
@@ -651,7 +517,10 @@ mod tests {
                     .all(|i| i.is_remote() && i.size().is_none())
             );
         }
-        // One object under two spellings is read once.
+    }
+
+    #[test]
+    fn one_object_under_two_spellings_is_read_once() {
         let listing = list(&Sources {
             args: &[
                 "https://data.commoncrawl.org/x/../a.warc.gz".to_owned(),
@@ -665,6 +534,10 @@ mod tests {
             listing.inputs[0].id,
             "https://data.commoncrawl.org/a.warc.gz"
         );
+    }
+
+    #[test]
+    fn bad_urls_are_refused_without_their_secrets() {
         for bad in [
             "s3:///key.warc.gz",
             "s3://bucket/",
@@ -688,7 +561,10 @@ mod tests {
             );
             assert!(!err.to_string().contains("s3cr3t"), "{err}");
         }
-        // A paths file given as a URL needs a client to read it.
+    }
+
+    #[test]
+    fn a_paths_file_given_as_a_url_needs_a_client() {
         let err = list(&Sources {
             paths: Some("https://data.commoncrawl.org/paths.gz"),
             ..Sources::default()

@@ -24,15 +24,17 @@
 //! entries sorted by name), a quoted glob for the files it matches, and a
 //! paths file (local, or a URL) for its lines.
 
+mod error;
 mod input;
 mod list;
 pub mod remote;
+pub mod scheme;
 pub mod secrets;
 mod urls;
 
+pub use error::ListError;
 pub use input::{Input, Location, Opened, identity, lossless, open};
 pub use list::{
-    ListError, Listing, MAX_PATHS_BYTES, MAX_PATHS_LINE, MAX_PATHS_LINES, MAX_PATHS_RATIO, Sources,
-    list,
+    Listing, MAX_PATHS_BYTES, MAX_PATHS_LINE, MAX_PATHS_LINES, MAX_PATHS_RATIO, Sources, list,
 };
 pub use secrets::{RemoteUrl, Secrets};

@@ -19,7 +19,7 @@ use std::fmt;
 
 use url::Url;
 
-use super::remote;
+use super::scheme;
 
 /// What stands for a secret's value wherever it would be shown or written.
 pub const REDACTED: &str = "REDACTED";
@@ -168,7 +168,7 @@ impl Secrets {
     /// normal form with each one replaced by [`REDACTED`]; any other text
     /// as it is.
     pub fn redacted(&self, text: &str) -> String {
-        if remote::is_url(text)
+        if scheme::is_url(text)
             && let Ok(url) = Url::parse(text)
             && let Some((shown, _)) = self.redact(&url)
         {

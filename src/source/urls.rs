@@ -4,9 +4,10 @@
 
 use url::Url;
 
+use super::error::ListError;
 use super::input::{Input, Location};
-use super::list::ListError;
 use super::remote;
+use super::scheme::Scheme;
 use super::secrets::{Found, RemoteUrl, Secrets};
 
 /// A URL as given, parsed, with its secrets checked against `secrets`
@@ -18,7 +19,9 @@ fn checked(text: &str, secrets: &Secrets) -> Result<RemoteUrl, ListError> {
         text: remote::shown(text),
         why: e.to_string(),
     })?;
-    if url.scheme() == "s3" && (!url.username().is_empty() || url.password().is_some()) {
+    if Scheme::of_url(&url) == Some(Scheme::S3)
+        && (!url.username().is_empty() || url.password().is_some())
+    {
         return Err(ListError::BadUrl {
             text: remote::shown(text),
             why: "an s3:// URL holds no user name or password: credentials come from the AWS \
@@ -40,7 +43,7 @@ fn checked(text: &str, secrets: &Secrets) -> Result<RemoteUrl, ListError> {
 /// Why an `s3://` URL is not one to read, if it is not: `s3://BUCKET/KEY`,
 /// without a query or fragment.
 fn s3_shape(url: &Url) -> Option<&'static str> {
-    if url.scheme() != "s3" {
+    if Scheme::of_url(url) != Some(Scheme::S3) {
         return None;
     }
     if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty() {

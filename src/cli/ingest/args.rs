@@ -310,7 +310,12 @@ impl Args {
         options.log_retries = !self.quiet && !show_bar;
         // A paths file given as a URL is read with the run's client; a local
         // one may list URLs, found once it is read.
-        let mut client = make_client(&options, self.paths.as_deref().is_some_and(remote::is_url))?;
+        let mut client = make_client(
+            &options,
+            self.paths
+                .as_deref()
+                .is_some_and(crate::source::scheme::is_url),
+        )?;
         let mut inputs = inputs(self, &secrets, client.as_deref())?;
         if client.is_none() {
             client = make_client(&options, inputs.iter().any(Input::is_remote))?;

@@ -73,6 +73,7 @@ use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc};
 use url::Url;
 
+use super::scheme::Scheme;
 use super::secrets::RemoteUrl;
 
 pub use limit::Limiter;
@@ -159,16 +160,6 @@ impl std::fmt::Debug for Client {
             .field("options", &self.shared.options)
             .finish()
     }
-}
-
-/// Whether `text` names a remote input (a URL this client reads).
-pub fn is_url(text: &str) -> bool {
-    ["http://", "https://", "s3://"].iter().any(|scheme| {
-        text.len() > scheme.len()
-            && text
-                .get(..scheme.len())
-                .is_some_and(|start| start.eq_ignore_ascii_case(scheme))
-    })
 }
 
 impl Client {
@@ -413,11 +404,13 @@ pub(crate) enum Target {
 
 impl Target {
     fn parse(url: &RemoteUrl) -> Result<Target, FetchError> {
-        match url.url().scheme() {
-            "http" | "https" => Ok(Target::Http(url.clone())),
-            "s3" => Ok(Target::S3(url.clone())),
-            other => Err(FetchError::Setup(format!(
-                "robostats reads http://, https:// and s3:// URLs, not {other}://"
+        match Scheme::of_url(url.url()) {
+            Some(Scheme::Http | Scheme::Https) => Ok(Target::Http(url.clone())),
+            Some(Scheme::S3) => Ok(Target::S3(url.clone())),
+            None => Err(FetchError::Setup(format!(
+                "robostats reads {} URLs, not {}://",
+                Scheme::listed(),
+                url.url().scheme()
             ))),
         }
     }
@@ -493,17 +486,5 @@ mod tests {
         // 0: never
         let mut b = Breaker::default();
         assert!((0..100).all(|_| !b.record(&status(503), 0)));
-    }
-
-    #[test]
-    fn urls_are_told_from_paths() {
-        assert!(is_url("https://data.commoncrawl.org/x"));
-        assert!(is_url("S3://commoncrawl/x"));
-        assert!(is_url("http://127.0.0.1:8000/"));
-        assert!(!is_url("s3://"));
-        assert!(!is_url("data/https://x"));
-        assert!(!is_url("samples/a.warc.gz"));
-        assert!(!is_url("résumés.warc.gz"));
-        assert!(!is_url("é"));
     }
 }

@@ -22,9 +22,10 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::record::{BodiesLine, OwedInput, Owing, RepairLine};
 use crate::classify::Table;
-use crate::output::dataset::manifest::{self, Line, Manifest, Merges, PartEntry};
+use crate::output::dataset::manifest::{
+    self, BodiesLine, Line, Manifest, Merges, OwedInput, Owing, PartEntry, RepairLine,
+};
 use crate::output::dataset::{At, Dataset, Op, OutputError, is_finished_part, short_hash};
 
 /// What the check found, after it retired what had to be.

@@ -18,7 +18,6 @@
 
 pub mod cache;
 pub mod check;
-pub mod record;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::output::dataset::bodies::record::{BodiesLine, OwedInput, Owing, RepairLine};
+pub use super::body_lines::{BodiesLine, OwedInput, Owing, RepairLine};
 
 /// One line of a manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -27,6 +27,7 @@ pub fn dir(out: &Path) -> PathBuf {
     out.join(DIR_NAME)
 }
 
+mod body_lines;
 mod lines;
 
 pub use lines::*;

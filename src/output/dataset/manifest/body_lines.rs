@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::output::dataset::manifest::PartEntry;
+use super::PartEntry;
 
 /// An attempt at an input published its body part files (written after
 /// they are published and durable, before any other input may leave
