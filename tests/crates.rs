@@ -4,6 +4,7 @@
 //! "Where a change goes").
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::Command;
 
 /// The crates in the normal (not dev, not build) dependency tree of
@@ -77,6 +78,43 @@ fn each_crate_depends_only_on_what_it_owns() {
             "xxhash-rust"
         ])
     );
+    // The command's crate: what it declares, it uses (the next test).
+    assert_eq!(
+        direct("robostats"),
+        set(&[
+            "anyhow",
+            "arrow-array",
+            "arrow-schema",
+            "arrow-select",
+            "aws-config",
+            "aws-credential-types",
+            "aws-sigv4",
+            "aws-smithy-http-client",
+            "bytes",
+            "clap",
+            "fastrand",
+            "flate2",
+            "glob",
+            "httpdate",
+            "indicatif",
+            "libc",
+            "parquet",
+            "percent-encoding",
+            "rayon",
+            "reqwest",
+            "robostats-robots",
+            "robostats-rows",
+            "robostats-warc",
+            "rustix",
+            "rustls",
+            "serde",
+            "serde_json",
+            "sha2",
+            "tokio",
+            "url",
+            "walkdir",
+        ])
+    );
     // Nothing heavy below the three small crates (what the fuzz targets
     // and the engine's tests build).
     for package in ["robostats-robots", "robostats-warc", "robostats-rows"] {
@@ -102,5 +140,52 @@ fn the_binary_builds_no_c_toolchain_detour() {
         "arrow-arith",
     ] {
         assert!(!all.contains(slow), "robostats depends on {slow}");
+    }
+}
+
+/// The workspace's crates and their source directories.
+const CRATES: &[(&str, &str)] = &[
+    ("robostats", "src"),
+    ("robostats-robots", "crates/robostats-robots/src"),
+    ("robostats-warc", "crates/robostats-warc/src"),
+    ("robostats-rows", "crates/robostats-rows/src"),
+    ("robostats-python", "crates/robostats-python/src"),
+];
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_declared_dependency_is_used() {
+    // A dependency declared and never named is a build for nothing (four
+    // such lingered in the root crate after the workspace split).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (package, dir) in CRATES {
+        let text = sources(&root.join(dir)).concat();
+        for dep in tree(package, Some(1)) {
+            let name = dep.replace('-', "_");
+            let named = [
+                format!("{name}::"),
+                format!("use {name}"),
+                format!("{name}!"),
+            ]
+            .iter()
+            .any(|p| text.contains(p.as_str()));
+            assert!(
+                named,
+                "{package} declares {dep} but its source never names it"
+            );
+        }
     }
 }

@@ -1,13 +1,16 @@
 //! The integration tests, in one binary so the dependencies link once.
 
 mod cli;
+mod compact;
 mod crates;
 mod faults;
+mod forgery;
 mod ingest;
 mod modules;
 mod new_user;
 mod resume;
 mod safety;
+mod sizes;
 mod terminal;
 mod warc_broken;
 mod warc_paths;

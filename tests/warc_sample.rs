@@ -28,7 +28,7 @@ fn count<K: Ord>(caps: &[&Capture], key: impl Fn(&Capture) -> Option<K>) -> BTre
 }
 
 #[test]
-fn generated_sample_classified_as_generated() {
+fn generated_sample_is_read_whole() {
     let items = read_file(SAMPLE);
     assert_eq!(errors(&items), []);
     let caps = captures(&items);
@@ -74,7 +74,12 @@ fn generated_sample_classified_as_generated() {
     .into_iter()
     .collect();
     assert_eq!(status, want);
+}
 
+#[test]
+fn statuses_give_the_generators_classes() {
+    let items = read_file(SAMPLE);
+    let caps = captures(&items);
     // Generator: 467 2xx, 3 of them 200s cut short (truncated time 2,
     // disconnect 1), which are `failed`; 140 4xx, 18 5xx, 75 3xx.
     let google = count(&caps, |c| Some(c.google_class.as_str()));
@@ -112,7 +117,12 @@ fn generated_sample_classified_as_generated() {
         .collect()
     );
     assert_eq!(CcClass::of(Some(999)), CcClass::Other);
+}
 
+#[test]
+fn redirects_have_the_generators_kinds() {
+    let items = read_file(SAMPLE);
+    let caps = captures(&items);
     // Generator: https_upgrade 15, other_host 12, not_robots_path 18,
     // https_downgrade 3, missing_location 4 (no or an empty Location), www
     // 23 (www_added 8, www_removed 11, same_site 4: a subdomain sent to
@@ -140,7 +150,12 @@ fn generated_sample_classified_as_generated() {
             .all(|c| c.fetch_redirect.is_some()
                 == (c.redirect_kind != Some(RedirectKind::MissingLocation)))
     );
+}
 
+#[test]
+fn truncated_captures_are_read_as_they_are() {
+    let items = read_file(SAMPLE);
+    let caps = captures(&items);
     // Generator: truncated length 2 (a robots.txt and an HTML page, each cut
     // at the 1 MiB fetch limit): read as they are; time 2 and disconnect 1
     // (200s cut short): `failed`, their record still complete.
@@ -178,7 +193,12 @@ fn generated_sample_classified_as_generated() {
         assert_eq!(c.cc_class, CcClass::Success, "{}", c.url);
         assert!(!c.body_capped && c.payload_length < 1 << 20, "{}", c.url);
     }
+}
 
+#[test]
+fn html_boms_and_encodings_are_the_generators() {
+    let items = read_file(SAMPLE);
+    let caps = captures(&items);
     // Generator: html_page 25, truncated_html 1 and page_for_other_path 2
     // (a redirect target that is no robots.txt) are the only 200s that are
     // HTML pages.
@@ -210,6 +230,12 @@ fn generated_sample_classified_as_generated() {
         caps.iter().all(|c| !c.payload_encoded),
         "CC stores payloads decoded"
     );
+}
+
+#[test]
+fn sizes_cache_and_utf8_are_the_generators() {
+    let items = read_file(SAMPLE);
+    let caps = captures(&items);
     // Generator: size over_500kib 4 (huge 2, and the 2 bodies cut at 1 MiB).
     assert_eq!(caps.iter().filter(|c| c.over_500kib).count(), 4);
     // Generator: 180 Cache-Control values with a max-age in seconds (211

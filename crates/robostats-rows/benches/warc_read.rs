@@ -3,7 +3,7 @@
 //! By default this reads the generated sample in `samples/`, so it runs
 //! anywhere. For the benchmark corpus (see BENCHMARKS.md):
 //!
-//!     ROBOSTATS_BENCH_DIR=/path/to/bench-corpus cargo bench --bench warc_read
+//!     ROBOSTATS_BENCH_DIR=/path/to/bench-corpus cargo bench -p robostats-rows --bench warc_read
 //!
 //! Files are loaded into memory first: this measures decompression and
 //! parsing, not the disk. Throughput is in compressed bytes; BENCHMARKS.md
@@ -14,9 +14,9 @@ use std::io;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robostats::classify::Capture;
-use robostats::http::Response;
-use robostats::warc::{ReadOptions, Record, RecordType, WarcReader, inflate_members};
+use robostats_rows::classify::Capture;
+use robostats_rows::http::Response;
+use robostats_warc::{ReadOptions, Record, RecordType, WarcReader, inflate_members};
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let dir = std::env::var_os("ROBOSTATS_BENCH_DIR").map(PathBuf::from);
@@ -32,7 +32,7 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
         }
         None => vec![
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"),
+                .join("../../samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"),
         ],
     };
     paths

@@ -1,0 +1,67 @@
+//! The size rules (CONTRIBUTING.md, "Size rules"), enforced: a source file
+//! of more than 600 lines before its `#[cfg(test)]` module is two files,
+//! and so is `queries/views.sql` past 600 lines. (A function of more than
+//! 80 lines is clippy's `too_many_lines`, on in every crate.)
+
+use std::path::{Path, PathBuf};
+
+/// Lines a file may have before its tests.
+const MAX_LINES: usize = 600;
+
+/// Every `.rs` file of the project: the crates, their tests and benches,
+/// the fuzz targets (build output and dependencies aside).
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if path.is_dir() {
+            if !matches!(&*name, "target" | ".git" | "node_modules") && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines before the first `#[cfg(test)]` line (all of them if none).
+fn lines_before_tests(text: &str) -> usize {
+    text.lines()
+        .position(|l| l.trim_start().starts_with("#[cfg(test)]"))
+        .unwrap_or_else(|| text.lines().count())
+}
+
+#[test]
+fn no_file_is_over_the_size_rule() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "crates", "tests", "fuzz", "scripts"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let mut over: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let n = lines_before_tests(&std::fs::read_to_string(path).unwrap());
+            let shown = path.strip_prefix(root).unwrap().display();
+            (n > MAX_LINES).then(|| format!("{shown}: {n} lines"))
+        })
+        .collect();
+    let views = root.join("queries/views.sql");
+    let n = std::fs::read_to_string(&views).unwrap().lines().count();
+    if n > MAX_LINES {
+        over.push(format!("queries/views.sql: {n} lines"));
+    }
+    assert!(
+        over.is_empty(),
+        "over {MAX_LINES} lines (before the tests): split them\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn the_count_stops_at_the_tests() {
+    let text = "a\nb\n#[cfg(test)]\nmod tests {}\n";
+    assert_eq!(lines_before_tests(text), 2);
+    assert_eq!(lines_before_tests("a\nb\nc\n"), 3);
+}
