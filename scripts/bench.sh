@@ -12,7 +12,7 @@
 # RUNS: runs per measurement (default 3); the median is reported.
 #
 # PEER=1 also runs, once, a peer pipeline built only from other people's
-# crates (examples/peer_pipeline.rs: warc + httparse + robotstxt, the
+# crates (benches/peer, a package of its own: warc + httparse + robotstxt, the
 # verdicts on / of every crawler counted, no tables written); it is about
 # 16 times as slow as ingest, so it is off by default.
 #
@@ -31,10 +31,11 @@ if ! ls "$corpus"/*.warc.gz >/dev/null 2>&1; then
 fi
 files=("$corpus"/*.warc.gz)
 cores=$(nproc)
-cargo build --release --quiet --bin robostats --example decompress_floor --example peer_pipeline
+cargo build --release --quiet --bin robostats --example decompress_floor
+cargo build --release --quiet --locked --manifest-path benches/peer/Cargo.toml --target-dir target/peer
 bin=target/release/robostats
 floor=target/release/examples/decompress_floor
-peer=target/release/examples/peer_pipeline
+peer=target/peer/release/robostats-peer
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

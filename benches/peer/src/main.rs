@@ -7,7 +7,7 @@
 //! robots.txt response. The verdicts are only counted: no table is
 //! written. One file per thread, like the decompression floor.
 //!
-//!     cargo run --release --example peer_pipeline -- THREADS FILE...
+//!     cargo run --release --manifest-path benches/peer/Cargo.toml -- THREADS FILE...
 
 use std::time::Instant;
 
@@ -65,9 +65,9 @@ fn main() -> std::io::Result<()> {
     let threads: usize = args
         .next()
         .and_then(|t| t.parse().ok())
-        .expect("usage: peer_pipeline THREADS FILE...");
+        .expect("usage: robostats-peer THREADS FILE...");
     let files: Vec<String> = args.collect();
-    let list = robostats::classify::agents::AgentList::default_list();
+    let list = robostats_rows::classify::agents::AgentList::default_list();
     let mut agents: Vec<&str> = list.agents.iter().map(|a| a.token.as_str()).collect();
     agents.push("UnnamedPeerBot");
     let pool = rayon::ThreadPoolBuilder::new()
