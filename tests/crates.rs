@@ -77,9 +77,26 @@ fn each_crate_depends_only_on_what_it_owns() {
             "xxhash-rust"
         ])
     );
+    // The report (the printer): the tables' names and views, JSON, and
+    // the process calls that bound its Python; not the ingest.
+    assert_eq!(
+        direct("robostats-report"),
+        set(&[
+            "fastrand",
+            "robostats-rows",
+            "rustix",
+            "serde",
+            "serde_json"
+        ])
+    );
     // Nothing heavy below the three small crates (what the fuzz targets
-    // and the engine's tests build).
-    for package in ["robostats-robots", "robostats-warc", "robostats-rows"] {
+    // and the engine's tests build), nor below the report.
+    for package in [
+        "robostats-robots",
+        "robostats-warc",
+        "robostats-rows",
+        "robostats-report",
+    ] {
         let all = tree(package, None);
         for heavy in HEAVY {
             assert!(!all.contains(*heavy), "{package} depends on {heavy}");

@@ -8,6 +8,12 @@
 //!
 //! The report computes nothing itself: every number it shows is a value
 //! of a query's result, as a user running that query gets it.
+//!
+//! This crate is the `robostats` command's printer: it reads the tables
+//! that ingest wrote (through DuckDB) and depends on no part of the ingest
+//! but the tables' names and views (`robostats-rows`).
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod figures;
@@ -35,7 +41,7 @@ pub fn check_data_set(out: &Path) -> Result<(), String> {
         ));
     }
     // An older robostats wrote fewer tables: say which.
-    for table in crate::classify::Table::ALL {
+    for table in robostats_rows::classify::Table::ALL {
         if !out.join(table.name()).is_dir() {
             return Err(format!(
                 "{} has no {}/: it was written by an older robostats; ingest its inputs again",

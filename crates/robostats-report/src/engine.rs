@@ -25,7 +25,7 @@ use super::process::run_bounded;
 const BRIDGE: &str = include_str!("bridge.py");
 
 /// `queries/views.sql`: the views every query reads.
-pub const VIEWS: &str = include_str!("../../queries/views.sql");
+pub const VIEWS: &str = include_str!("../../../queries/views.sql");
 
 /// A query of `queries/`, by file stem, with its SQL.
 #[derive(Clone, Copy, Debug)]
@@ -45,7 +45,7 @@ macro_rules! queries {
         pub const QUERIES: &[Query] = &[
             $(Query {
                 name: $name,
-                sql: include_str!(concat!("../../queries/", $name, ".sql")),
+                sql: include_str!(concat!("../../../queries/", $name, ".sql")),
                 limit: queries!(@limit $($limit)?),
             },)*
         ];
@@ -343,16 +343,16 @@ impl Engine {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
         // views.sql, or a body in two data sets would read twice.
-        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
+        let tables: Vec<[String; 2]> = robostats_rows::classify::Table::ALL
             .iter()
             .map(|&t| {
                 [
                     t.name().to_owned(),
-                    crate::classify::table_view_sql(t, "{source}"),
+                    robostats_rows::classify::table_view_sql(t, "{source}"),
                 ]
             })
             .collect();
-        let body_tables: Vec<&str> = crate::classify::Table::ALL
+        let body_tables: Vec<&str> = robostats_rows::classify::Table::ALL
             .iter()
             .filter(|t| t.per_body())
             .map(|t| t.name())
