@@ -34,7 +34,7 @@ fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
 /// them.
 #[pyfunction]
 fn views_sql() -> &'static str {
-    robostats_report::engine::VIEWS
+    robostats_report::queries::VIEWS
 }
 
 /// Raises `ValueError` with the message of `robostats report` when `out`

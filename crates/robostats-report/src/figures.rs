@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::engine::{Results, Table};
+use super::queries::Query;
 use super::svg::{self, Histogram, Row, Series, colour};
 
 /// One figure: its charts, the query rows behind them, and what it means.
@@ -24,8 +25,8 @@ pub struct Figure {
 /// Rows of one query, some of its columns: what a figure shows.
 #[derive(Debug)]
 pub struct Shown {
-    /// The query's file stem in `queries/`.
-    pub query: &'static str,
+    /// The query, whose file is `queries/<stem>.sql`.
+    pub query: Query,
     /// Which of its rows these are.
     pub caption: String,
     /// Columns shown, as the query names them.
@@ -38,7 +39,7 @@ impl Shown {
     /// The rows of `table` that `keep` accepts (at most `limit`), in
     /// `columns`.
     fn of(
-        query: &'static str,
+        query: Query,
         table: &Table,
         columns: &[&str],
         caption: impl Into<String>,
@@ -108,7 +109,7 @@ const OUTCOMES: [(&str, &str, &str); 7] = [
 ];
 
 fn outcomes(results: &Results) -> Figure {
-    let t = results.get("outcomes_per_crawl");
+    let t = results.get(Query::OutcomesPerCrawl);
     let rows: Vec<Row> = crawls(t)
         .into_iter()
         .map(|crawl| Row {
@@ -152,7 +153,7 @@ fn outcomes(results: &Results) -> Figure {
                 .to_owned(),
         ],
         tables: vec![Shown::of(
-            "outcomes_per_crawl",
+            Query::OutcomesPerCrawl,
             t,
             &["crawl", "outcome", "hosts", "share"],
             "every row",
@@ -246,7 +247,7 @@ fn category_name(category: &str) -> String {
 }
 
 fn restriction(results: &Results) -> Figure {
-    let t = results.get("policy_trends");
+    let t = results.get(Query::PolicyTrends);
     let crawl = latest(t).unwrap_or_default();
     let mut rows = Vec::new();
     let mut last_category = String::new();
@@ -299,7 +300,7 @@ fn restriction(results: &Results) -> Figure {
                 .to_owned(),
         ],
         tables: vec![Shown::of(
-            "policy_trends",
+            Query::PolicyTrends,
             t,
             &["agent", "state", "decided_by", "hosts", "share"],
             format!("the rows of {crawl}"),
@@ -313,7 +314,7 @@ fn restriction(results: &Results) -> Figure {
 const TOP: usize = 8;
 
 fn trends(results: &Results) -> Figure {
-    let t = results.get("policy_trends");
+    let t = results.get(Query::PolicyTrends);
     let xs = crawls(t);
     let crawl = xs.last().cloned().unwrap_or_default();
     let mut agents: Vec<String> = ranked_agents(t, &crawl)
@@ -379,7 +380,7 @@ fn trends(results: &Results) -> Figure {
             note,
         ],
         tables: vec![Shown::of(
-            "policy_trends",
+            Query::PolicyTrends,
             t,
             &["crawl", "agent", "state", "decided_by", "hosts", "share"],
             "state full, the crawlers drawn",
@@ -399,7 +400,7 @@ const STATES: [&str; 6] = [
 ];
 
 fn transitions(results: &Results) -> Figure {
-    let t = results.get("policy_transitions");
+    let t = results.get(Query::PolicyTransitions);
     let pairs: Vec<(String, String)> = {
         let mut out: Vec<(String, String)> = Vec::new();
         for r in &t.rows {
@@ -533,7 +534,7 @@ fn transitions(results: &Results) -> Figure {
         ));
     }
     figure.tables.push(Shown::of(
-        "policy_transitions",
+        Query::PolicyTransitions,
         t,
         &[
             "agent",
@@ -548,9 +549,9 @@ fn transitions(results: &Results) -> Figure {
         usize::MAX,
         |r| shown.iter().any(|a| a == t.text(r, "agent")),
     ));
-    let b = results.get("body_changes");
+    let b = results.get(Query::BodyChanges);
     figure.tables.push(Shown::of(
-        "body_changes",
+        Query::BodyChanges,
         b,
         &[
             "from_crawl",
@@ -574,7 +575,7 @@ fn state_or_absent(state: &str) -> &str {
 }
 
 fn bias(results: &Results) -> Figure {
-    let t = results.get("crawler_bias");
+    let t = results.get(Query::CrawlerBias);
     let crawl = latest(t).unwrap_or_default();
     let mut picked: Vec<&Vec<Value>> = t
         .rows
@@ -620,7 +621,7 @@ fn bias(results: &Results) -> Figure {
                  robotstxt-experiments poster; Dinzinger & Granitzer)."
         )],
         tables: vec![Shown::of(
-            "crawler_bias",
+            Query::CrawlerBias,
             t,
             &[
                 "agent",
@@ -641,7 +642,7 @@ fn bias(results: &Results) -> Figure {
 const MAX_LINES: i64 = 60;
 
 fn sizes(results: &Results) -> Figure {
-    let lc = results.get("line_counts");
+    let lc = results.get(Query::LineCounts);
     let mut bins: Vec<(String, f64)> = (0..=MAX_LINES).map(|n| (n.to_string(), 0.0)).collect();
     bins.push((format!(">{MAX_LINES}"), 0.0));
     // the template most captures of a line count are, and its share of them
@@ -680,7 +681,7 @@ fn sizes(results: &Results) -> Figure {
             x_title: "lines (as Google counts them)",
         },
     );
-    let sh = results.get("size_histogram");
+    let sh = results.get(Query::SizeHistogram);
     // Every power of two up to the largest, empty bins included, so that
     // the x axis is a log scale.
     let largest = sh
@@ -724,7 +725,7 @@ fn sizes(results: &Results) -> Figure {
             x_title: "bytes (bins from the size shown to twice it)",
         },
     );
-    let tp = results.get("templates");
+    let tp = results.get(Query::Templates);
     let latest_crawl = latest(tp);
     Figure {
         id: "sizes",
@@ -751,7 +752,7 @@ fn sizes(results: &Results) -> Figure {
         ],
         tables: vec![
             Shown::of(
-                "line_counts",
+                Query::LineCounts,
                 lc,
                 &["lines", "captures", "share"],
                 format!("up to {MAX_LINES} lines (the last bin adds the rest)"),
@@ -759,7 +760,7 @@ fn sizes(results: &Results) -> Figure {
                 |r| lc.num(r, "lines") <= MAX_LINES as f64,
             ),
             Shown::of(
-                "size_histogram",
+                Query::SizeHistogram,
                 sh,
                 &[
                     "lower_bytes",
@@ -773,7 +774,7 @@ fn sizes(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "templates",
+                Query::Templates,
                 tp,
                 &[
                     "platform",
@@ -815,14 +816,14 @@ fn bytes(n: f64) -> String {
 }
 
 /// At most this many rows per list of names (the queries' `first` in
-/// `engine.rs`).
+/// `queries.rs`).
 const NAMES: usize = 12;
 
 fn names(results: &Results) -> Figure {
-    let ua = results.get("top_user_agents");
-    let nd = results.get("nonstandard_directives");
-    let ty = results.get("typos");
-    let sm = results.get("sitemap_hosts");
+    let ua = results.get(Query::TopUserAgents);
+    let nd = results.get(Query::NonstandardDirectives);
+    let ty = results.get(Query::Typos);
+    let sm = results.get(Query::SitemapHosts);
     let top = |t: &Table, label: &str, value: &str| -> Vec<(String, f64)> {
         t.rows
             .iter()
@@ -881,7 +882,7 @@ fn names(results: &Results) -> Figure {
         ],
         tables: vec![
             Shown::of(
-                "top_user_agents",
+                Query::TopUserAgents,
                 ua,
                 &["agent_token", "files", "share_of_files"],
                 "the first rows",
@@ -889,7 +890,7 @@ fn names(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "nonstandard_directives",
+                Query::NonstandardDirectives,
                 nd,
                 &["name", "known_elsewhere", "files", "share_of_files"],
                 "the first rows",
@@ -897,7 +898,7 @@ fn names(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "typos",
+                Query::Typos,
                 ty,
                 &[
                     "accepted_by_google",
@@ -911,7 +912,7 @@ fn names(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "sitemap_hosts",
+                Query::SitemapHosts,
                 sm,
                 &["sitemap_host", "sitemap_lines", "robots_hosts"],
                 "the first rows",
@@ -923,8 +924,8 @@ fn names(results: &Results) -> Figure {
 }
 
 fn preferences(results: &Results) -> Figure {
-    let ad = results.get("preference_adoption");
-    let pc = results.get("preference_contradictions");
+    let ad = results.get(Query::PreferenceAdoption);
+    let pc = results.get(Query::PreferenceContradictions);
     let adoption: Vec<(String, f64)> = ad
         .rows
         .iter()
@@ -937,7 +938,7 @@ fn preferences(results: &Results) -> Figure {
         .collect();
     // The values written most, per directive (the query orders each
     // directive's rows by files).
-    let pl = results.get("preference_labels");
+    let pl = results.get(Query::PreferenceLabels);
     let mut kept_values: Vec<&Vec<Value>> = Vec::new();
     for directive in ["content-signal", "content-usage"] {
         kept_values.extend(
@@ -1007,7 +1008,7 @@ fn preferences(results: &Results) -> Figure {
         ],
         tables: vec![
             Shown::of(
-                "preference_adoption",
+                Query::PreferenceAdoption,
                 ad,
                 &[
                     "directive",
@@ -1021,7 +1022,7 @@ fn preferences(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "preference_labels",
+                Query::PreferenceLabels,
                 pl,
                 &[
                     "directive",
@@ -1036,7 +1037,7 @@ fn preferences(results: &Results) -> Figure {
                 |r| kept_values.iter().any(|k| std::ptr::eq(k.as_slice(), r)),
             ),
             Shown::of(
-                "preference_contradictions",
+                Query::PreferenceContradictions,
                 pc,
                 &[
                     "agent",
@@ -1056,7 +1057,7 @@ fn preferences(results: &Results) -> Figure {
 const COPIES_AGENT: &str = "GPTBot";
 
 fn copies(results: &Results) -> Figure {
-    let tp = results.get("templates");
+    let tp = results.get(Query::Templates);
     let crawl = latest(tp);
     let in_crawl =
         |t: &Table, r: &[Value]| crawl.as_deref().is_none_or(|c| t.text(r, "crawl") == c);
@@ -1070,14 +1071,14 @@ fn copies(results: &Results) -> Figure {
         .filter(|r| in_crawl(tp, r) && !tp.text(r, "template").is_empty())
         .map(|r| (name(tp, r), tp.num(r, "share")))
         .collect();
-    let ab = results.get("template_ai_blocking");
+    let ab = results.get(Query::TemplateAiBlocking);
     let blocked: Vec<(String, f64)> = ab
         .rows
         .iter()
         .filter(|r| in_crawl(ab, r) && ab.text(r, "agent") == COPIES_AGENT)
         .map(|r| (name(ab, r), ab.num(r, "blocked_share")))
         .collect();
-    let db = results.get("duplicate_bodies");
+    let db = results.get(Query::DuplicateBodies);
     let label = crawl.as_deref().map_or_else(String::new, crawl_label);
     let summary = db
         .rows
@@ -1138,7 +1139,7 @@ fn copies(results: &Results) -> Figure {
         ],
         tables: vec![
             Shown::of(
-                "duplicate_bodies",
+                Query::DuplicateBodies,
                 db,
                 &[
                     "crawl",
@@ -1156,7 +1157,7 @@ fn copies(results: &Results) -> Figure {
                 |_| true,
             ),
             Shown::of(
-                "template_ai_blocking",
+                Query::TemplateAiBlocking,
                 ab,
                 &["template", "hosts", "blocked", "blocked_share"],
                 format!("{COPIES_AGENT}, {label}"),

@@ -21,13 +21,15 @@ pub mod html;
 mod links;
 mod process;
 mod python;
+pub mod queries;
 pub mod svg;
 mod text;
 
 use std::path::{Path, PathBuf};
 
-use engine::{Engine, EngineError, QUERIES, Table};
+use engine::{Engine, EngineError, Table};
 use figures::Figure;
+use queries::Query;
 
 /// Whether `out` is a data set the queries can read (an output directory
 /// of `robostats ingest` with every table), else what to do: the check
@@ -73,10 +75,10 @@ impl Report {
     /// Runs every query over `outs` (their tables read as one data set)
     /// and draws the figures.
     pub fn build(engine: &Engine, outs: &[PathBuf]) -> Result<Report, EngineError> {
-        let results = engine.run(outs, QUERIES)?;
+        let results = engine.run(outs)?;
         Ok(Report {
             outs: outs.iter().map(|p| p.display().to_string()).collect(),
-            data_set: results.get("data_set").clone(),
+            data_set: results.get(Query::DataSet).clone(),
             figures: figures::all(&results),
             duckdb: results.duckdb.clone(),
             timings: (
