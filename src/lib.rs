@@ -26,8 +26,9 @@
 //!   accounting), [`shard`] (which inputs one process of a batch job
 //!   takes) and [`terminal`] (text from files and servers, escaped for a
 //!   terminal).
-//! * Downstream of the Parquet tables, [`report`] runs the queries of
-//!   `queries/` over a data set (in DuckDB) and draws their figures.
+//! * Downstream of the Parquet tables, the `robostats-report` crate runs
+//!   the queries of `queries/` over a data set (in DuckDB) and draws their
+//!   figures: `robostats report`.
 //! * [`cli`] is the `robostats` command (flags, and the commands that
 //!   print), one program for the Rust binary and the Python package.
 //!
@@ -64,7 +65,6 @@ pub use robostats_robots as robots;
 pub mod cli;
 pub mod output;
 pub mod pipeline;
-pub mod report;
 pub mod shard;
 pub mod source;
 pub mod terminal;

@@ -6,9 +6,9 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::report::Report;
-use crate::report::engine::Engine;
 use anyhow::{Context, bail};
+use robostats_report::Report;
+use robostats_report::engine::Engine;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,7 +30,7 @@ pub struct Args {
     python: Option<PathBuf>,
     /// Seconds the queries may take in all; then they are stopped and
     /// the report fails (a month's crawl takes about an hour).
-    #[arg(long, value_name = "SECS", default_value_t = crate::report::engine::DEFAULT_TIMEOUT.as_secs())]
+    #[arg(long, value_name = "SECS", default_value_t = robostats_report::engine::DEFAULT_TIMEOUT.as_secs())]
     timeout: u64,
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -43,7 +43,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut seen = Vec::new();
     for out in &args.outs {
-        crate::report::check_data_set(out).map_err(anyhow::Error::msg)?;
+        robostats_report::check_data_set(out).map_err(anyhow::Error::msg)?;
         let canonical =
             fs::canonicalize(out).with_context(|| format!("cannot resolve {}", out.display()))?;
         if seen.contains(&canonical) {

@@ -34,14 +34,14 @@ fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
 /// them.
 #[pyfunction]
 fn views_sql() -> &'static str {
-    robostats::report::engine::VIEWS
+    robostats_report::queries::VIEWS
 }
 
 /// Raises `ValueError` with the message of `robostats report` when `out`
 /// is not a data set the views can read.
 #[pyfunction]
 fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
-    robostats::report::check_data_set(&out).map_err(PyValueError::new_err)
+    robostats_report::check_data_set(&out).map_err(PyValueError::new_err)
 }
 
 #[pymodule]

@@ -8,6 +8,12 @@
 //!
 //! The report computes nothing itself: every number it shows is a value
 //! of a query's result, as a user running that query gets it.
+//!
+//! This crate is the `robostats` command's printer: it reads the tables
+//! that ingest wrote (through DuckDB) and depends on no part of the ingest
+//! but the tables' names and views (`robostats-rows`).
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod figures;
@@ -15,13 +21,15 @@ pub mod html;
 mod links;
 mod process;
 mod python;
+pub mod queries;
 pub mod svg;
 mod text;
 
 use std::path::{Path, PathBuf};
 
-use engine::{Engine, EngineError, QUERIES, Table};
+use engine::{Engine, EngineError, Table};
 use figures::Figure;
+use queries::Query;
 
 /// Whether `out` is a data set the queries can read (an output directory
 /// of `robostats ingest` with every table), else what to do: the check
@@ -35,7 +43,7 @@ pub fn check_data_set(out: &Path) -> Result<(), String> {
         ));
     }
     // An older robostats wrote fewer tables: say which.
-    for table in crate::classify::Table::ALL {
+    for table in robostats_rows::classify::Table::ALL {
         if !out.join(table.name()).is_dir() {
             return Err(format!(
                 "{} has no {}/: it was written by an older robostats; ingest its inputs again",
@@ -67,10 +75,10 @@ impl Report {
     /// Runs every query over `outs` (their tables read as one data set)
     /// and draws the figures.
     pub fn build(engine: &Engine, outs: &[PathBuf]) -> Result<Report, EngineError> {
-        let results = engine.run(outs, QUERIES)?;
+        let results = engine.run(outs)?;
         Ok(Report {
             outs: outs.iter().map(|p| p.display().to_string()).collect(),
-            data_set: results.get("data_set").clone(),
+            data_set: results.get(Query::DataSet).clone(),
             figures: figures::all(&results),
             duckdb: results.duckdb.clone(),
             timings: (

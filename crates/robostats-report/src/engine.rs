@@ -17,63 +17,13 @@ use serde_json::Value;
 
 use super::links::Links;
 use super::process::run_bounded;
+use super::queries::{Query, VIEWS};
 
 // serde_json reads floats exactly (its `float_roundtrip` feature): the
 // report shows the very values the queries return.
 
 /// The bridge between robostats and DuckDB's Python package.
 const BRIDGE: &str = include_str!("bridge.py");
-
-/// `queries/views.sql`: the views every query reads.
-pub const VIEWS: &str = include_str!("../../queries/views.sql");
-
-/// A query of `queries/`, by file stem, with its SQL.
-#[derive(Clone, Copy, Debug)]
-pub struct Query {
-    /// The file's stem (`policy_trends` for `queries/policy_trends.sql`).
-    pub name: &'static str,
-    /// The file's text.
-    pub sql: &'static str,
-    /// Only the first rows are needed (a list of the most frequent names
-    /// has a row per name of the crawl: millions).
-    pub limit: Option<u64>,
-}
-
-macro_rules! queries {
-    ($($name:literal $(first $limit:literal)?),* $(,)?) => {
-        /// Every query the report runs, as the files of `queries/` hold them.
-        pub const QUERIES: &[Query] = &[
-            $(Query {
-                name: $name,
-                sql: include_str!(concat!("../../queries/", $name, ".sql")),
-                limit: queries!(@limit $($limit)?),
-            },)*
-        ];
-    };
-    (@limit) => { None };
-    (@limit $limit:literal) => { Some($limit) };
-}
-
-queries!(
-    "outcomes_per_crawl",
-    "policy_trends",
-    "policy_transitions",
-    "body_changes",
-    "crawler_bias",
-    "line_counts",
-    "size_histogram",
-    "templates",
-    "duplicate_bodies",
-    "template_ai_blocking",
-    "top_user_agents" first 12,
-    "sitemap_hosts" first 12,
-    "nonstandard_directives" first 12,
-    "typos" first 12,
-    "preference_adoption",
-    "preference_labels",
-    "preference_contradictions",
-    "data_set",
-);
 
 /// A query's result: its columns and rows, values as JSON.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -209,37 +159,34 @@ enum Outcome {
     Error { error: String },
 }
 
-/// The results of a run: each query's table, and DuckDB's version.
-#[derive(Debug, Default)]
+/// The results of a run: every query's table, and DuckDB's version.
+#[derive(Debug)]
 pub struct Results {
     /// DuckDB's version, as its Python package gives it.
     pub duckdb: String,
     /// Seconds spent creating the views and the rows of `crawl_hosts`,
     /// which several queries read, before the first query.
     pub prepare_seconds: f64,
-    tables: std::collections::HashMap<String, Table>,
+    /// Each query's table, in the order of [`Query::ALL`] (a run without
+    /// every query's result fails).
+    tables: Vec<Table>,
 }
 
 impl Results {
     /// The queries by time taken, slowest first: (name, seconds).
-    pub fn timings(&self) -> Vec<(&str, f64)> {
-        let mut t: Vec<(&str, f64)> = self
-            .tables
+    pub fn timings(&self) -> Vec<(&'static str, f64)> {
+        let mut t: Vec<(&'static str, f64)> = Query::ALL
             .iter()
-            .map(|(name, table)| (name.as_str(), table.seconds))
+            .zip(&self.tables)
+            .map(|(query, table)| (query.name(), table.seconds))
             .collect();
         t.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
         t
     }
 
-    /// The table of query `name` (empty when it was not run).
-    pub fn get(&self, name: &str) -> &Table {
-        static EMPTY: Table = Table {
-            columns: Vec::new(),
-            rows: Vec::new(),
-            seconds: 0.0,
-        };
-        self.tables.get(name).unwrap_or(&EMPTY)
+    /// The table of `query`.
+    pub fn get(&self, query: Query) -> &Table {
+        &self.tables[query.index()]
     }
 }
 
@@ -284,10 +231,10 @@ impl Engine {
     }
 
     /// Runs `views.sql` over the data sets `outs` (their tables read as
-    /// one), then each query.
-    pub fn run(&self, outs: &[PathBuf], queries: &[Query]) -> Result<Results, EngineError> {
+    /// one), then every query of [`Query::ALL`].
+    pub fn run(&self, outs: &[PathBuf]) -> Result<Results, EngineError> {
         let links = Links::new(outs).map_err(EngineError::Links)?;
-        let mut request = self.request(&links, queries).to_string();
+        let mut request = self.request(&links).to_string();
         // One line: the bridge then reads its standard input to the end, to
         // learn when robostats is gone.
         request.push('\n');
@@ -312,19 +259,19 @@ impl Engine {
         let answer: Answer = serde_json::from_slice(&output.stdout).map_err(|e| {
             EngineError::Failed(python.clone(), format!("it gave no readable answer ({e})"))
         })?;
-        let mut tables = std::collections::HashMap::new();
-        for query in queries {
-            match answer.results.get(query.name) {
+        let mut tables = Vec::with_capacity(Query::ALL.len());
+        for query in Query::ALL {
+            match answer.results.get(query.name()) {
                 Some(Outcome::Table(table)) => {
-                    tables.insert(query.name.to_owned(), table.clone());
+                    tables.push(table.clone());
                 }
                 Some(Outcome::Error { error }) => {
-                    return Err(EngineError::Query(query.name, error.clone()));
+                    return Err(EngineError::Query(query.name(), error.clone()));
                 }
                 None => {
                     return Err(EngineError::Failed(
                         python.clone(),
-                        format!("no result for {}", query.name),
+                        format!("no result for {}", query.name()),
                     ));
                 }
             }
@@ -339,27 +286,27 @@ impl Engine {
     /// The bridge's request: the data sets as DuckDB reads them (the
     /// links, from the directory holding them) and as the user named them
     /// (for messages), each table's view, `views.sql` and the queries.
-    fn request(&self, links: &Links, queries: &[Query]) -> Value {
+    fn request(&self, links: &Links) -> Value {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
         // views.sql, or a body in two data sets would read twice.
-        let tables: Vec<[String; 2]> = crate::classify::Table::ALL
+        let tables: Vec<[String; 2]> = robostats_rows::classify::Table::ALL
             .iter()
             .map(|&t| {
                 [
                     t.name().to_owned(),
-                    crate::classify::table_view_sql(t, "{source}"),
+                    robostats_rows::classify::table_view_sql(t, "{source}"),
                 ]
             })
             .collect();
-        let body_tables: Vec<&str> = crate::classify::Table::ALL
+        let body_tables: Vec<&str> = robostats_rows::classify::Table::ALL
             .iter()
             .filter(|t| t.per_body())
             .map(|t| t.name())
             .collect();
-        let queries: Vec<Value> = queries
+        let queries: Vec<Value> = Query::ALL
             .iter()
-            .map(|q| serde_json::json!({"name": q.name, "sql": q.sql, "limit": q.limit}))
+            .map(|q| serde_json::json!({"name": q.name(), "sql": q.sql(), "limit": q.limit()}))
             .collect();
         serde_json::json!({
             "dir": links.dir().map(|d| d.to_string_lossy()),

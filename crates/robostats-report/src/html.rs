@@ -70,7 +70,7 @@ fn table(out: &mut String, shown: &Shown) {
     let _ = write!(
         out,
         r#"<div class="numbers"><table data-query="{q}"><caption>queries/{q}.sql: {c} ({n} rows)</caption><thead><tr>"#,
-        q = escape(shown.query),
+        q = escape(shown.query.name()),
         c = escape(&shown.caption),
         n = shown.rows.len()
     );

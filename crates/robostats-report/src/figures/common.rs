@@ -1,0 +1,93 @@
+//! What several figures read the same way: the crawls of a query's rows,
+//! and the crawlers in the report's order of categories.
+
+use super::Table;
+
+/// At most this many crawlers per line chart or list of changes.
+pub(super) const TOP: usize = 8;
+
+/// At most this many rows per list of names (the queries' `first` in
+/// `queries.rs`).
+pub(super) const NAMES: usize = 12;
+
+/// Crawls in the order of a query's `crawl` column, without repeats.
+pub(super) fn crawls(table: &Table) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for row in &table.rows {
+        let crawl = table.text(row, "crawl").to_owned();
+        if !out.contains(&crawl) {
+            out.push(crawl);
+        }
+    }
+    out
+}
+
+/// A crawl's name, or what a capture without one is shown as.
+pub(super) fn crawl_label(crawl: &str) -> String {
+    if crawl.is_empty() {
+        "(no crawl)".to_owned()
+    } else {
+        crawl.to_owned()
+    }
+}
+
+/// The latest crawl of a query's result (its last `crawl`).
+pub(super) fn latest(t: &Table) -> Option<String> {
+    crawls(t).pop()
+}
+
+/// The report's order of crawler categories: AI crawlers first.
+const CATEGORIES: [(&str, &str); 6] = [
+    ("ai", "AI crawlers"),
+    ("archive", "archives and data sets"),
+    ("search", "search engines"),
+    ("ads", "advertising"),
+    ("seo", "SEO tools"),
+    ("global", "* (a crawler no group names)"),
+];
+
+/// Agents of the latest crawl's `policy_trends` rows, by category (AI
+/// first), then by their share of full blocks, descending.
+pub(super) fn ranked_agents(t: &Table, crawl: &str) -> Vec<(String, String, f64)> {
+    let mut agents: Vec<(String, String, f64)> = Vec::new();
+    for r in t.rows.iter().filter(|r| t.text(r, "crawl") == crawl) {
+        let agent = t.text(r, "agent");
+        let full = if t.text(r, "state") == "full" {
+            t.num(r, "share")
+        } else {
+            0.0
+        };
+        match agents.iter_mut().find(|a| a.0 == agent) {
+            Some(a) => a.2 += full,
+            None => agents.push((
+                agent.to_owned(),
+                t.text(r, "agent_category").to_owned(),
+                full,
+            )),
+        }
+    }
+    agents.sort_by(|a, b| {
+        category_rank(&a.1)
+            .cmp(&category_rank(&b.1))
+            .then(b.2.total_cmp(&a.2))
+            .then(a.0.cmp(&b.0))
+    });
+    agents
+}
+
+/// A category's place in the report's order (AI first; unknown last).
+pub(super) fn category_rank(category: &str) -> usize {
+    CATEGORIES
+        .iter()
+        .position(|k| k.0 == category)
+        .unwrap_or(CATEGORIES.len())
+}
+
+/// A category's name as the figures write it (its key when unknown).
+pub(super) fn category_name(category: &str) -> String {
+    CATEGORIES
+        .iter()
+        .find(|c| c.0 == category)
+        .map_or(category, |c| c.1)
+        .to_owned()
+}

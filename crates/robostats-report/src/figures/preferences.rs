@@ -1,0 +1,170 @@
+//! Figure 8: AI-use preferences (Content-Signal and Content-Usage):
+//! adoption, the values written most, and the files that let an AI
+//! crawler fetch yet say no to training.
+
+use super::common::NAMES;
+use super::{Figure, Query, Results, Shown, Table, Value};
+use crate::svg::{self, colour};
+
+/// Each directive's share of files.
+fn adoption(ad: &Table) -> Vec<(String, f64)> {
+    ad.rows
+        .iter()
+        .map(|r| {
+            (
+                ad.text(r, "directive").to_owned(),
+                ad.num(r, "share_of_files"),
+            )
+        })
+        .collect()
+}
+
+/// The values written most, per directive (the query orders each
+/// directive's rows by files).
+fn kept_values(pl: &Table) -> Vec<&Vec<Value>> {
+    let mut kept_values: Vec<&Vec<Value>> = Vec::new();
+    for directive in ["content-signal", "content-usage"] {
+        kept_values.extend(
+            pl.rows
+                .iter()
+                .filter(|r| pl.text(r, "directive") == directive)
+                .take(NAMES / 2),
+        );
+    }
+    kept_values
+}
+
+/// A bar per value kept: its directive, label and value, by files.
+fn values(pl: &Table, kept_values: &[&Vec<Value>]) -> Vec<(String, f64)> {
+    kept_values
+        .iter()
+        .map(|r| {
+            let directive = match pl.text(r, "directive") {
+                "content-signal" => "Content-Signal",
+                "content-usage" => "Content-Usage",
+                other => other,
+            };
+            let label = match pl.text(r, "label") {
+                "" => format!("{directive} (unreadable)"),
+                label => format!("{directive} {label}={}", pl.text(r, "value")),
+            };
+            (label, pl.num(r, "files"))
+        })
+        .collect()
+}
+
+/// Whether row `r` of `preference_contradictions` is an AI crawler's.
+fn is_ai(pc: &Table, r: &[Value]) -> bool {
+    pc.text(r, "agent_category") == "ai"
+}
+
+/// The AI crawlers whose allowing files most often say no to training,
+/// at most `NAMES`: (crawler, share).
+fn said(pc: &Table) -> Vec<(String, f64)> {
+    let mut said: Vec<(String, f64)> = pc
+        .rows
+        .iter()
+        .filter(|r| is_ai(pc, r))
+        .map(|r| {
+            (
+                pc.text(r, "agent").to_owned(),
+                pc.num(r, "allowed_no_ai_training_share"),
+            )
+        })
+        .collect();
+    said.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    said.truncate(NAMES);
+    said
+}
+
+pub(super) fn figure(results: &Results) -> Figure {
+    let ad = results.get(Query::PreferenceAdoption);
+    let pc = results.get(Query::PreferenceContradictions);
+    let pl = results.get(Query::PreferenceLabels);
+    let kept_values = kept_values(pl);
+    let said = said(pc);
+    Figure {
+        id: "preferences",
+        title: "AI-use preferences".to_owned(),
+        charts: vec![
+            (
+                "Files with a Content-Signal or Content-Usage line".to_owned(),
+                svg::bars("Adoption", &adoption(ad), colour::BLUE, true),
+            ),
+            (
+                "The values written most (files)".to_owned(),
+                svg::bars("Values", &values(pl, &kept_values), colour::ORANGE, false),
+            ),
+            (
+                "Files that let the crawler fetch / yet say no to AI training (share of those \
+                 that let it fetch /)"
+                    .to_owned(),
+                svg::bars("Allowed, yet no training", &said, colour::VERMILLION, true),
+            ),
+        ],
+        definition: vec![
+            "Over every capture whose body was parsed as robots.txt, all crawls together. \
+             Adoption: files with a Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) \
+             line, and with either. Allowed, yet no training: of the files whose rules let the \
+             AI crawler fetch /, those whose preferences for it say no to AI training \
+             (Content-Usage train-ai=n, or Content-Signal ai-train=no). Values: each label and \
+             value as written, by files, whatever the directive's draft or vocabulary."
+                .to_owned(),
+        ],
+        tables: tables(ad, pl, pc, &kept_values, &said),
+    }
+}
+
+/// Every adoption row, the values drawn, and the AI crawlers drawn.
+fn tables(
+    ad: &Table,
+    pl: &Table,
+    pc: &Table,
+    kept_values: &[&Vec<Value>],
+    said: &[(String, f64)],
+) -> Vec<Shown> {
+    vec![
+        Shown::of(
+            Query::PreferenceAdoption,
+            ad,
+            &[
+                "directive",
+                "lines",
+                "files",
+                "share_of_files",
+                "unparseable_lines",
+            ],
+            "every row",
+            usize::MAX,
+            |_| true,
+        ),
+        Shown::of(
+            Query::PreferenceLabels,
+            pl,
+            &[
+                "directive",
+                "label",
+                "value",
+                "preference",
+                "status",
+                "files",
+            ],
+            "the values drawn",
+            usize::MAX,
+            |r| kept_values.iter().any(|k| std::ptr::eq(k.as_slice(), r)),
+        ),
+        Shown::of(
+            Query::PreferenceContradictions,
+            pc,
+            &[
+                "agent",
+                "allowed",
+                "allowed_no_ai_training",
+                "allowed_no_ai_training_share",
+            ],
+            "the AI crawlers drawn",
+            usize::MAX,
+            |r| is_ai(pc, r) && said.iter().any(|s| s.0 == pc.text(r, "agent")),
+        ),
+    ]
+}

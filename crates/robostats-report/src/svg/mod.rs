@@ -1,0 +1,116 @@
+//! Charts as standalone SVG: the few kinds the report draws, with nothing
+//! outside the file (no fonts to fetch, no script).
+//!
+//! Every chart is `WIDTH` units wide with text of at least 12 units, so
+//! that at a two-column paper's column width (about 3.3 inches) the
+//! smallest text prints at about 6 to 7 points. Colours are the Okabe-Ito
+//! palette, told apart with colour-blindness; bars also carry their
+//! numbers in `<title>` (a tooltip in a browser) and in the report's table.
+//!
+//! A file per kind of chart: bars (stacked, and plain with their values),
+//! histogram, lines, matrix and dots; `doc` is the document they draw
+//! into, `numbers` writes counts, shares and a scale's ticks, and
+//! `colour` holds the palette.
+
+mod bars;
+pub mod colour;
+mod doc;
+mod dots;
+mod histogram;
+mod lines;
+mod matrix;
+mod numbers;
+
+pub use super::text::escape;
+pub use bars::{bars, stacked_bars};
+pub use dots::dots;
+pub use histogram::{Histogram, histogram};
+pub use lines::lines;
+pub use matrix::matrix;
+pub use numbers::{count, percent};
+
+use doc::Doc;
+
+/// The width of every chart, in SVG units (pixels in a browser).
+pub const WIDTH: f64 = 560.0;
+/// Text size of labels.
+const FONT: f64 = 13.0;
+/// Text size of axis ticks and notes.
+const SMALL: f64 = 12.0;
+/// The text colour.
+pub const INK: &str = "#222222";
+const GRID: &str = "#d9d9d9";
+
+/// A chart that only says why it has nothing to draw.
+pub fn note(label: &str, text: &str) -> String {
+    Doc::new(label).empty(text)
+}
+
+/// One series of a chart: its name and colour.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// The name, in the legend.
+    pub name: String,
+    /// The fill or stroke.
+    pub colour: String,
+}
+
+impl Series {
+    /// A series.
+    pub fn new(name: impl Into<String>, colour: impl Into<String>) -> Series {
+        Series {
+            name: name.into(),
+            colour: colour.into(),
+        }
+    }
+}
+
+/// A labelled row of values, one per series.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The row's label, left of its bar.
+    pub label: String,
+    /// Values, one per series.
+    pub values: Vec<f64>,
+    /// A heading above this row (the first row of a group), if any.
+    pub group: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc::fit;
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_fitted() {
+        assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
+        assert_eq!(fit("abcdefghijklmnopqrstuvwxyz", 50.0, 12.0), "abcde…");
+        let svg = bars("t<", &[("<script>".to_owned(), 3.0)], colour::BLUE, false);
+        assert!(!svg.contains("<script>"));
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn charts_hold_no_character_xml_forbids() {
+        let svg = bars(
+            "x\u{FFFF}",
+            &[("\u{FFFE}\u{1}".to_owned(), 1.0)],
+            colour::BLUE,
+            false,
+        );
+        assert!(!svg.contains(['\u{FFFF}', '\u{FFFE}', '\u{1}']));
+    }
+
+    #[test]
+    fn every_chart_draws_nothing_without_data() {
+        for svg in [
+            stacked_bars("x", &[], &[], true),
+            bars("x", &[], colour::BLUE, true),
+            lines("x", &[], &[]),
+            matrix("x", &[], &[], &[]),
+            dots("x", &[], ""),
+        ] {
+            assert!(svg.contains("no data"), "{svg}");
+        }
+    }
+}
