@@ -4,23 +4,46 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== format and lints"
+# Each step's wall time, printed at the end (and on failure): where a
+# run's minutes go.
+step_name="" step_started=$SECONDS step_times=()
+step() {
+    [ -n "$step_name" ] && step_times+=("$(printf '%5d s  %s' $((SECONDS - step_started)) "$step_name")")
+    step_name=$1 step_started=$SECONDS
+    echo "== $1"
+}
+times() {
+    step ""
+    echo "== time per step"
+    printf '%s\n' "${step_times[@]}"
+    printf '%5d s  total\n' "$SECONDS"
+}
+trap times EXIT
+
+step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The release binary first: the Rust integration tests run it (ROBOSTATS_BIN)
 # as the Python tests and the README's commands do.
-echo "== release build"
+step "release build"
 cargo build --release --locked
 
-echo "== tests (unit, integration, property, CLI)"
+step "tests (unit, integration, property, CLI)"
 # tests/faults.rs kills compact at each of its steps with strace's fault
 # injection (ROBOSTATS_NO_STRACE=1 skips those tests).
 if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's strace (for tests/faults.rs)"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
 fi
-ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
+# The command's crate in the release profile: its tests share the release
+# build's dependency tree (Cargo.toml keeps the dev-dependencies from
+# changing its features), so the tree is built once, not again for tests.
+ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --release --locked -p robostats
+# The small crates in the test profile, with their debug assertions (their
+# dependency trees are small; criterion, a dev-dependency of two, would
+# change features in the big one).
+cargo test --locked -p robostats-robots -p robostats-warc -p robostats-rows -p robostats-report
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output. The packages go to a
@@ -29,7 +52,7 @@ ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 # Slurm with scripts/slurm/local-cluster.sh, which installs Debian's slurm-wlm
 # and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test);
 # test_report.py needs Debian's chromium, installed here when missing.
-echo "== python: tables and queries (tests/python)"
+step "python: tables and queries (tests/python)"
 py=python3
 if [ -x target/python-venv/bin/python3 ] || python3 -m venv target/python-venv >/dev/null 2>&1; then
     py=target/python-venv/bin/python3
@@ -54,7 +77,7 @@ PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # makes from the clone (the same files); then a new virtual environment
 # with the first and the test tools, and tests/package run from it with no
 # Rust toolchain on PATH.
-echo "== python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
+step "python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
 rm -rf target/wheels
 "$py" -m maturin build --release --locked --out target/wheels/release
 PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
@@ -85,7 +108,7 @@ PATH="$PWD/target/package-venv/bin:$PWD/target/no-rust:$no_rust" ROBOSTATS_BIN="
 # The benchmarks and examples are type-checked by clippy --all-targets above;
 # scripts/bench.sh builds and runs them.
 
-echo "== fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
+step "fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     scripts/fuzz.sh 10
 else
