@@ -214,7 +214,7 @@ fn lint_diagnoses_every_line_and_sums_up() {
         ),
         (
             8,
-            " 9  unknown     Crawl-delay: 10  ['crawl-delay': not used by Google, used by others]",
+            " 9  unused      Crawl-delay: 10  ['crawl-delay': not used by Google, used by others]",
         ),
         (9, "10  unknown     unicorn: yes  [unknown key: ignored]"),
         (
@@ -242,6 +242,13 @@ fn lint_json_is_one_document_with_every_line() {
     assert_eq!(lines[2]["kind"], "disallow");
     assert_eq!(lines[2]["flags"]["is_acceptable_typo"], true);
     assert_eq!(lines[8]["known_elsewhere"], "crawl-delay");
+    // What Google's reporter says: `unused` for a key of other crawlers,
+    // `unknown` for any other key and for a line without a directive.
+    assert_eq!(lines[8]["kind"], "unknown");
+    assert_eq!(lines[8]["google_tag"], "unused");
+    assert_eq!(lines[9]["google_tag"], "unknown");
+    assert_eq!(lines[4]["google_tag"], "unknown");
+    assert_eq!(lines[5]["google_tag"], "user-agent");
     assert_eq!(lines[3]["pattern"], "/x");
     assert_eq!(doc["summary"]["groups"], 2);
     assert_eq!(doc["summary"]["rules_outside_group"], 1);

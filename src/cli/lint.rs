@@ -5,7 +5,8 @@ use std::io::{self, BufWriter, Write};
 
 use crate::http::content::looks_like_html;
 use crate::robots::{
-    FileLint, GOOGLE_MAX_BYTES, Key, Line, LineFinding, RobotsTxt, Stats, known_elsewhere,
+    FileLint, GOOGLE_MAX_BYTES, Key, Line, LineFinding, ReportedTag, RobotsTxt, Stats,
+    known_elsewhere,
 };
 use serde_json::json;
 
@@ -15,8 +16,9 @@ use super::{FileArg, plural, printable, read_body};
 pub struct Args {
     /// The robots.txt file (`-` reads standard input).
     robots_file: FileArg,
-    /// One JSON document: every line (number, kind, key, value, Google's
-    /// flags, diagnostics) and the summary.
+    /// One JSON document: every line (number, kind, the tag Google's
+    /// reporter gives it, key, value, Google's flags, diagnostics) and the
+    /// summary.
     #[arg(long)]
     json: bool,
     /// Exit with status 1 when a line has a finding (anything but `ok`,
@@ -44,10 +46,12 @@ fn status(args: &Args, findings: bool) -> ExitCode {
     }
 }
 
-/// What a line is, for people.
-fn kind(line: &Line<'_>) -> &'static str {
+/// What Google's reporting parser calls a line (its tag); `-` for a line
+/// without a directive, whose tag the reporter leaves at `unknown` and
+/// flags blank, comment or no directive instead.
+fn reported(line: &Line<'_>) -> &'static str {
     match line.key {
-        Some(key) => key.as_str(),
+        Some(_) => ReportedTag::of(line).as_str(),
         None => "-",
     }
 }
@@ -129,6 +133,7 @@ fn write_json(
             "line": line.number,
             "offset": line.offset,
             "kind": line.key.map_or("none", Key::as_str),
+            "google_tag": ReportedTag::of(&line).as_str(),
             "key": String::from_utf8_lossy(line.key_text),
             "text": String::from_utf8_lossy(line.raw),
             "flags": m.flags().into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect::<serde_json::Map<String, serde_json::Value>>(),
@@ -177,7 +182,7 @@ fn write_text(
             out,
             "{:>width$}  {:<10}  {text}  [{diagnosis}]",
             line.number,
-            kind(&line)
+            reported(&line)
         )?;
     }
     let s = robots.stats();

@@ -5,8 +5,8 @@
 
 use base64::Engine;
 use robostats_robots::{
-    Key, Line, LineMetadata, Lines, RobotsTxt, escape_pattern, is_valid_user_agent_to_obey,
-    known_elsewhere, path_params_query,
+    Key, Line, LineMetadata, Lines, ReportedTag, RobotsTxt, escape_pattern,
+    is_valid_user_agent_to_obey, known_elsewhere, path_params_query,
 };
 use serde_json::{Map, Value, json};
 
@@ -68,14 +68,7 @@ fn google_robots_test_all_145_verdicts() {
 }
 
 fn tag_name(line: &Line<'_>) -> &'static str {
-    match line.key {
-        Some(Key::UserAgent) => "UserAgent",
-        Some(Key::Allow) => "Allow",
-        Some(Key::Disallow) => "Disallow",
-        Some(Key::Sitemap) => "Sitemap",
-        Some(Key::Unknown) if known_elsewhere(line.key_text).is_some() => "Unused",
-        Some(Key::Unknown) | None => "Unknown",
-    }
+    ReportedTag::of(line).google_name()
 }
 
 fn metadata_json(m: &LineMetadata) -> Map<String, Value> {

@@ -8,16 +8,19 @@
 //! The parts, each importing only those before it: `finding` (the typed
 //! findings and their sentences), `scope` (whether a group's rules shut
 //! a path scope), `preference` ([`PreferenceLint`]), `line`
-//! ([`FileLint`]); this module adds lint's questions to [`RobotsTxt`].
+//! ([`FileLint`]), `reported` (the tag Google's reporter gives a line,
+//! [`ReportedTag`]); this module adds lint's questions to [`RobotsTxt`].
 
 mod finding;
 mod line;
 mod preference;
+mod reported;
 mod scope;
 
 pub use finding::{EmptyRule, LineFinding, PreferenceFinding};
 pub use line::FileLint;
 pub use preference::PreferenceLint;
+pub use reported::ReportedTag;
 
 use crate::parse::{RobotsTxt, UserAgent};
 use crate::preference::Statement;
