@@ -1,5 +1,7 @@
 //! `robostats report`: the figures of one or more data sets as one HTML
-//! page, and with `--figures`, each chart as an SVG file.
+//! page, and with `--figures`, each chart as an SVG file. The flags become
+//! a [`ReportConfig`] in one place ([`Args::resolve`]); the report crate
+//! (`robostats_report`) runs the queries and draws.
 
 use crate::cli::ExitCode;
 use std::fs;
@@ -40,36 +42,57 @@ pub struct Args {
     verbose: bool,
 }
 
+/// What `robostats report` does, every flag checked.
+pub struct ReportConfig {
+    /// The data sets, each checked and named once.
+    outs: Vec<PathBuf>,
+    /// The HTML file.
+    output: PathBuf,
+    /// Where the SVG files go, if anywhere.
+    figures: Option<PathBuf>,
+    /// The Python that runs DuckDB, with the timeout and verbosity.
+    engine: Engine,
+    /// Print nothing but errors.
+    quiet: bool,
+}
+
+impl Args {
+    /// The report the flags ask for: the data sets checked (each a data
+    /// set, none named twice), the timeout, and the Python found.
+    pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
+        let mut seen = Vec::new();
+        for out in &self.outs {
+            robostats_report::check_data_set(out).map_err(anyhow::Error::msg)?;
+            let canonical = fs::canonicalize(out)
+                .with_context(|| format!("cannot resolve {}", out.display()))?;
+            if seen.contains(&canonical) {
+                bail!("{} is named twice", out.display());
+            }
+            seen.push(canonical);
+        }
+        if self.timeout == 0 {
+            bail!("--timeout must be more than 0 seconds");
+        }
+        let engine = Engine::find(self.python.as_deref())?
+            .with_timeout(std::time::Duration::from_secs(self.timeout))
+            .with_verbose(self.verbose);
+        Ok(ReportConfig {
+            outs: self.outs.clone(),
+            output: self.output.clone(),
+            figures: self.figures.clone(),
+            engine,
+            quiet: self.quiet,
+        })
+    }
+}
+
+/// Runs `robostats report`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let mut seen = Vec::new();
-    for out in &args.outs {
-        robostats_report::check_data_set(out).map_err(anyhow::Error::msg)?;
-        let canonical =
-            fs::canonicalize(out).with_context(|| format!("cannot resolve {}", out.display()))?;
-        if seen.contains(&canonical) {
-            bail!("{} is named twice", out.display());
-        }
-        seen.push(canonical);
-    }
     let started = std::time::Instant::now();
-    if args.timeout == 0 {
-        bail!("--timeout must be more than 0 seconds");
-    }
-    let engine = Engine::find(args.python.as_deref())?
-        .with_timeout(std::time::Duration::from_secs(args.timeout))
-        .with_verbose(args.verbose);
-    let report = Report::build(&engine, &args.outs)?;
-    write_replacing(&args.output, report.html().as_bytes())?;
-    let mut written = vec![args.output.display().to_string()];
-    if let Some(dir) = &args.figures {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        for (name, svg) in report.svg_files() {
-            let path = dir.join(name);
-            write_replacing(&path, svg.as_bytes())?;
-        }
-        written.push(format!("{}/*.svg", dir.display()));
-    }
-    if !args.quiet {
+    let config = args.resolve()?;
+    let report = Report::build(&config.engine, &config.outs)?;
+    let written = write(&config, &report)?;
+    if !config.quiet {
         let (prepare, queries) = &report.timings;
         let slowest: Vec<String> = queries
             .iter()
@@ -80,15 +103,29 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "report: {} figures from {} data set(s) in {:.1} s (DuckDB {} via {}; views and hosts \
              {prepare:.1} s, slowest queries: {}) -> {}",
             report.figures.len(),
-            args.outs.len(),
+            config.outs.len(),
             started.elapsed().as_secs_f64(),
             report.duckdb,
-            engine.python().display(),
+            config.engine.python().display(),
             slowest.join(", "),
             written.join(", ")
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the page and the SVG files; returns what it wrote, in words.
+fn write(config: &ReportConfig, report: &Report) -> anyhow::Result<Vec<String>> {
+    write_replacing(&config.output, report.html().as_bytes())?;
+    let mut written = vec![config.output.display().to_string()];
+    if let Some(dir) = &config.figures {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, svg) in report.svg_files() {
+            write_replacing(&dir.join(name), svg.as_bytes())?;
+        }
+        written.push(format!("{}/*.svg", dir.display()));
+    }
+    Ok(written)
 }
 
 /// Writes `path` whole or not at all: a temporary file beside it, then a

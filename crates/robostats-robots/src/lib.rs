@@ -112,9 +112,7 @@ pub use lex::{
     Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len, is_global_agent,
     is_valid_user_agent_to_obey, product_token,
 };
-pub use lint::{
-    EmptyRule, FileLint, LineFinding, PreferenceFinding, PreferenceLint, ReportedTag,
-};
+pub use lint::{EmptyRule, FileLint, LineFinding, PreferenceFinding, PreferenceLint, ReportedTag};
 pub use parse::{
     Directive, GOOGLE_MAX_BYTES, Group, KNOWN_ELSEWHERE, RobotsTxt, Rule, RuleKind, Sitemap, Stats,
     UserAgent, known_elsewhere,
