@@ -103,8 +103,8 @@ fn ingest_about() -> String {
         .map(|t| t.name())
         .collect();
     format!(
-        "WARC files (local, or https://, http:// and s3:// URLs) to Parquet tables ({}) \
-         under --out.",
+        "WARC files (local, or {} URLs) to Parquet tables ({}) under --out.",
+        crate::source::scheme::Scheme::listed(),
         tables.join(", ")
     )
 }

@@ -7,7 +7,6 @@ use url::Url;
 use super::error::ListError;
 use super::input::{Input, Location};
 use super::remote;
-use super::scheme::Scheme;
 use super::secrets::{Found, RemoteUrl, Secrets};
 
 /// A URL as given, parsed, with its secrets checked against `secrets`
@@ -19,14 +18,10 @@ fn checked(text: &str, secrets: &Secrets) -> Result<RemoteUrl, ListError> {
         text: remote::shown(text),
         why: e.to_string(),
     })?;
-    if Scheme::of_url(&url) == Some(Scheme::S3)
-        && (!url.username().is_empty() || url.password().is_some())
-    {
+    if let Some(why) = remote::userinfo_refused(&url) {
         return Err(ListError::BadUrl {
             text: remote::shown(text),
-            why: "an s3:// URL holds no user name or password: credentials come from the AWS \
-                  chain (environment, profiles, roles)"
-                .to_owned(),
+            why: why.to_owned(),
         });
     }
     if let Some((shown, found)) = secrets.redact(&url)
@@ -40,25 +35,12 @@ fn checked(text: &str, secrets: &Secrets) -> Result<RemoteUrl, ListError> {
     Ok(RemoteUrl::new(url, secrets))
 }
 
-/// Why an `s3://` URL is not one to read, if it is not: `s3://BUCKET/KEY`,
-/// without a query or fragment.
-fn s3_shape(url: &Url) -> Option<&'static str> {
-    if Scheme::of_url(url) != Some(Scheme::S3) {
-        return None;
-    }
-    if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty() {
-        return Some("an s3:// URL names a bucket and a key: s3://BUCKET/KEY");
-    }
-    (url.query().is_some() || url.fragment().is_some())
-        .then_some("an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part")
-}
-
 /// A URL as given, in its normal form: refused when it holds a secret
 /// and `secrets` does not allow it, or is an `s3://` URL of another
 /// shape than `s3://BUCKET/KEY`.
 pub(super) fn parse_url(text: &str, secrets: &Secrets) -> Result<RemoteUrl, ListError> {
     let url = checked(text, secrets)?;
-    match s3_shape(url.url()) {
+    match remote::shape_refused(url.url()) {
         Some(why) => Err(ListError::BadUrl {
             text: url.shown().to_owned(),
             why: why.to_owned(),
@@ -110,7 +92,7 @@ pub(super) fn prefixed_input(
     if url.fragment().is_none() {
         url.set_fragment(base.url().fragment());
     }
-    if let Some(why) = s3_shape(&url) {
+    if let Some(why) = remote::shape_refused(&url) {
         return Err(ListError::BadUrl {
             text: RemoteUrl::new(url, secrets).shown().to_owned(),
             why: why.to_owned(),

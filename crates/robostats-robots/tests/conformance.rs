@@ -6,7 +6,7 @@
 use base64::Engine;
 use robostats_robots::{
     Key, Line, LineMetadata, Lines, ReportedTag, RobotsTxt, escape_pattern,
-    is_valid_user_agent_to_obey, known_elsewhere, path_params_query,
+    is_valid_user_agent_to_obey, path_params_query,
 };
 use serde_json::{Map, Value, json};
 

@@ -63,6 +63,7 @@ mod limit;
 mod options;
 mod s3;
 mod stream;
+mod target;
 mod transfer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,15 +72,14 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc};
-use url::Url;
 
-use super::scheme::Scheme;
 use super::secrets::RemoteUrl;
 
 pub use limit::Limiter;
 pub use options::{NetCounts, Options, S3Options};
 use stream::{Channel, Piece, Slots};
 pub use stream::{Download, Prefetch, Stream};
+pub(crate) use target::{Target, shape_refused, userinfo_refused};
 pub use transfer::{FetchError, STOPPED, shown};
 
 /// Bytes buffered a transfer, at most (about): what a transfer may get
@@ -391,58 +391,6 @@ impl Shared {
         self.check_stopped()?;
         let _ = tokio::time::timeout(wait, stop).await;
         self.check_stopped()
-    }
-}
-
-/// A remote input as this client reaches it.
-pub(crate) enum Target {
-    /// `http://` or `https://`: the URL itself.
-    Http(RemoteUrl),
-    /// `s3://bucket/key`.
-    S3(RemoteUrl),
-}
-
-impl Target {
-    fn parse(url: &RemoteUrl) -> Result<Target, FetchError> {
-        match Scheme::of_url(url.url()) {
-            Some(Scheme::Http | Scheme::Https) => Ok(Target::Http(url.clone())),
-            Some(Scheme::S3) => Ok(Target::S3(url.clone())),
-            None => Err(FetchError::Setup(format!(
-                "robostats reads {} URLs, not {}://",
-                Scheme::listed(),
-                url.url().scheme()
-            ))),
-        }
-    }
-
-    pub(crate) fn is_s3(&self) -> bool {
-        matches!(self, Target::S3(_))
-    }
-
-    /// The URL as given (`s3://...` for S3), for messages: without its
-    /// secrets.
-    fn name(&self) -> &str {
-        match self {
-            Target::Http(url) | Target::S3(url) => url.shown(),
-        }
-    }
-
-    /// The URL to send a GET to, and the headers that sign it.
-    async fn request(&self, shared: &Shared) -> Result<(Url, Vec<(String, String)>), String> {
-        match self {
-            Target::Http(url) => Ok((url.url().clone(), Vec::new())),
-            Target::S3(s3_url) => {
-                let s3 = shared
-                    .s3
-                    .get_or_init(|| s3::S3::new(&shared.options.s3))
-                    .await
-                    .as_ref()
-                    .map_err(Clone::clone)?;
-                let url = s3.object_url(s3_url.url())?;
-                let signature = s3.sign(&url).await?;
-                Ok((url, signature))
-            }
-        }
     }
 }
 

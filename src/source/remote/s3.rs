@@ -29,6 +29,25 @@ use super::S3Options;
 /// The region Common Crawl's bucket is in, used when no chain says one.
 pub const DEFAULT_REGION: &str = "us-east-1";
 
+/// Why an `s3://` URL as given is refused, if it is: it holds a user name
+/// or password (credentials come from the AWS chains, never from a URL).
+pub fn userinfo_refused(url: &Url) -> Option<&'static str> {
+    (!url.username().is_empty() || url.password().is_some()).then_some(
+        "an s3:// URL holds no user name or password: credentials come from the AWS chain \
+         (environment, profiles, roles)",
+    )
+}
+
+/// Why an `s3://` URL is not one to read, if it is not: `s3://BUCKET/KEY`,
+/// without a query or fragment.
+pub fn shape_refused(url: &Url) -> Option<&'static str> {
+    if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty() {
+        return Some("an s3:// URL names a bucket and a key: s3://BUCKET/KEY");
+    }
+    (url.query().is_some() || url.fragment().is_some())
+        .then_some("an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part")
+}
+
 /// How S3 objects are reached and requests signed.
 pub struct S3 {
     /// A custom endpoint (S3-compatible stores): path-style URLs.

@@ -27,7 +27,7 @@ pub(super) async fn request(
         .request(shared)
         .await
         .map_err(|e| Attempt::Fail(FetchError::Setup(e)))?;
-    let client = if target.is_s3() {
+    let client = if target.signed() {
         &shared.signed
     } else {
         &shared.http
@@ -258,7 +258,7 @@ pub(super) async fn refused(
         // CloudFront's rate limit is a 403 (an HTML page); S3's 403, on
         // s3:// or behind a CDN, says why in its XML (`AccessDenied`...),
         // an answer about credentials that asking again will not change.
-        403 if !target.is_s3() && code.is_none() => Attempt::Retry {
+        403 if target.bare_403_is_throttling() && code.is_none() => Attempt::Retry {
             error,
             wait: retry_after,
             throttled: true,
@@ -270,7 +270,7 @@ pub(super) async fn refused(
         },
         // Signed requests follow no redirect (the signature, the session
         // token and the request's path would go elsewhere).
-        300..=399 if target.is_s3() => Attempt::Fail(FetchError::Setup(format!(
+        300..=399 if target.signed() => Attempt::Fail(FetchError::Setup(format!(
             "the S3 endpoint answered {error} with a redirect to {}: a signed request is \
              not sent anywhere else (give --s3-endpoint or --s3-region of the bucket's \
              own endpoint)",
