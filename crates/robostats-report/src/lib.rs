@@ -6,8 +6,14 @@
 //!   --figures--> charts (svg) + the rows they show + definitions --html--> one page
 //! ```
 //!
-//! The report computes nothing itself: every number it shows is a value
-//! of a query's result, as a user running that query gets it.
+//! Every number it shows comes from a query's result, as a user running
+//! that query gets it. The figures only shape those rows for drawing,
+//! and each figure's file says how: they order and cut rows to the few a
+//! chart can show, add shares of one query into the bins of a histogram
+//! (`figures/sizes.rs`: line counts past 60 into one bin, sizes into
+//! powers of two), and pick each bar's share out of a query's rows,
+//! adding the rows of one bar where the query splits it finer
+//! (`restriction.rs`, over `decided_by`); the page shows the rows used.
 //!
 //! This crate is the `robostats` command's printer: it reads the tables
 //! that ingest wrote (through DuckDB) and depends on no part of the ingest
