@@ -36,14 +36,7 @@ if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt
     echo "installing Debian's strace (for tests/faults.rs)"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
 fi
-# The command's crate in the release profile: its tests share the release
-# build's dependency tree (Cargo.toml keeps the dev-dependencies from
-# changing its features), so the tree is built once, not again for tests.
-ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --release --locked -p robostats
-# The small crates in the test profile, with their debug assertions (their
-# dependency trees are small; criterion, a dev-dependency of two, would
-# change features in the big one).
-cargo test --locked -p robostats-robots -p robostats-warc -p robostats-rows -p robostats-report
+ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output. The packages go to a

@@ -94,7 +94,6 @@ fn each_crate_depends_only_on_what_it_owns() {
             "clap",
             "fastrand",
             "flate2",
-            "getrandom",
             "glob",
             "httpdate",
             "indicatif",
@@ -172,9 +171,6 @@ const CRATES: &[(&str, &str)] = &[
     ("robostats-report", "crates/robostats-report/src"),
 ];
 
-/// Dependencies declared for their features alone (Cargo.toml says why).
-const FOR_FEATURES: &[(&str, &str)] = &[("robostats", "getrandom")];
-
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -197,9 +193,6 @@ fn every_declared_dependency_is_used() {
     for (package, dir) in CRATES {
         let text = sources(&root.join(dir)).concat();
         for dep in tree(package, Some(1)) {
-            if FOR_FEATURES.contains(&(package, dep.as_str())) {
-                continue;
-            }
             let name = dep.replace('-', "_");
             let named = [
                 format!("{name}::"),
