@@ -571,3 +571,27 @@ CREATE OR REPLACE VIEW host_state_counts AS
     )
     GROUP BY ALL
     HAVING sum(hosts) <> 0;
+
+-- Derived: every input of a data set as its manifests last say
+-- (_manifest/*.jsonl, the input lines), the table macro
+-- manifest_inputs([data_set]): data_set is the directory as a glob pattern,
+-- robostats_dir() by default (a macro, not a view: read when queried, not
+-- when views.sql is, so that a data set without manifests reads). The latest
+-- line of each input counts (latest ended_ms; lines of before times were
+-- recorded: done if any run did it; then the last manifest name). One row
+-- per input: manifest (run, or shard-00003-of-00100), input (its
+-- warc_filename), status (done, failed), reason (why it failed, in words),
+-- records, responses, captures, errors (rows of the errors table), bytes
+-- (compressed input read), ended_ms.
+CREATE OR REPLACE MACRO manifest_inputs(data_set := robostats_dir()) AS TABLE
+    SELECT * EXCLUDE (type, filename)
+    FROM (
+        SELECT regexp_extract(filename, '([^/\\]+)\.jsonl$', 1) AS manifest, *
+        FROM read_json(data_set || '/_manifest/*.jsonl', format = 'newline_delimited', filename = true,
+                       columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR', reason: 'VARCHAR',
+                                  records: 'BIGINT', responses: 'BIGINT', captures: 'BIGINT',
+                                  errors: 'BIGINT', bytes: 'BIGINT', ended_ms: 'BIGINT'})
+        WHERE type = 'input'
+    )
+    QUALIFY row_number() OVER (PARTITION BY input ORDER BY coalesce(ended_ms, 0) DESC,
+                                                       status = 'done' DESC, manifest DESC) = 1;
