@@ -1,8 +1,8 @@
 -- Question: where do robots.txt redirects lead, resolved across captures up
 -- to 5 hops (Common Crawl's robotstxt-experiments: redirects_to_follow)?
--- The chains are built by the view robots_txt_chains (views.sql): a
--- recursive query following each 3xx capture's fetch_redirect to the latest
--- capture of the target URL.
+-- The chains are built by the view robots_txt_chains (views.sql): each
+-- 3xx capture's fetch_redirect is joined to the latest capture of the
+-- target URL, one join per hop (the table macro follow_redirects).
 -- Reads: captures.url, url_path, url_host_name, fetch_status, fetch_redirect,
 -- google_class, cc_class, fetch_time (through robots_txt_chains).
 -- Result: one row per robots.txt URL that redirects (hops > 0 or a 3xx

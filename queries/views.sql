@@ -231,18 +231,22 @@ CREATE OR REPLACE VIEW latest_captures AS
         GROUP BY url
     ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
--- Derived: the redirect chain of every robots.txt URL, followed across
--- captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
--- CC-MAIN-2023-50). A 3xx capture's fetch_redirect is looked up as the URL of
--- another capture, always the latest capture of that URL; hops are separate
--- records, often in other files, so ingest all files of a crawl together to
--- resolve them. Starts: the latest capture of every robots.txt URL
--- (url_path = '/robots.txt'), redirected or not. One row per start:
---   start_url, url_host_name (of the start), hops (redirects followed),
---   final_url, final_status, final_google_class, final_cc_class, resolution,
---   chain (the URLs from start to final), and the final capture's key
---   (warc_filename, warc_record_offset).
--- resolution:
+-- Derived, written once for robots_txt_chains and crawl_hosts (a table
+-- macro, follow_redirects(per_crawl)): the redirect chain of every
+-- robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl
+-- in each crawl (captures with no crawl form a crawl of their own), followed
+-- across captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
+-- CC-MAIN-2023-50). The latest capture of a URL (the largest key {has
+-- fetch_time, fetch_time, file, offset}, as in latest_captures) starts; a
+-- 3xx capture's fetch_redirect is looked up as the URL of another capture,
+-- always the latest capture of that URL (in the same crawl, per_crawl);
+-- hops are separate records, often in other files, so ingest all files of
+-- a crawl together to resolve them. One row per robots.txt URL (per crawl):
+-- crawl (NULL unless per_crawl), url_host_name, captures (the URL's),
+-- start_url, start (the start's key), hops (redirects followed), resolution,
+-- chain (the URLs from start to final), final_url, final_status,
+-- final_google_class, final_cc_class, and the final capture's key
+-- (warc_filename, warc_record_offset). resolution:
 --   direct               the start is not a redirect
 --   resolved             a redirect chain ending on a non-3xx capture
 --   target_not_captured  the last redirect's target has no capture
@@ -250,69 +254,75 @@ CREATE OR REPLACE VIEW latest_captures AS
 --   loop                 the last redirect's target is already in the chain
 --   too_many_hops        still a redirect after 5 hops (Google and Common
 --                        Crawl then allow everything)
--- Method: the latest captures are computed once (as in latest_captures, on
--- the columns used here), and the 5 hops are 5 joins of the chains still
--- redirecting with the latest captures of redirect targets only.
-CREATE OR REPLACE VIEW robots_txt_chains AS
+-- Method: the latest captures computed once (a struct max per URL), then 5
+-- joins of the chains still redirecting with those of redirect targets only.
+CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
     WITH latest AS MATERIALIZED (
-        SELECT url, url_host_name, url_path, fetch_status, fetch_redirect, google_class, cc_class,
-               warc_filename, warc_record_offset
+        SELECT CASE WHEN per_crawl THEN crawl END AS crawl, url, url_host_name, url_path, fetch_time,
+               fetch_status, fetch_redirect, google_class, cc_class, warc_filename, warc_record_offset,
+               l.captures
         FROM captures c
-        SEMI JOIN (
-            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k
-            FROM captures
-            GROUP BY url
-        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
+        JOIN (
+            SELECT k.warc_filename, k.warc_record_offset, captures
+            FROM (SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
+                              warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k,
+                         count(*) AS captures
+                  FROM captures
+                  GROUP BY CASE WHEN per_crawl THEN crawl END, url
+                  -- always true; without per_crawl, DuckDB 1.5 then estimates
+                  -- fewer URLs than captures and builds host_outcomes' join
+                  -- with captures on the chains (BENCHMARKS.md)
+                  HAVING per_crawl OR count(*) > 0)
+        ) l USING (warc_filename, warc_record_offset)
     ),
     targets AS MATERIALIZED (
-        SELECT * FROM latest
-        WHERE url IN (SELECT fetch_redirect FROM latest WHERE google_class = 'redirect')
+        -- a hop's capture: these columns, in this order, end every hop's row
+        SELECT crawl, url, fetch_status, fetch_redirect, google_class, cc_class,
+               warc_filename, warc_record_offset
+        FROM latest l
+        SEMI JOIN (SELECT crawl, fetch_redirect FROM latest WHERE google_class = 'redirect') r
+            ON r.crawl IS NOT DISTINCT FROM l.crawl AND r.fetch_redirect = l.url
     ),
     hop0 AS (
-        SELECT url AS start_url, url_host_name, 0 AS hop, url, fetch_status, fetch_redirect,
-               google_class, cc_class, [url] AS urls, warc_filename, warc_record_offset
+        SELECT crawl, url AS start_url, url_host_name, captures,
+               {has_time: fetch_time IS NOT NULL, fetch_time: fetch_time, warc_filename: warc_filename,
+                warc_record_offset: warc_record_offset} AS start, 0 AS hop, [url] AS urls,
+               url, fetch_status, fetch_redirect, google_class, cc_class, warc_filename, warc_record_offset
         FROM latest
         WHERE url_path = '/robots.txt'
     ),
     hop1 AS (
-        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
-               t.warc_filename, t.warc_record_offset
-        FROM hop0 c JOIN targets t ON t.url = c.fetch_redirect
+        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+        FROM hop0 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
         WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     hop2 AS (
-        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
-               t.warc_filename, t.warc_record_offset
-        FROM hop1 c JOIN targets t ON t.url = c.fetch_redirect
+        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+        FROM hop1 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
         WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     hop3 AS (
-        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
-               t.warc_filename, t.warc_record_offset
-        FROM hop2 c JOIN targets t ON t.url = c.fetch_redirect
+        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+        FROM hop2 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
         WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     hop4 AS (
-        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
-               t.warc_filename, t.warc_record_offset
-        FROM hop3 c JOIN targets t ON t.url = c.fetch_redirect
+        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+        FROM hop3 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
         WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     hop5 AS (
-        SELECT c.start_url, c.url_host_name, c.hop + 1 AS hop, t.url, t.fetch_status, t.fetch_redirect,
-               t.google_class, t.cc_class, list_append(c.urls, t.url) AS urls,
-               t.warc_filename, t.warc_record_offset
-        FROM hop4 c JOIN targets t ON t.url = c.fetch_redirect
+        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+        FROM hop4 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
         WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
     ),
     last_hop AS (
-        -- A start that is not a redirect is its own last hop; a redirecting
-        -- start has one row per hop reached, the last is the highest.
+        -- a start that is not a redirect is its own last hop; else the highest
         SELECT * FROM hop0 WHERE google_class <> 'redirect'
         UNION ALL
         SELECT * FROM (
@@ -323,11 +333,9 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
             UNION ALL SELECT * FROM hop4
             UNION ALL SELECT * FROM hop5
         )
-        QUALIFY row_number() OVER (PARTITION BY start_url ORDER BY hop DESC) = 1
+        QUALIFY row_number() OVER (PARTITION BY crawl, start_url ORDER BY hop DESC) = 1
     )
-    SELECT start_url, url_host_name, hop AS hops,
-           url AS final_url, fetch_status AS final_status,
-           google_class AS final_google_class, cc_class AS final_cc_class,
+    SELECT crawl, url_host_name, captures, start_url, start, hop AS hops,
            CASE
                WHEN google_class <> 'redirect' AND hop = 0 THEN 'direct'
                WHEN google_class <> 'redirect' THEN 'resolved'
@@ -336,9 +344,19 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
                WHEN hop >= 5 THEN 'too_many_hops'
                ELSE 'target_not_captured'
            END AS resolution,
-           urls AS chain,
+           urls AS chain, url AS final_url, fetch_status AS final_status,
+           google_class AS final_google_class, cc_class AS final_cc_class,
            warc_filename, warc_record_offset
     FROM last_hop;
+
+-- Derived: the redirect chain of every robots.txt URL across crawls
+-- (follow_redirects(false)), one row per URL: start_url, url_host_name, hops,
+-- final_url, final_status, final_google_class, final_cc_class, resolution,
+-- chain, and the final capture's key (warc_filename, warc_record_offset).
+CREATE OR REPLACE VIEW robots_txt_chains AS
+    SELECT start_url, url_host_name, hops, final_url, final_status, final_google_class,
+           final_cc_class, resolution, chain, warc_filename, warc_record_offset
+    FROM follow_redirects(false);
 
 -- Derived: each host's outcome after redirects (Nagel & Vaughan's per-site
 -- classes). Every robots.txt URL of the host (http/https, ports) is followed
@@ -402,14 +420,13 @@ CREATE OR REPLACE VIEW host_outcomes AS
 -- crawl-over-crawl queries (policy_transitions.sql, policy_trends.sql,
 -- body_changes.sql). One row per (crawl, url_host_name) with a robots.txt
 -- capture (url_path '/robots.txt', http or https, any port) in that crawl:
--- the host's latest such capture (latest fetch_time; ties: file, then
--- offset) starts; a redirect is followed to the latest capture of its
--- target in the same crawl, up to 5 hops, and the capture reached decides.
+-- the host's latest such capture starts (of its URLs' chains in
+-- follow_redirects(true), the latest start's), and the capture reached decides.
 -- Columns: crawl, url_host_name, captures (the host's robots.txt captures in
--- the crawl), start_url, hops, resolution (as in robots_txt_chains: direct,
--- resolved, target_not_captured, missing_location, loop, too_many_hops),
--- final_url, warc_filename, warc_record_offset (the deciding capture), and
--- from it fetch_status, google_class, google_current_class, robots_parsed,
+-- the crawl), start_url, hops, resolution (direct, resolved,
+-- target_not_captured, missing_location, loop, too_many_hops), final_url,
+-- warc_filename, warc_record_offset (the deciding capture), and from it
+-- fetch_status, google_class, google_current_class, robots_parsed,
 -- has_rules, payload_length, content_digest, global_class,
 -- global_group_match, body_digest, ruleset_digest, template, platform, and
 -- base_state: the host's state for every crawler
@@ -423,124 +440,28 @@ CREATE OR REPLACE VIEW host_outcomes AS
 --                with no usable Location
 -- Captures with no crawl (crawl IS NULL) form a crawl of their own.
 CREATE OR REPLACE VIEW crawl_hosts AS
-    WITH starts AS MATERIALIZED (
-        -- The latest robots.txt capture of each host in each crawl: the
-        -- largest key {has fetch_time, fetch_time, file, offset} (a struct
-        -- max), then that capture's columns, as one struct c.
-        SELECT c.crawl, c.url_host_name, l.captures,
-               {url: c.url, fetch_redirect: c.fetch_redirect, google_class: c.google_class,
-                google_current_class: c.google_current_class, fetch_status: c.fetch_status,
-                robots_parsed: c.robots_parsed, has_rules: c.has_rules,
-                payload_length: c.payload_length, content_digest: c.content_digest,
-                global_class: c.global_class, global_group_match: c.global_group_match,
-                body_digest: c.body_digest, ruleset_digest: c.ruleset_digest,
-                template: c.template, platform: c.platform,
-                warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
-        FROM captures c
-        JOIN (
-            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k,
-                   count(*) AS captures
-            FROM captures
-            WHERE url_path = '/robots.txt'
-            GROUP BY crawl, url_host_name
-        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
-    ),
-    targets AS MATERIALIZED (
-        -- the latest capture, in its crawl, of every URL a redirect points to
-        SELECT c.crawl, c.url,
-               {url: c.url, fetch_redirect: c.fetch_redirect, google_class: c.google_class,
-                google_current_class: c.google_current_class, fetch_status: c.fetch_status,
-                robots_parsed: c.robots_parsed, has_rules: c.has_rules,
-                payload_length: c.payload_length, content_digest: c.content_digest,
-                global_class: c.global_class, global_group_match: c.global_group_match,
-                body_digest: c.body_digest, ruleset_digest: c.ruleset_digest,
-                template: c.template, platform: c.platform,
-                warc_filename: c.warc_filename, warc_record_offset: c.warc_record_offset} AS c
-        FROM captures c
-        SEMI JOIN (
-            SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
-                        warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k
-            FROM captures t
-            SEMI JOIN (
-                SELECT DISTINCT crawl, fetch_redirect FROM captures WHERE google_class = 'redirect'
-            ) r ON t.crawl IS NOT DISTINCT FROM r.crawl AND t.url = r.fetch_redirect
-            GROUP BY crawl, url
-        ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset
-    ),
-    hop0 AS (
-        SELECT crawl, url_host_name, captures, c.url AS start_url, 0 AS hop, [c.url] AS urls, c
-        FROM starts
-    ),
-    hop1 AS (
-        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
-               list_append(h.urls, t.url) AS urls, t.c
-        FROM hop0 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
-        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
-    ),
-    hop2 AS (
-        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
-               list_append(h.urls, t.url) AS urls, t.c
-        FROM hop1 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
-        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
-    ),
-    hop3 AS (
-        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
-               list_append(h.urls, t.url) AS urls, t.c
-        FROM hop2 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
-        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
-    ),
-    hop4 AS (
-        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
-               list_append(h.urls, t.url) AS urls, t.c
-        FROM hop3 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
-        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
-    ),
-    hop5 AS (
-        SELECT h.crawl, h.url_host_name, h.captures, h.start_url, h.hop + 1 AS hop,
-               list_append(h.urls, t.url) AS urls, t.c
-        FROM hop4 h JOIN targets t ON t.crawl IS NOT DISTINCT FROM h.crawl AND t.url = h.c.fetch_redirect
-        WHERE h.c.google_class = 'redirect' AND NOT list_contains(h.urls, t.url)
-    ),
-    last_hop AS (
-        SELECT * FROM hop0 WHERE c.google_class <> 'redirect'
-        UNION ALL
-        SELECT * FROM (
-            SELECT * FROM hop0 WHERE c.google_class = 'redirect'
-            UNION ALL SELECT * FROM hop1
-            UNION ALL SELECT * FROM hop2
-            UNION ALL SELECT * FROM hop3
-            UNION ALL SELECT * FROM hop4
-            UNION ALL SELECT * FROM hop5
-        )
-        QUALIFY row_number() OVER (PARTITION BY crawl, url_host_name ORDER BY hop DESC) = 1
-    ),
-    resolved AS (
-        SELECT crawl, url_host_name, captures, start_url, hop AS hops,
-               CASE
-                   WHEN c.google_class <> 'redirect' AND hop = 0 THEN 'direct'
-                   WHEN c.google_class <> 'redirect' THEN 'resolved'
-                   WHEN c.fetch_redirect IS NULL THEN 'missing_location'
-                   WHEN list_contains(urls, c.fetch_redirect) THEN 'loop'
-                   WHEN hop >= 5 THEN 'too_many_hops'
-                   ELSE 'target_not_captured'
-               END AS resolution,
-               c
-        FROM last_hop
-    )
-    SELECT crawl, url_host_name, captures, start_url, hops, resolution,
-           c.url AS final_url, c.warc_filename, c.warc_record_offset,
+    SELECT h.crawl, h.url_host_name, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
+           h.s.final_url, h.s.warc_filename, h.s.warc_record_offset,
            c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
            c.has_rules, c.payload_length, c.content_digest, c.global_class, c.global_group_match,
            c.body_digest, c.ruleset_digest, c.template, c.platform,
            CASE
                WHEN c.google_class = 'conditional_allow' THEN NULL
                WHEN c.google_class = 'redirect' THEN
-                   CASE WHEN resolution IN ('loop', 'too_many_hops') THEN 'no_robots' ELSE 'redirect' END
+                   CASE WHEN h.s.resolution IN ('loop', 'too_many_hops') THEN 'no_robots' ELSE 'redirect' END
                WHEN c.google_current_class = 'full_allow' THEN 'no_robots'
                ELSE 'unreachable'
            END AS base_state
-    FROM resolved;
+    FROM (
+        -- each host's chains in the crawl, one per robots.txt URL: the latest start's
+        SELECT crawl, url_host_name, sum(captures)::BIGINT AS captures,
+               max({start: start, start_url: start_url, hops: hops, resolution: resolution,
+                    final_url: final_url, warc_filename: warc_filename,
+                    warc_record_offset: warc_record_offset}) AS s
+        FROM follow_redirects(true)
+        GROUP BY crawl, url_host_name
+    ) h
+    JOIN captures c ON c.warc_filename = h.s.warc_filename AND c.warc_record_offset = h.s.warc_record_offset;
 
 -- The state of a crawler on a host (host_states.state) from the host's
 -- base_state (crawl_hosts), the rules class of the groups naming the
@@ -650,3 +571,27 @@ CREATE OR REPLACE VIEW host_state_counts AS
     )
     GROUP BY ALL
     HAVING sum(hosts) <> 0;
+
+-- Derived: every input of a data set as its manifests last say
+-- (_manifest/*.jsonl, the input lines), the table macro
+-- manifest_inputs([data_set]): data_set is the directory as a glob pattern,
+-- robostats_dir() by default (a macro, not a view: read when queried, not
+-- when views.sql is, so that a data set without manifests reads). The latest
+-- line of each input counts (latest ended_ms; lines of before times were
+-- recorded: done if any run did it; then the last manifest name). One row
+-- per input: manifest (run, or shard-00003-of-00100), input (its
+-- warc_filename), status (done, failed), reason (why it failed, in words),
+-- records, responses, captures, errors (rows of the errors table), bytes
+-- (compressed input read), ended_ms.
+CREATE OR REPLACE MACRO manifest_inputs(data_set := robostats_dir()) AS TABLE
+    SELECT * EXCLUDE (type, filename)
+    FROM (
+        SELECT regexp_extract(filename, '([^/\\]+)\.jsonl$', 1) AS manifest, *
+        FROM read_json(data_set || '/_manifest/*.jsonl', format = 'newline_delimited', filename = true,
+                       columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR', reason: 'VARCHAR',
+                                  records: 'BIGINT', responses: 'BIGINT', captures: 'BIGINT',
+                                  errors: 'BIGINT', bytes: 'BIGINT', ended_ms: 'BIGINT'})
+        WHERE type = 'input'
+    )
+    QUALIFY row_number() OVER (PARTITION BY input ORDER BY coalesce(ended_ms, 0) DESC,
+                                                       status = 'done' DESC, manifest DESC) = 1;

@@ -49,6 +49,18 @@ def table_source(out, table):
         "USING (body_digest, writer))"
     )
 
+
+def preference_columns():
+    """The AI-use preference columns (of resolved_preferences, after its key
+    and agent, and of agent_verdicts), as the code declares them once
+    (PreferenceColumns): from `robostats schema`."""
+    assert BIN.exists(), f"{BIN} missing: build it with cargo build --release"
+    schema = subprocess.run([str(BIN), "schema"], capture_output=True, text=True, check=True).stdout
+    table = schema.split("\nresolved_preferences\n")[1].split("\n\n")[0]
+    names = [line.split()[0] for line in table.splitlines()]
+    return names[names.index("agent") + 1:]
+
+
 # The real WARC fixtures (some broken): every file warcio reads to the end.
 FIXTURES = sorted(
     str(p.relative_to(ROOT))

@@ -16,14 +16,11 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, ROOT, connect, ingest
+from conftest import BIN, ROOT, connect, ingest, preference_columns
 from warc_facts import read_warc
 
 PREFERENCES = "samples/preferences/CC-MAIN-20251108044800-20251108074800-00010.warc.gz"
-COLUMNS = [
-    "usage_train_ai", "usage_search", "usage_line", "signal_search", "signal_ai_train", "signal_ai_input",
-    "signal_use", "signal_line", "signal_scope",
-]
+COLUMNS = preference_columns()
 # A crawler no group of any case names: it obeys what `*` obeys.
 UNNAMED = "NoGroupNamesThisBot"
 

@@ -14,7 +14,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from conftest import ROOT, connect, ingest
+from conftest import ROOT, connect, ingest, preference_columns
 from preference_facts import (DIRECTIVES, OLD_LABELS, preference_files, preferences_at_root, sf_dictionary,
                               stated_lines)
 from test_queries import (check_cloudflare_managed, check_preference_adoption, check_preference_contradictions,
@@ -22,8 +22,7 @@ from test_queries import (check_cloudflare_managed, check_preference_adoption, c
 from warc_facts import read_warc
 
 PREFERENCE_SAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "samples" / "preferences").glob("*.warc.gz"))
-COLUMNS = ["usage_train_ai", "usage_search", "usage_line", "signal_search", "signal_ai_train", "signal_ai_input",
-           "signal_use", "signal_line", "signal_scope"]
+COLUMNS = preference_columns()
 
 
 @pytest.fixture(scope="module", params=["samples", "preferences"])

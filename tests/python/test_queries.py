@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from conftest import QUERIES, ROOT, SAMPLES, SYNTHETIC, WHIRLWIND, ingest, run_query
+from conftest import QUERIES, ROOT, SAMPLES, SYNTHETIC, WHIRLWIND, connect, ingest, run_query
 from test_tables import cc_class, google_class, google_current_class
 from warc_facts import agent_token, follow, google_keys, google_typos, google_lines, latest_per_url
 from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, preferences_at_root,
@@ -502,8 +501,7 @@ def test_failed_inputs(con, tmp_path):
     cut.write_bytes((ROOT / SYNTHETIC).read_bytes()[:1_000_000])
     out = tmp_path / "out"
     ingest([str(cut), str(tmp_path / "missing.warc.gz"), WHIRLWIND], out, exit_status=1)
-    c = duckdb.connect()
-    c.execute("SET VARIABLE robostats_out = ?", [str(out)])
+    c = connect(out)
     _, rows = run_query(c, "failed_inputs")
     assert [(r["input"], r["manifest"]) for r in rows] == [
         (str(cut), "run"), (str(tmp_path / "missing.warc.gz"), "run")]

@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import BIN, ROOT, SAMPLES, TABLES, table_source
+from conftest import BIN, ROOT, SAMPLES, TABLES, connect, table_source
 
 SLURM = ROOT / "scripts" / "slurm"
 FILES = 8
@@ -91,9 +91,7 @@ def assert_same_tables(expected, actual):
 
 def shard_progress(out):
     """queries/ingest_progress.sql: (inputs done, failed) per manifest."""
-    con = duckdb.connect()
-    con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-    rows = con.sql((ROOT / "queries" / "ingest_progress.sql").read_text()).fetchall()
+    rows = connect(out).sql((ROOT / "queries" / "ingest_progress.sql").read_text()).fetchall()
     return {r[0]: (r[1], r[2]) for r in rows}
 
 

@@ -11,7 +11,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from conftest import BIN, ROOT, connect, ingest
+from conftest import BIN, ROOT, connect, ingest, preference_columns
 
 DENSE = ROOT / "tests" / "data" / "verdicts" / "samples-dense.parquet"
 COLUMNS = [
@@ -19,10 +19,7 @@ COLUMNS = [
     "rules_class", "effective_class", "effective_root_allowed", "agent_operator",
 ]
 # The AI-use preferences, added to the view after the dense table's time.
-PREFERENCE_COLUMNS = [
-    "usage_train_ai", "usage_search", "usage_line", "signal_search", "signal_ai_train", "signal_ai_input",
-    "signal_use", "signal_line", "signal_scope",
-]
+PREFERENCE_COLUMNS = preference_columns()
 # The view's columns the dense table has.
 DENSE_COLUMNS = f"SELECT {', '.join(COLUMNS)} FROM agent_verdicts"
 

@@ -227,10 +227,10 @@ tables! {
 /// declared by a row type like a table's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
-    /// `agent_verdicts`: see [`VerdictRow`] and [`views::AGENT_VERDICTS_SQL`].
+    /// `agent_verdicts`: see [`VerdictRow`] and [`views::agent_verdicts_sql`].
     AgentVerdicts,
     /// `agent_verdict_counts`: see [`VerdictCountRow`] and
-    /// [`views::AGENT_VERDICT_COUNTS_SQL`].
+    /// [`views::agent_verdict_counts_sql`].
     AgentVerdictCounts,
 }
 
@@ -247,10 +247,10 @@ impl View {
     }
 
     /// Its query over the table views.
-    pub fn sql(self) -> &'static str {
+    pub fn sql(self) -> String {
         match self {
-            View::AgentVerdicts => views::AGENT_VERDICTS_SQL,
-            View::AgentVerdictCounts => views::AGENT_VERDICT_COUNTS_SQL,
+            View::AgentVerdicts => views::agent_verdicts_sql(),
+            View::AgentVerdictCounts => views::agent_verdict_counts_sql(),
         }
     }
 

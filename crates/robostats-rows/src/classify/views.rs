@@ -86,12 +86,9 @@ macro_rules! rules_verdict_sql {
 }
 
 /// The columns after the rules verdict: the effective class (the HTTP
-/// outcome `google_class` first, as [`Verdict::of`] does), the operator,
-/// and the preferences from `p` (the crawler's `resolved_preferences` row
-/// as a struct; `stated`: there is one).
-macro_rules! outcome_and_preferences_sql {
-    () => {
-        "           CASE google_class
+/// outcome `google_class` first, as [`Verdict::of`] does), then the
+/// operator.
+const OUTCOME_SQL: &str = "           CASE google_class
                WHEN 'conditional_allow' THEN rules_class
                WHEN 'redirect' THEN 'unresolved_redirect'
                WHEN 'full_allow' THEN 'allow_all'
@@ -103,32 +100,43 @@ macro_rules! outcome_and_preferences_sql {
                WHEN 'full_allow' THEN true
                ELSE false
            END AS effective_root_allowed,
-           agent_operator,
-           CASE WHEN stated THEN p.usage_train_ai WHEN root_allowed THEN 'unknown' END AS usage_train_ai,
-           CASE WHEN stated THEN p.usage_search WHEN root_allowed THEN 'unknown' END AS usage_search,
-           p.usage_line AS usage_line,
-           CASE WHEN stated THEN p.signal_search WHEN root_allowed THEN 'unknown' END AS signal_search,
-           CASE WHEN stated THEN p.signal_ai_train WHEN root_allowed THEN 'unknown' END AS signal_ai_train,
-           CASE WHEN stated THEN p.signal_ai_input WHEN root_allowed THEN 'unknown' END AS signal_ai_input,
-           CASE WHEN stated THEN p.signal_use WHEN root_allowed THEN 'unknown' END AS signal_use,
-           p.signal_line AS signal_line,
-           p.signal_scope AS signal_scope"
-    };
+           agent_operator";
+
+/// The preference columns, in order: [`PreferenceColumns`]'
+/// fields, as `columns!` declares them.
+fn preference_columns() -> Vec<Column> {
+    columns_of::<PreferenceColumns>()
+}
+
+/// The preference columns of `agent_verdicts`, from `p` (the crawler's
+/// `resolved_preferences` row as a struct; `stated`: there is one). Where
+/// the file states nothing for the crawler, a column of values (one whose
+/// values include `unknown`) says `unknown` where it may fetch `/`, as
+/// ingest's tally does (`classify::tally`); a line or scope stays null.
+fn preferences_sql() -> String {
+    let select: Vec<String> = preference_columns()
+        .iter()
+        .map(|c| {
+            if c.labels.contains(&"unknown") {
+                format!(
+                    "CASE WHEN stated THEN p.{0} WHEN root_allowed THEN 'unknown' END AS {0}",
+                    c.name
+                )
+            } else {
+                format!("p.{0} AS {0}", c.name)
+            }
+        })
+        .collect();
+    select.join(",\n           ")
 }
 
 /// A `resolved_preferences` row as a struct.
-macro_rules! preferences_struct_sql {
-    () => {
-        "{'usage_train_ai': usage_train_ai,
-                'usage_search': usage_search,
-                'usage_line': usage_line,
-                'signal_search': signal_search,
-                'signal_ai_train': signal_ai_train,
-                'signal_ai_input': signal_ai_input,
-                'signal_use': signal_use,
-                'signal_line': signal_line,
-                'signal_scope': signal_scope}"
-    };
+fn preferences_struct_sql() -> String {
+    let fields: Vec<String> = preference_columns()
+        .iter()
+        .map(|c| format!("'{0}': {0}", c.name))
+        .collect();
+    format!("{{{}}}", fields.join(",\n                "))
 }
 
 /// The query of the `agent_verdicts` view (`queries/views.sql`): every
@@ -138,23 +146,22 @@ macro_rules! preferences_struct_sql {
 /// HTTP outcome then gives the effective class, as [`Verdict::of`] does.
 /// The preferences are the crawler's `resolved_preferences` row (its own,
 /// or `*`'s), else unknown where it may fetch `/`.
-pub const AGENT_VERDICTS_SQL: &str = concat!(
-    "    WITH named AS (
+pub fn agent_verdicts_sql() -> String {
+    format!(
+        "    WITH named AS (
         -- Each capture's named verdicts and resolved preferences as maps
         -- keyed by crawler, looked up after the expansion: no join has the
         -- captures x crawlers product on a side (DuckDB 2.0 builds hash
         -- tables on it when it may: docs/queries.md).
         SELECT warc_filename, warc_record_offset,
-               map(list(agent), list({'root_allowed': root_allowed,
-                                      'rules_class': rules_class})) AS verdicts
+               map(list(agent), list({{'root_allowed': root_allowed,
+                                      'rules_class': rules_class}})) AS verdicts
         FROM named_verdicts
         GROUP BY ALL
     ),
     preferences AS (
         SELECT warc_filename, warc_record_offset,
-               map(list(agent), list(",
-    preferences_struct_sql!(),
-    ")) AS preferences
+               map(list(agent), list({fields})) AS preferences
         FROM resolved_preferences
         GROUP BY ALL
     ),
@@ -171,15 +178,12 @@ pub const AGENT_VERDICTS_SQL: &str = concat!(
     )
     SELECT warc_filename, warc_record_offset, agent, agent_category,
            group_match, root_allowed, rules_class,
-",
-    outcome_and_preferences_sql!(),
-    "
+{OUTCOME_SQL},
+           {preferences}
     FROM (
         SELECT warc_filename, warc_record_offset, google_class, p, p IS NOT NULL AS stated,
                agent, agent_category, agent_operator,
-",
-    rules_verdict_sql!(),
-    "
+{rules}
         FROM (
             SELECT *, token AS agent, category AS agent_category, operator AS agent_operator,
                    -- (looked up only where there is a map: most captures
@@ -189,15 +193,28 @@ pub const AGENT_VERDICTS_SQL: &str = concat!(
                                               THEN token ELSE '*' END] END AS p
             FROM expanded
         )
-    )"
-);
+    )",
+        fields = preferences_struct_sql(),
+        preferences = preferences_sql(),
+        rules = rules_verdict_sql!(),
+    )
+}
 
 /// The query of the `agent_verdict_counts` view: the `verdict_counts`
 /// table (every crawler's verdicts counted by ingest, per input) summed
 /// over the inputs, then per crawler, with each crawler's category and
 /// operator from `agents`. Ingest counts what `agent_verdicts` gives, by
 /// the same decisions (`classify::tally`); a test compares the two.
-pub const AGENT_VERDICT_COUNTS_SQL: &str = "    WITH summed AS (
+pub fn agent_verdict_counts_sql() -> String {
+    let preferences: Vec<String> = preference_columns()
+        .chunks(4)
+        .map(|line| {
+            let names: Vec<String> = line.iter().map(|c| format!("v.{},", c.name)).collect();
+            names.join(" ")
+        })
+        .collect();
+    format!(
+        "    WITH summed AS (
         -- The inputs' rows summed first: the same crawler lists recur.
         SELECT * EXCLUDE (warc_filename, captures), sum(captures) AS captures
         FROM verdict_counts
@@ -211,13 +228,14 @@ pub const AGENT_VERDICT_COUNTS_SQL: &str = "    WITH summed AS (
            a.category AS agent_category,
            v.group_match, v.root_allowed, v.rules_class, v.effective_class,
            v.effective_root_allowed, a.operator AS agent_operator,
-           v.usage_train_ai, v.usage_search, v.usage_line, v.signal_search,
-           v.signal_ai_train, v.signal_ai_input, v.signal_use, v.signal_line,
-           v.signal_scope,
+           {}
            sum(v.captures)::BIGINT AS captures
     FROM per_agent v
     JOIN agents a ON a.token = v.agent
-    GROUP BY ALL";
+    GROUP BY ALL",
+        preferences.join("\n           ")
+    )
+}
 
 columns! {
     /// What the view `sitemaps` says of a sitemap line that depends on the
