@@ -30,12 +30,14 @@ impl Scheme {
     /// The scheme `text` starts with (`name://`, in any case, with
     /// something after it), if it is one of these.
     pub fn of(text: &str) -> Option<Scheme> {
+        // Called for every line of a paths file (up to 2,000,000): no
+        // allocation, bytes compared in place.
+        let text = text.as_bytes();
         Scheme::ALL.iter().copied().find(|scheme| {
-            let name = scheme.name();
+            let name = scheme.name().as_bytes();
             text.len() > name.len() + 3
-                && text
-                    .get(..name.len() + 3)
-                    .is_some_and(|start| start.eq_ignore_ascii_case(&format!("{name}://")))
+                && text[..name.len()].eq_ignore_ascii_case(name)
+                && &text[name.len()..name.len() + 3] == b"://"
         })
     }
 
