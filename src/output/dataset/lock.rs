@@ -104,11 +104,26 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
     }
 }
 
-/// Opens (creating) a lock file, never through a symbolic link.
+/// Opens (creating) a lock file, never through a symbolic link and never
+/// waiting: a FIFO or a device planted under the lock's name is opened
+/// without blocking, then refused, so that no one can stall a run (or
+/// compact, which holds the data set exclusively) with one.
 fn open(path: &Path) -> Result<File, OutputError> {
     let mut options = open_options_no_follow();
     options.read(true).write(true).create(true).truncate(false);
-    options.open(path).at(Op::Lock, path)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).at(Op::Lock, path)?;
+    let regular = file.metadata().at(Op::Lock, path)?.file_type().is_file();
+    if !regular {
+        return Err(OutputError::Linked {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(file)
 }
 
 /// Takes `file`'s lock without waiting, or says who holds it.
@@ -168,7 +183,7 @@ fn sign(file: &File, path: &Path, holder: Holder<'_>) -> Result<(), OutputError>
 /// that could act on a terminal escaped.
 fn read_holder(path: &Path) -> String {
     let mut bytes = Vec::new();
-    if let Ok(file) = open_options_no_follow().read(true).open(path) {
+    if let Ok(file) = super::open_regular(path) {
         let _ = file.take(512).read_to_end(&mut bytes);
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -251,6 +266,51 @@ mod tests {
         );
         assert!(!message.chars().any(|c| c.is_control()), "{message:?}");
         drop(held);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    /// A FIFO planted under a lock's name, held by someone, neither stalls
+    /// the run (opening it, or reading the holder out of it) nor is taken
+    /// as a lock: it is refused at once.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_planted_as_a_lock_is_refused_without_waiting() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let out = std::env::temp_dir().join(format!("robostats-lock-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let dir = manifest::dir(&out);
+        std::fs::create_dir_all(&dir).unwrap();
+        // compact takes only the data set's lock; an ingest both.
+        for (name, holders) in [
+            (DATASET_LOCK, &[Holder::Ingest("run"), Holder::Compact][..]),
+            ("run.lock", &[Holder::Ingest("run")][..]),
+        ] {
+            let fifo = dir.join(name);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.unwrap().success());
+            // The planter holds the FIFO open and locked.
+            let planter = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo)
+                .unwrap();
+            planter.lock().unwrap();
+            for &holder in holders {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let out = out.clone();
+                std::thread::spawn(move || {
+                    let _ = tx.send(acquire(&out, holder).map(|_| ()).map_err(|e| e.to_string()));
+                });
+                let answer = rx
+                    .recv_timeout(std::time::Duration::from_secs(20))
+                    .expect("acquire waited on a FIFO");
+                let message = answer.expect_err("a FIFO was taken as a lock");
+                assert!(message.contains("not a plain file"), "{message}");
+            }
+            drop(planter);
+            std::fs::remove_file(&fifo).unwrap();
+        }
         std::fs::remove_dir_all(&out).unwrap();
     }
 }
