@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60): scripts/fuzz.sh [SECONDS]
+# Only builds them (the test command does this ahead, in the background):
+# scripts/fuzz.sh --build
 # Needs the nightly toolchain (cargo-fuzz builds with sanitizers). When
 # cargo-fuzz is not on PATH, it is installed under target/tools/ of this
 # repository (nothing outside it). A target's dictionary is fuzz/<target>.dict.
@@ -9,6 +11,9 @@ seconds=${1:-60}
 tools="$(cd .. && pwd)/target/tools"
 export PATH="$tools/bin:$PATH"
 command -v cargo-fuzz >/dev/null || cargo install --quiet --locked --root "$tools" cargo-fuzz
+if [ "$seconds" = --build ]; then
+    exec cargo +nightly fuzz build
+fi
 for src in fuzz_targets/*.rs; do
     target=$(basename "$src" .rs)
     dict=()

@@ -13,6 +13,7 @@ step() {
     echo "== $1"
 }
 times() {
+    [ -n "${fuzz_build:-}" ] && kill "$fuzz_build" 2>/dev/null
     step ""
     echo "== time per step"
     printf '%s\n' "${step_times[@]}"
@@ -28,6 +29,16 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # as the Python tests and the README's commands do.
 step "release build"
 cargo build --release --locked
+
+# The fuzz targets (a nightly build with sanitizers, and cargo-fuzz) build
+# in the background at the lowest priority while the tests run, on the
+# time they leave a core idle; the fuzz step at the end waits for them.
+fuzz_build=""
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    mkdir -p target
+    nice -n 19 scripts/fuzz.sh --build >target/fuzz-build.log 2>&1 &
+    fuzz_build=$!
+fi
 
 step "tests (unit, integration, property, CLI)"
 # tests/faults.rs kills compact at each of its steps with strace's fault
@@ -102,7 +113,13 @@ PATH="$PWD/target/package-venv/bin:$PWD/target/no-rust:$no_rust" ROBOSTATS_BIN="
 # scripts/bench.sh builds and runs them.
 
 step "fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+if [ -n "$fuzz_build" ]; then
+    if ! wait "$fuzz_build"; then
+        cat target/fuzz-build.log >&2
+        echo "building the fuzz targets failed (target/fuzz-build.log)" >&2
+        exit 1
+    fi
+    fuzz_build=""
     scripts/fuzz.sh 10
 else
     echo "no nightly toolchain: fuzz smoke run skipped"
