@@ -17,7 +17,10 @@
 //!
 //! This crate is the `robostats` command's printer: it reads the tables
 //! that ingest wrote (through DuckDB) and depends on no part of the ingest
-//! but the tables' names and views (`robostats-rows`).
+//! but the tables' names and views (`robostats-rows`). Whether a
+//! directory is a data set is the output library's to say: the command
+//! opens each with `Dataset::open_read` (`robostats::output::dataset`)
+//! before [`Report::build`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -31,35 +34,11 @@ pub mod queries;
 pub mod svg;
 mod text;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use engine::{Engine, EngineError, Table};
 use figures::Figure;
 use queries::Query;
-
-/// Whether `out` is a data set the queries can read (an output directory
-/// of `robostats ingest` with every table), else what to do: the check
-/// `robostats report` and the Python package's `connect` make before
-/// DuckDB would say only "no files found".
-pub fn check_data_set(out: &Path) -> Result<(), String> {
-    if !out.join("captures").is_dir() {
-        return Err(format!(
-            "{} is not an output directory of robostats ingest (it has no captures/)",
-            out.display()
-        ));
-    }
-    // An older robostats wrote fewer tables: say which.
-    for table in robostats_rows::classify::Table::ALL {
-        if !out.join(table.name()).is_dir() {
-            return Err(format!(
-                "{} has no {}/: it was written by an older robostats; ingest its inputs again",
-                out.display(),
-                table.name()
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// A report on one or more data sets read as one.
 #[derive(Debug)]
