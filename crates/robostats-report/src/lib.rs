@@ -9,11 +9,13 @@
 //! Every number it shows comes from a query's result, as a user running
 //! that query gets it. The figures only shape those rows for drawing,
 //! and each figure's file says how: they order and cut rows to the few a
-//! chart can show, add shares of one query into the bins of a histogram
-//! (`figures/sizes.rs`: line counts past 60 into one bin, sizes into
-//! powers of two), and pick each bar's share out of a query's rows,
-//! adding the rows of one bar where the query splits it finer
-//! (`restriction.rs`, over `decided_by`); the page shows the rows used.
+//! chart can show, lay a query's rows out as the bins of a histogram
+//! (`figures/sizes.rs`: line counts past 60 added into one bin; the
+//! power-of-two size bins of the query on a log axis, empty ones
+//! between), and pick each bar's value out of a query's rows. Sums and
+//! shares over a query's rows are the query's own columns (a crawler's
+//! share of hosts in a state, whoever decided, is `policy_trends`'
+//! `state_share`); the page shows the rows used.
 //!
 //! This crate is the `robostats` command's printer: it reads the tables
 //! that ingest wrote (through DuckDB) and depends on no part of the ingest
