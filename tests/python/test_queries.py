@@ -882,7 +882,7 @@ def test_crawler_bias(con):
 
 def test_line_counts(con, responses):
     cols, rows = run_query(con, "line_counts")
-    assert cols == ["lines", "captures", "share", "template", "template_captures"]
+    assert cols == ["lines", "captures", "share", "template", "template_captures", "template_share"]
     # Google's parser ends every line at a line ending (\r\n once), and
     # then emits what follows the last one as a line, even when empty.
     def google_line_count(body):
@@ -905,6 +905,7 @@ def test_line_counts(con, responses):
     for r in rows:
         ranked = sorted(per[r["lines"]].items(), key=lambda kv: (-kv[1], kv[0]))
         assert (r["template"], r["template_captures"]) == (ranked[0] if ranked else (None, 0)), r
+        assert r["template_share"] == r["template_captures"] / r["captures"], r
     assert any(r["template"] == "wordpress-4.4" for r in rows)
 
 
