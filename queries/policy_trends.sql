@@ -11,10 +11,14 @@
 -- Result: crawl, agent, agent_category, state, decided_by (named, wildcard,
 -- no_group for a 2xx; NULL otherwise), hosts, share (of the crawl's hosts:
 -- every host with a robots.txt capture in the crawl; the shares of one
--- crawl and crawler sum to 1). Ordered by crawl, the agents' list order,
--- state, decided_by.
+-- crawl and crawler sum to 1), state_share (the share of the crawl's hosts
+-- in that state for the crawler, whoever decided: the same on each row of
+-- the state; on the full rows, the crawler's full blocks, named or by *).
+-- Ordered by crawl, the agents' list order, state, decided_by.
 SELECT s.crawl, s.agent, s.agent_category, s.state, s.decided_by, s.hosts,
-       s.hosts / sum(s.hosts) OVER (PARTITION BY s.crawl, s.agent) AS share
+       s.hosts / sum(s.hosts) OVER (PARTITION BY s.crawl, s.agent) AS share,
+       sum(s.hosts) OVER (PARTITION BY s.crawl, s.agent, s.state)
+           / sum(s.hosts) OVER (PARTITION BY s.crawl, s.agent) AS state_share
 FROM host_state_counts s
 JOIN agents a ON a.token = s.agent
 ORDER BY s.crawl NULLS FIRST, a.position, s.state, s.decided_by NULLS FIRST;

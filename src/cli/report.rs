@@ -4,6 +4,7 @@
 //! (`robostats_report`) runs the queries and draws.
 
 use crate::cli::ExitCode;
+use crate::output::dataset::Dataset;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -57,12 +58,13 @@ pub struct ReportConfig {
 }
 
 impl Args {
-    /// The report the flags ask for: the data sets checked (each a data
-    /// set, none named twice), the timeout, and the Python found.
+    /// The report the flags ask for: the data sets checked (each opened
+    /// as ingest and compact open it, for reading only; none named twice),
+    /// the timeout, and the Python found.
     pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
         let mut seen = Vec::new();
         for out in &self.outs {
-            robostats_report::check_data_set(out).map_err(anyhow::Error::msg)?;
+            Dataset::open_read(out)?;
             let canonical = fs::canonicalize(out)
                 .with_context(|| format!("cannot resolve {}", out.display()))?;
             if seen.contains(&canonical) {

@@ -131,4 +131,4 @@ def test_report_of_a_directory_that_is_no_data_set_fails_as_the_binary_does(tmp_
     ours = command("report", tmp_path, "-o", tmp_path / "r.html")
     theirs = binary("report", tmp_path, "-o", tmp_path / "r.html")
     assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (2, theirs.stderr)
-    assert "not an output directory of robostats ingest" in ours.stderr
+    assert "is not an ingest output directory" in ours.stderr

@@ -55,8 +55,9 @@ def test_connect_to_a_directory_that_is_no_data_set_says_what_the_command_says(t
         robostats.connect(tmp_path)
     cli = binary("report", tmp_path, "-o", tmp_path / "r.html")
     assert cli.stderr == f"robostats: {err.value}\n"
+    (tmp_path / "_manifest").mkdir()
     (tmp_path / "captures").mkdir()
-    with pytest.raises(ValueError, match="written by an older robostats"):
+    with pytest.raises(ValueError, match="made by an earlier version of robostats"):
         robostats.connect(tmp_path)
 
 

@@ -842,12 +842,20 @@ def test_crawl_hosts_and_host_states(con, responses):
 
 def test_policy_trends(con, responses):
     cols, rows = run_query(con, "policy_trends")
-    assert cols == ["crawl", "agent", "agent_category", "state", "decided_by", "hosts", "share"]
+    assert cols == ["crawl", "agent", "agent_category", "state", "decided_by", "hosts", "share", "state_share"]
     expected = collections.Counter((c, a, s, d) for (c, _, a), (s, d) in states_from_agent_verdicts(con).items())
     assert {(r["crawl"], r["agent"], r["state"], r["decided_by"]): r["hosts"] for r in rows} == dict(expected)
     shares_sum_to_one(rows, key=lambda r: (r["crawl"], r["agent"]))
+    # state_share: the rows of one state added up, whoever decided
+    in_state = collections.defaultdict(float)
+    for r in rows:
+        in_state[(r["crawl"], r["agent"], r["state"])] += r["share"]
+    for r in rows:
+        assert math.isclose(r["state_share"], in_state[(r["crawl"], r["agent"], r["state"])], rel_tol=1e-12), r
     gpt = {(r["state"], r["decided_by"]): r["hosts"] for r in rows if r["agent"] == "GPTBot"}
     assert gpt[("full", "named")] == 37 and gpt[("full", "wildcard")] == 13
+    full = {r["state_share"] for r in rows if r["agent"] == "GPTBot" and r["state"] == "full"}
+    assert len(full) == 1 and math.isclose(full.pop(), (37 + 13) / 666)
     assert sum(gpt.values()) == len(python_crawl_hosts(con, responses)) == 666
 
 
@@ -874,7 +882,7 @@ def test_crawler_bias(con):
 
 def test_line_counts(con, responses):
     cols, rows = run_query(con, "line_counts")
-    assert cols == ["lines", "captures", "share", "template", "template_captures"]
+    assert cols == ["lines", "captures", "share", "template", "template_captures", "template_share"]
     # Google's parser ends every line at a line ending (\r\n once), and
     # then emits what follows the last one as a line, even when empty.
     def google_line_count(body):
@@ -897,6 +905,7 @@ def test_line_counts(con, responses):
     for r in rows:
         ranked = sorted(per[r["lines"]].items(), key=lambda kv: (-kv[1], kv[0]))
         assert (r["template"], r["template_captures"]) == (ranked[0] if ranked else (None, 0)), r
+        assert r["template_share"] == r["template_captures"] / r["captures"], r
     assert any(r["template"] == "wordpress-4.4" for r in rows)
 
 

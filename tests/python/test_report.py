@@ -170,13 +170,19 @@ def test_data_sets_sharing_bodies_read_as_one(tmp_path):
 
 
 def test_clear_errors(tmp_path):
+    """Each directory is opened as ingest and compact open a data set
+    (Dataset::open_read): a manifest, today's format, every table."""
+    proc = subprocess.run([str(BIN), "report", str(tmp_path / "gone"), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and f"{tmp_path / 'gone'} does not exist" in proc.stderr, proc.stderr
     proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html")],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "not an output directory of robostats ingest" in proc.stderr
+    assert proc.returncode == 2 and "is not an ingest output directory (it has no _manifest)" in proc.stderr
+    (tmp_path / "_manifest").mkdir()
     (tmp_path / "captures").mkdir()
     proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html")],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "written by an older robostats" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "made by an earlier version of robostats" in proc.stderr, proc.stderr
     for table in TABLES:
         (tmp_path / table).mkdir(exist_ok=True)
     proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html"),

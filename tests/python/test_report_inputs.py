@@ -1,11 +1,14 @@
 """`robostats report` reads exactly what it is given and runs only what the
 user chose: data sets whose directory names hold DuckDB's glob characters
-(read alone, not with their siblings), a Python that leaves processes
+(read alone, not with their siblings), a data set it may not write while a
+compaction holds its lock (read all the same, nothing written into it),
+a Python that leaves processes
 behind (stopped at --timeout, all of them), a Python planted beside a
 copied binary (never run), a user-agent holding characters XML forbids
 (every SVG file parses), and a damaged Parquet file (a message saying
 what to do, no traceback)."""
 
+import fcntl
 import io
 import os
 import shutil
@@ -95,6 +98,37 @@ def test_views_sql_reads_odd_names_alone(plain, odd):
         progress = con.sql((ROOT / "queries/ingest_progress.sql").read_text()).fetchall()
         assert progress == connect(plain / ("a" if name != "b*[1]" else "b")).sql(
             (ROOT / "queries/ingest_progress.sql").read_text()).fetchall(), name
+
+
+def state(out):
+    """Every entry under `out`: its path, mode, size and modification time."""
+    return sorted((str(p.relative_to(out)), p.lstat().st_mode, p.lstat().st_size, p.lstat().st_mtime_ns)
+                  for p in [out, *out.rglob("*")])
+
+
+def test_a_data_set_is_only_read(plain, tmp_path):
+    """The report opens a data set for reading (Dataset::open_read): no lock
+    taken, so a compaction's exclusive lock (or an ingest's) neither blocks
+    it nor is blocked; nothing created or repaired, so a directory the user
+    may not write reads as well."""
+    out = tmp_path / "locked"
+    shutil.copytree(plain / "a", out)
+    lock = open(out / "_manifest" / "dataset.lock", "a")
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    dirs = [p for p in [out, *out.rglob("*")] if p.is_dir()]
+    for d in reversed(dirs):
+        d.chmod(0o555)
+    try:
+        before = state(out)
+        proc = run_report([out], tmp_path / "r.html", timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert state(out) == before
+    finally:
+        for d in dirs:
+            d.chmod(0o755)
+        lock.close()
+    report([plain / "a"], tmp_path / "plain.html")
+    assert tables(tmp_path / "r.html") == tables(tmp_path / "plain.html")
 
 
 def fake_python(path, body):

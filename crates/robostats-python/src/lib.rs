@@ -38,10 +38,24 @@ fn views_sql() -> &'static str {
 }
 
 /// Raises `ValueError` with the message of `robostats report` when `out`
-/// is not a data set the views can read.
+/// is not a data set the views can read: the command's check
+/// (`Dataset::open_read`), its causes after colons as the command prints
+/// them.
 #[pyfunction]
 fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
-    robostats_report::check_data_set(&out).map_err(PyValueError::new_err)
+    match robostats::output::dataset::Dataset::open_read(&out) {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let mut message = err.to_string();
+            let mut cause = std::error::Error::source(&err);
+            while let Some(c) = cause {
+                message.push_str(": ");
+                message.push_str(&c.to_string());
+                cause = c.source();
+            }
+            Err(PyValueError::new_err(message))
+        }
+    }
 }
 
 #[pymodule]

@@ -9,15 +9,20 @@
 //! Every number it shows comes from a query's result, as a user running
 //! that query gets it. The figures only shape those rows for drawing,
 //! and each figure's file says how: they order and cut rows to the few a
-//! chart can show, add shares of one query into the bins of a histogram
-//! (`figures/sizes.rs`: line counts past 60 into one bin, sizes into
-//! powers of two), and pick each bar's share out of a query's rows,
-//! adding the rows of one bar where the query splits it finer
-//! (`restriction.rs`, over `decided_by`); the page shows the rows used.
+//! chart can show, lay a query's rows out as the bins of a histogram
+//! (`figures/sizes.rs`: line counts past 60 added into one bin; the
+//! power-of-two size bins of the query on a log axis, empty ones
+//! between), and pick each bar's value out of a query's rows. Sums and
+//! shares over a query's rows are the query's own columns (a crawler's
+//! share of hosts in a state, whoever decided, is `policy_trends`'
+//! `state_share`); the page shows the rows used.
 //!
 //! This crate is the `robostats` command's printer: it reads the tables
 //! that ingest wrote (through DuckDB) and depends on no part of the ingest
-//! but the tables' names and views (`robostats-rows`).
+//! but the tables' names and views (`robostats-rows`). Whether a
+//! directory is a data set is the output library's to say: the command
+//! opens each with `Dataset::open_read` (`robostats::output::dataset`)
+//! before [`Report::build`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -31,35 +36,11 @@ pub mod queries;
 pub mod svg;
 mod text;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use engine::{Engine, EngineError, Table};
 use figures::Figure;
 use queries::Query;
-
-/// Whether `out` is a data set the queries can read (an output directory
-/// of `robostats ingest` with every table), else what to do: the check
-/// `robostats report` and the Python package's `connect` make before
-/// DuckDB would say only "no files found".
-pub fn check_data_set(out: &Path) -> Result<(), String> {
-    if !out.join("captures").is_dir() {
-        return Err(format!(
-            "{} is not an output directory of robostats ingest (it has no captures/)",
-            out.display()
-        ));
-    }
-    // An older robostats wrote fewer tables: say which.
-    for table in robostats_rows::classify::Table::ALL {
-        if !out.join(table.name()).is_dir() {
-            return Err(format!(
-                "{} has no {}/: it was written by an older robostats; ingest its inputs again",
-                out.display(),
-                table.name()
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// A report on one or more data sets read as one.
 #[derive(Debug)]

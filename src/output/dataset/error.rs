@@ -114,6 +114,14 @@ pub enum OutputError {
         /// The directory.
         dir: PathBuf,
     },
+    /// A table's directory is missing: an earlier version wrote fewer
+    /// tables, or the first ingest into the directory has only begun.
+    NoTable {
+        /// The directory.
+        dir: PathBuf,
+        /// The table.
+        table: &'static str,
+    },
     /// A part file is still being written, or an interrupted run left it.
     Unfinished {
         /// The file.
@@ -201,6 +209,7 @@ impl OutputError {
             OutputError::NotADataset { dir }
             | OutputError::OtherFiles { dir, .. }
             | OutputError::Missing { dir }
+            | OutputError::NoTable { dir, .. }
             | OutputError::OlderFormat { dir, .. } => Some(dir),
             OutputError::Threads(_) => None,
         }
@@ -242,6 +251,13 @@ impl fmt::Display for OutputError {
             OutputError::NotADataset { dir } => write!(
                 f,
                 "{} is not an ingest output directory (it has no _manifest)",
+                dir.display()
+            ),
+            OutputError::NoTable { dir, table } => write!(
+                f,
+                "{} has no {table}/: it was made by an earlier version of robostats, which \
+                 wrote fewer tables (ingest its inputs again into a new --out directory), or \
+                 its first ingest has only begun",
                 dir.display()
             ),
             OutputError::Unfinished { path } => write!(

@@ -165,8 +165,38 @@ impl Dataset {
         Ok(())
     }
 
-    /// An existing output directory of `ingest` (it has a manifest).
+    /// An existing output directory of `ingest`, to write into (compact):
+    /// the checks of [`Dataset::open_read`] but the tables' directories,
+    /// and none of its directories or manifest files is a link.
     pub fn open(dir: &Path) -> Result<Dataset, OutputError> {
+        let dataset = Dataset::existing(dir)?;
+        dataset.refuse_links()?;
+        Ok(dataset)
+    }
+
+    /// An existing output directory of `ingest`, to read its tables
+    /// (`robostats report`, the Python package's `connect`): it has a
+    /// manifest, is not of an earlier format, and has every table's
+    /// directory (the views read them all). Only reads: creates, locks and
+    /// repairs nothing, so it works in a directory the user cannot write
+    /// and beside a running ingest or compaction. Links are followed: a
+    /// reader reads where the user pointed.
+    pub fn open_read(dir: &Path) -> Result<Dataset, OutputError> {
+        let dataset = Dataset::existing(dir)?;
+        for &table in Table::ALL {
+            if !dataset.table_dir(table).is_dir() {
+                return Err(OutputError::NoTable {
+                    dir: dir.to_path_buf(),
+                    table: table.name(),
+                });
+            }
+        }
+        Ok(dataset)
+    }
+
+    /// The checks of every opening of an existing output directory: it
+    /// exists, has a manifest and is not of an earlier format.
+    fn existing(dir: &Path) -> Result<Dataset, OutputError> {
         if !dir.exists() {
             return Err(OutputError::Missing {
                 dir: dir.to_path_buf(),
@@ -178,11 +208,9 @@ impl Dataset {
             });
         }
         refuse_older_format(dir)?;
-        let dataset = Dataset {
+        Ok(Dataset {
             dir: dir.to_path_buf(),
-        };
-        dataset.refuse_links()?;
-        Ok(dataset)
+        })
     }
 
     /// Refuses an output directory whose manifest directory, table

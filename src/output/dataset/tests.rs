@@ -116,3 +116,74 @@ fn a_data_set_of_the_earlier_body_store_is_refused() {
     assert!(refused.to_string().contains("XXH3-128"), "{refused}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every entry under `dir`, with its kind and permissions.
+#[cfg(unix)]
+fn listing(dir: &Path) -> Vec<(PathBuf, bool, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let meta = entry.metadata().unwrap();
+        out.push((
+            entry.path().to_path_buf(),
+            meta.is_dir(),
+            meta.permissions().mode(),
+        ));
+    }
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn a_reader_opens_what_a_writer_would_and_changes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("robostats-open-read-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let said = |e: OutputError| e.to_string().replace(&dir.display().to_string(), "DIR");
+    assert_eq!(
+        said(Dataset::open_read(&dir).unwrap_err()),
+        "DIR does not exist"
+    );
+    let dataset = Dataset::create(&dir, false).unwrap();
+    // Tables without a manifest: not an ingest's output.
+    let refused = Dataset::open_read(&dir).unwrap_err();
+    assert!(
+        matches!(refused, OutputError::NotADataset { .. }),
+        "{refused}"
+    );
+    // A data set with an ingest and then a compaction holding its locks.
+    let ingest = dataset.lock_ingest("run").unwrap();
+    assert!(Dataset::open_read(&dir).is_ok());
+    drop(ingest);
+    let compact = dataset.lock_compact().unwrap();
+    // A directory no one may write: opened all the same, nothing made,
+    // taken or changed.
+    let mut dirs: Vec<PathBuf> = listing(&dir)
+        .into_iter()
+        .filter(|e| e.1)
+        .map(|e| e.0)
+        .collect();
+    dirs.reverse();
+    for d in &dirs {
+        fs::set_permissions(d, fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let before = listing(&dir);
+    assert!(Dataset::open_read(&dir).is_ok());
+    assert_eq!(listing(&dir), before);
+    drop(compact);
+    for d in dirs.iter().rev() {
+        fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A table missing: an earlier version's, or one being made.
+    fs::remove_dir_all(dataset.table_dir(Table::VerdictCounts)).unwrap();
+    assert_eq!(
+        said(Dataset::open_read(&dir).unwrap_err()),
+        "DIR has no verdict_counts/: it was made by an earlier version of robostats, which \
+         wrote fewer tables (ingest its inputs again into a new --out directory), or its \
+         first ingest has only begun"
+    );
+    // A writer's open does not look at the tables' directories.
+    assert!(Dataset::open(&dir).is_ok());
+    fs::remove_dir_all(&dir).unwrap();
+}

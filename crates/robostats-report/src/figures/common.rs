@@ -52,18 +52,10 @@ pub(super) fn ranked_agents(t: &Table, crawl: &str) -> Vec<(String, String, f64)
     let mut agents: Vec<(String, String, f64)> = Vec::new();
     for r in t.rows.iter().filter(|r| t.text(r, "crawl") == crawl) {
         let agent = t.text(r, "agent");
-        let full = if t.text(r, "state") == "full" {
-            t.num(r, "share")
-        } else {
-            0.0
-        };
-        match agents.iter_mut().find(|a| a.0 == agent) {
-            Some(a) => a.2 += full,
-            None => agents.push((
-                agent.to_owned(),
-                t.text(r, "agent_category").to_owned(),
-                full,
-            )),
+        if !agents.iter().any(|a| a.0 == agent) {
+            let full = full_share(t, crawl, agent).unwrap_or(0.0);
+            let category = t.text(r, "agent_category").to_owned();
+            agents.push((agent.to_owned(), category, full));
         }
     }
     agents.sort_by(|a, b| {
@@ -73,6 +65,22 @@ pub(super) fn ranked_agents(t: &Table, crawl: &str) -> Vec<(String, String, f64)
             .then(a.0.cmp(&b.0))
     });
     agents
+}
+
+/// The share of `crawl`'s hosts that disallow `agent` every path, named
+/// or by * (`policy_trends`' `state_share` of its `full` rows): 0 when
+/// none does, none when the crawl has no row of the crawler.
+pub(super) fn full_share(t: &Table, crawl: &str, agent: &str) -> Option<f64> {
+    let mut rows = t
+        .rows
+        .iter()
+        .filter(|r| t.text(r, "crawl") == crawl && t.text(r, "agent") == agent)
+        .peekable();
+    rows.peek()?;
+    Some(
+        rows.find(|r| t.text(r, "state") == "full")
+            .map_or(0.0, |r| t.num(r, "state_share")),
+    )
 }
 
 /// A category's place in the report's order (AI first; unknown last).

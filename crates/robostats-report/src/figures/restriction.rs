@@ -29,7 +29,8 @@ const SEGMENTS: [(&str, Option<&str>, &str, &str); 8] = [
 ];
 
 /// A bar per crawler of `crawl` (in the report's order, a heading at each
-/// category): the share of hosts in each segment.
+/// category): the share of hosts in each segment, a row's `share` (split by
+/// who decided) or, for a whole state, its `state_share`.
 fn shape(t: &Table, crawl: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut last_category = String::new();
@@ -37,16 +38,16 @@ fn shape(t: &Table, crawl: &str) -> Vec<Row> {
         let values = SEGMENTS
             .iter()
             .map(|(state, by, _, _)| {
-                t.rows
-                    .iter()
-                    .filter(|r| {
-                        t.text(r, "crawl") == crawl
-                            && t.text(r, "agent") == agent
-                            && t.text(r, "state") == *state
-                            && by.is_none_or(|b| t.text(r, "decided_by") == b)
-                    })
-                    .map(|r| t.num(r, "share"))
-                    .sum()
+                let row = t.rows.iter().find(|r| {
+                    t.text(r, "crawl") == crawl
+                        && t.text(r, "agent") == agent
+                        && t.text(r, "state") == *state
+                        && by.is_none_or(|b| t.text(r, "decided_by") == b)
+                });
+                // A segment of a whole state: the state's share, whoever
+                // decided.
+                let column = if by.is_some() { "share" } else { "state_share" };
+                row.map_or(0.0, |r| t.num(r, column))
             })
             .collect();
         let group = (category != last_category).then(|| category_name(&category));

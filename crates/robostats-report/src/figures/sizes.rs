@@ -34,8 +34,7 @@ fn line_bins(lc: &Table) -> Bins {
         bins[i].1 += lc.num(r, "share");
         let template = lc.text(r, "template");
         if i as i64 == lines && !template.is_empty() {
-            let part = lc.num(r, "template_captures") / lc.num(r, "captures");
-            made_by[i] = Some((template.to_owned(), part));
+            made_by[i] = Some((template.to_owned(), lc.num(r, "template_share")));
         }
     }
     let mut peaks: Vec<usize> = (1..=MAX_LINES as usize).collect();

@@ -1,8 +1,6 @@
 //! Figure 3: full blocks over crawls, a line per crawler.
 
-use serde_json::Value;
-
-use super::common::{TOP, crawl_label, crawls, ranked_agents};
+use super::common::{TOP, crawl_label, crawls, full_share, ranked_agents};
 use super::{Figure, Query, Results, Shown, Table};
 use crate::svg::{self, Series, colour};
 
@@ -26,22 +24,7 @@ fn shape(t: &Table, xs: &[String], agents: &[String]) -> Vec<(Series, Vec<Option
         .iter()
         .enumerate()
         .map(|(i, agent)| {
-            let values = xs
-                .iter()
-                .map(|x| {
-                    let rows: Vec<&Vec<Value>> = t
-                        .rows
-                        .iter()
-                        .filter(|r| t.text(r, "crawl") == x && t.text(r, "agent") == agent)
-                        .collect();
-                    (!rows.is_empty()).then(|| {
-                        rows.iter()
-                            .filter(|r| t.text(r, "state") == "full")
-                            .map(|r| t.num(r, "share"))
-                            .sum()
-                    })
-                })
-                .collect();
+            let values = xs.iter().map(|x| full_share(t, x, agent)).collect();
             let c = if agent == "*" {
                 "#000000"
             } else {
