@@ -13,13 +13,31 @@ step() {
     echo "== $1"
 }
 times() {
-    [ -n "${fuzz_build:-}" ] && kill "$fuzz_build" 2>/dev/null
+    for job in "${deps:-}" "${fuzz_build:-}"; do
+        [ -n "$job" ] && kill "$job" 2>/dev/null
+    done
     step ""
     echo "== time per step"
     printf '%s\n' "${step_times[@]}"
     printf '%5d s  total\n' "$SECONDS"
 }
 trap times EXIT
+
+# What the tests need beyond Rust (Debian's and Python's packages) installs
+# in the background meanwhile: scripts/test-deps.sh.
+mkdir -p target
+scripts/test-deps.sh >target/test-deps.log 2>&1 &
+deps=$!
+deps_ready() {
+    [ -z "$deps" ] && return
+    if ! wait "$deps"; then
+        cat target/test-deps.log >&2
+        echo "installing what the tests need failed (target/test-deps.log)" >&2
+        exit 1
+    fi
+    cat target/test-deps.log
+    deps=""
+}
 
 step "format and lints"
 cargo fmt --all -- --check
@@ -35,7 +53,6 @@ cargo build --release --locked
 # time they leave a core idle; the fuzz step at the end waits for them.
 fuzz_build=""
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    mkdir -p target
     nice -n 19 scripts/fuzz.sh --build >target/fuzz-build.log 2>&1 &
     fuzz_build=$!
 fi
@@ -43,56 +60,34 @@ fi
 step "tests (unit, integration, property, CLI)"
 # tests/faults.rs kills compact at each of its steps with strace's fault
 # injection (ROBOSTATS_NO_STRACE=1 skips those tests).
-if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing Debian's strace (for tests/faults.rs)"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
-fi
+deps_ready
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
-# tests/python (pytest) over the release binary's output. The packages go to a
-# virtual environment under target/ (kept between runs), else, where venv is
-# missing, to the user's Python. test_slurm.py starts a private single-node
-# Slurm with scripts/slurm/local-cluster.sh, which installs Debian's slurm-wlm
-# and munge when they are missing (ROBOSTATS_NO_SLURM=1 skips that test);
-# test_report.py needs Debian's chromium, installed here when missing.
+# tests/python (pytest) over the release binary's output, with the Python
+# scripts/test-deps.sh installed them into. test_slurm.py starts a private
+# single-node Slurm with scripts/slurm/local-cluster.sh
+# (ROBOSTATS_NO_SLURM=1 skips that test); test_report.py renders the
+# report's page in headless Chromium.
 step "python: tables and queries (tests/python)"
-py=python3
-if [ -x target/python-venv/bin/python3 ] || python3 -m venv target/python-venv >/dev/null 2>&1; then
-    py=target/python-venv/bin/python3
-elif ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq python3-pip >/dev/null
-fi
-echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
-PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
-    "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" "blake3==1.*" "pytest==8.*" "moto[server]==5.*" "maturin>=1.9,<2"
-# test_report.py renders `robostats report`'s page in headless Chromium.
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing Debian's chromium and a font (for tests/python/test_report.py)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
-fi
+py=target/python-venv/bin/python3
+[ -x "$py" ] || py=python3
 PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
 # ---- end of the Python block ---------------------------------------------
 
 # ---- the Python package: its wheel, in a fresh environment without Rust ----
 # The wheel a release publishes (maturin build; the release build above is
 # reused, so this compiles only the Python module), and the one `pip install .`
-# makes from the clone (the same files); then a new virtual environment
-# with the first and the test tools, and tests/package run from it with no
-# Rust toolchain on PATH.
+# makes from the clone (the same files); then the first installed into a
+# new virtual environment with the test tools, and tests/package run from
+# it with no Rust toolchain on PATH.
 step "python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
 rm -rf target/wheels
 "$py" -m maturin build --release --locked --out target/wheels/release
 PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation -w target/wheels/pip .
-rm -rf target/package-venv
-if ! python3 -m venv target/package-venv >/dev/null 2>&1; then
-    PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check "virtualenv>=20"
-    "$py" -m virtualenv -q target/package-venv
-fi
-target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats-*.whl \
-    "pytest==8.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10"
+# (target/package-venv: made new by scripts/test-deps.sh in this run)
+target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats-*.whl
 # PATH without Rust: the directories that hold cargo, rustc or rustup are
 # left out (rustup's), but the system's own, where stubs that fail stand
 # in front of a Rust from the distribution.
