@@ -247,3 +247,26 @@ fn printable(bytes: &[u8]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::scheme::Scheme;
+
+    #[test]
+    fn ingest_help_names_every_scheme_from_the_list() {
+        let mut cli = Cli::command();
+        let ingest = cli.find_subcommand_mut("ingest").expect("ingest");
+        // As printed, lines joined again (clap wraps them).
+        let help = ingest.render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        let listed = Scheme::listed();
+        assert!(help.contains(&listed), "{help}");
+        for scheme in Scheme::ALL {
+            assert!(
+                listed.contains(&format!("{}://", scheme.name())),
+                "{listed}"
+            );
+        }
+    }
+}

@@ -1,5 +1,10 @@
-//! The URL schemes robostats reads inputs from: the one list. A new
-//! store is a variant here, then its module under [`remote`](super::remote).
+//! The URL schemes robostats reads inputs from: the one list, and the
+//! syntax that tells a URL from a path. Each scheme is read by a store,
+//! a module of `remote/store/`, and the one `match` from a scheme to its
+//! store is there too (`remote` leans on this list, so this list cannot
+//! lean on it): a new store is a variant here, in [`Scheme::ALL`] with
+//! its [`Scheme::name`], and its module and arm there (CONTRIBUTING.md,
+//! "A new input source").
 
 use url::Url;
 

@@ -49,8 +49,9 @@
 //!
 //! S3 requests are signed with `aws-sigv4`, with credentials and region
 //! from `aws-config`, the SDK's own chains (environment, profiles, SSO,
-//! web identity, container and instance roles); see module `s3`. The price is
-//! the build: 2.7-4.5 min alone, the most of it aws-config's.
+//! web identity, container and instance roles); see module `store::s3`.
+//! The price is the build: 2.7-4.5 min alone, the most of it
+//! aws-config's.
 //!
 //! # The bridge to the workers
 //!
@@ -61,7 +62,7 @@
 
 mod limit;
 mod options;
-mod s3;
+mod store;
 mod stream;
 mod target;
 mod transfer;
@@ -77,9 +78,10 @@ use super::secrets::RemoteUrl;
 
 pub use limit::Limiter;
 pub use options::{NetCounts, Options, S3Options};
+pub(crate) use store::{shape_refused, userinfo_refused};
 use stream::{Channel, Piece, Slots};
 pub use stream::{Download, Prefetch, Stream};
-pub(crate) use target::{Target, shape_refused, userinfo_refused};
+pub(crate) use target::Target;
 pub use transfer::{FetchError, STOPPED, shown};
 
 /// Bytes buffered a transfer, at most (about): what a transfer may get
@@ -115,8 +117,9 @@ struct Shared {
     limiter: Limiter,
     options: Options,
     stats: Stats,
-    /// S3's set-up, made at the first `s3://` URL.
-    s3: tokio::sync::OnceCell<Result<s3::S3, String>>,
+    /// What each store keeps for the run (S3's set-up, made at the first
+    /// `s3://` URL).
+    sessions: store::Sessions,
     /// Transfers with a request in flight or a body streaming.
     active: Arc<Semaphore>,
 }
@@ -202,6 +205,7 @@ impl Client {
             ))?;
         let signed = client(reqwest::redirect::Policy::none())?;
         let max_downloads = options.max_downloads.max(1);
+        let sessions = store::Sessions::new(&options);
         Ok(Client {
             runtime,
             shared: Arc::new(Shared {
@@ -215,7 +219,7 @@ impl Client {
                     ..options
                 },
                 stats: Stats::default(),
-                s3: tokio::sync::OnceCell::new(),
+                sessions,
                 active: Arc::new(Semaphore::new(max_downloads)),
             }),
         })

@@ -1,28 +1,29 @@
-//! The stores a remote input is read from, one arm each: how a URL of a
-//! scheme ([`Scheme`]) is reached (its request, signed or not) and the
-//! quirks of its answers. A new store is an arm here, its module beside
-//! this one (S3's is [`s3`](super::s3)), and a variant of [`Scheme`].
+//! A remote input as this client reaches it: its URL and its store (see
+//! [`store`](super::store)), whose quirks the transfer asks about.
 
 use url::Url;
 
+use super::Shared;
+use super::store::{self, Headers, Store};
 use super::transfer::FetchError;
-use super::{Shared, s3};
 use crate::source::scheme::Scheme;
 use crate::source::secrets::RemoteUrl;
 
 /// A remote input as this client reaches it.
-pub(crate) enum Target {
-    /// `http://` or `https://`: the URL itself.
-    Http(RemoteUrl),
-    /// `s3://bucket/key`.
-    S3(RemoteUrl),
+pub(crate) struct Target {
+    url: RemoteUrl,
+    scheme: Scheme,
+    store: &'static dyn Store,
 }
 
 impl Target {
     pub(super) fn parse(url: &RemoteUrl) -> Result<Target, FetchError> {
         match Scheme::of_url(url.url()) {
-            Some(Scheme::Http | Scheme::Https) => Ok(Target::Http(url.clone())),
-            Some(Scheme::S3) => Ok(Target::S3(url.clone())),
+            Some(scheme) => Ok(Target {
+                url: url.clone(),
+                scheme,
+                store: store::of(scheme),
+            }),
             None => Err(FetchError::Setup(format!(
                 "robostats reads {} URLs, not {}://",
                 Scheme::listed(),
@@ -31,71 +32,35 @@ impl Target {
         }
     }
 
-    /// Its requests are signed: they are sent by the client that follows
-    /// no redirect (the signature, the session token and the request's
-    /// path would go elsewhere), and a redirect is an error that says so.
+    /// Its requests are signed: see [`Store::signed`].
     pub(crate) fn signed(&self) -> bool {
-        match self {
-            Target::Http(_) => false,
-            Target::S3(_) => true,
-        }
+        self.store.signed()
     }
 
-    /// A 403 without an error code may be a CDN's rate limit (CloudFront
-    /// answers one with an HTML page), to be retried; a store that says
-    /// why in its answer (S3's `AccessDenied`...) means credentials, which
-    /// asking again will not change.
+    /// Why a redirect answered to its signed request is not followed: see
+    /// [`Store::redirect_refused`].
+    pub(crate) fn redirect_refused(&self, answer: &FetchError, location: &str) -> String {
+        self.store.redirect_refused(answer, location)
+    }
+
+    /// Whether a 403 without an error code is retried as a rate limit:
+    /// see [`Store::bare_403_is_throttling`].
     pub(crate) fn bare_403_is_throttling(&self) -> bool {
-        match self {
-            Target::Http(_) => true,
-            Target::S3(_) => false,
-        }
+        self.store.bare_403_is_throttling()
     }
 
     /// The URL as given (`s3://...` for S3), for messages: without its
     /// secrets.
     pub(super) fn name(&self) -> &str {
-        match self {
-            Target::Http(url) | Target::S3(url) => url.shown(),
-        }
+        self.url.shown()
     }
 
     /// The URL to send a GET to, and the headers that sign it.
-    pub(super) async fn request(
-        &self,
-        shared: &Shared,
-    ) -> Result<(Url, Vec<(String, String)>), String> {
-        match self {
-            Target::Http(url) => Ok((url.url().clone(), Vec::new())),
-            Target::S3(s3_url) => {
-                let s3 = shared
-                    .s3
-                    .get_or_init(|| s3::S3::new(&shared.options.s3))
-                    .await
-                    .as_ref()
-                    .map_err(Clone::clone)?;
-                let url = s3.object_url(s3_url.url())?;
-                let signature = s3.sign(&url).await?;
-                Ok((url, signature))
-            }
-        }
-    }
-}
-
-/// Why `url`, as given, is refused by its store, if it is (checked when
-/// the inputs are listed, before its secrets are looked at).
-pub(crate) fn userinfo_refused(url: &Url) -> Option<&'static str> {
-    match Scheme::of_url(url)? {
-        Scheme::Http | Scheme::Https => None,
-        Scheme::S3 => s3::userinfo_refused(url),
-    }
-}
-
-/// Why `url` does not have the shape its store reads, if it does not
-/// (checked on an input's URL, after a `--prefix` is joined to it).
-pub(crate) fn shape_refused(url: &Url) -> Option<&'static str> {
-    match Scheme::of_url(url)? {
-        Scheme::Http | Scheme::Https => None,
-        Scheme::S3 => s3::shape_refused(url),
+    pub(super) async fn request(&self, shared: &Shared) -> Result<(Url, Headers), String> {
+        shared
+            .sessions
+            .get(self.scheme)
+            .request(self.url.url())
+            .await
     }
 }

@@ -15,9 +15,10 @@ use super::headers::{
 use super::{Attempt, FetchError, Sink, State, transport};
 use crate::source::remote::{Shared, Target};
 
-/// The request: signed for S3; when resuming, for the bytes not received
-/// yet, and only if the object is still the one first read (its ETag, or
-/// its Last-Modified). `Err`: how the attempt ends without a request.
+/// The request: signed if its store signs (S3); when resuming, for the
+/// bytes not received yet, and only if the object is still the one first
+/// read (its ETag, or its Last-Modified). `Err`: how the attempt ends
+/// without a request.
 pub(super) async fn request(
     shared: &Shared,
     target: &Target,
@@ -270,11 +271,9 @@ pub(super) async fn refused(
         },
         // Signed requests follow no redirect (the signature, the session
         // token and the request's path would go elsewhere).
-        300..=399 if target.signed() => Attempt::Fail(FetchError::Setup(format!(
-            "the S3 endpoint answered {error} with a redirect to {}: a signed request is \
-             not sent anywhere else (give --s3-endpoint or --s3-region of the bucket's \
-             own endpoint)",
-            header_text(headers, header::LOCATION).map_or_else(|| "nowhere".to_owned(), shown)
+        300..=399 if target.signed() => Attempt::Fail(FetchError::Setup(target.redirect_refused(
+            &error,
+            &header_text(headers, header::LOCATION).map_or_else(|| "nowhere".to_owned(), shown),
         ))),
         _ => Attempt::Fail(error),
     }

@@ -22,34 +22,89 @@ use aws_credential_types::Credentials;
 use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
 use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, percent_encode};
+use tokio::sync::OnceCell;
 use url::Url;
 
-use super::S3Options;
+use super::{Request, Session, Store};
+use crate::source::remote::transfer::{FetchError, shown};
+use crate::source::remote::{Options, S3Options};
 
 /// The region Common Crawl's bucket is in, used when no chain says one.
 pub const DEFAULT_REGION: &str = "us-east-1";
 
-/// Why an `s3://` URL as given is refused, if it is: it holds a user name
-/// or password (credentials come from the AWS chains, never from a URL).
-pub fn userinfo_refused(url: &Url) -> Option<&'static str> {
-    (!url.username().is_empty() || url.password().is_some()).then_some(
-        "an s3:// URL holds no user name or password: credentials come from the AWS chain \
-         (environment, profiles, roles)",
-    )
+/// `s3://` URLs: signed requests, and answers that say why they fail.
+pub(super) struct S3;
+
+impl Store for S3 {
+    /// A user name or password: credentials come from the AWS chains,
+    /// never from a URL.
+    fn userinfo_refused(&self, url: &Url) -> Option<&'static str> {
+        (!url.username().is_empty() || url.password().is_some()).then_some(
+            "an s3:// URL holds no user name or password: credentials come from the AWS chain \
+             (environment, profiles, roles)",
+        )
+    }
+
+    /// `s3://BUCKET/KEY`, without a query or fragment.
+    fn shape_refused(&self, url: &Url) -> Option<&'static str> {
+        if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty()
+        {
+            return Some("an s3:// URL names a bucket and a key: s3://BUCKET/KEY");
+        }
+        (url.query().is_some() || url.fragment().is_some())
+            .then_some("an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part")
+    }
+
+    fn signed(&self) -> bool {
+        true
+    }
+
+    fn redirect_refused(&self, answer: &FetchError, location: &str) -> String {
+        format!(
+            "the S3 endpoint answered {answer} with a redirect to {location}: a signed request \
+             is not sent anywhere else (give --s3-endpoint or --s3-region of the bucket's own \
+             endpoint)"
+        )
+    }
+
+    /// S3's 403 says why (`AccessDenied`...): credentials.
+    fn bare_403_is_throttling(&self) -> bool {
+        false
+    }
+
+    fn session(&self, options: &Options) -> Box<dyn Session> {
+        Box::new(Run {
+            options: options.s3.clone(),
+            setup: OnceCell::new(),
+        })
+    }
 }
 
-/// Why an `s3://` URL is not one to read, if it is not: `s3://BUCKET/KEY`,
-/// without a query or fragment.
-pub fn shape_refused(url: &Url) -> Option<&'static str> {
-    if url.host_str().is_none_or(str::is_empty) || url.path().trim_start_matches('/').is_empty() {
-        return Some("an s3:// URL names a bucket and a key: s3://BUCKET/KEY");
+/// S3 in a run: its set-up, made at the first `s3://` request (and its
+/// failure, said again at each next one).
+struct Run {
+    options: S3Options,
+    setup: OnceCell<Result<Setup, String>>,
+}
+
+impl Session for Run {
+    fn request<'a>(&'a self, url: &'a Url) -> Request<'a> {
+        Box::pin(async move {
+            let setup = self
+                .setup
+                .get_or_init(|| Setup::new(&self.options))
+                .await
+                .as_ref()
+                .map_err(Clone::clone)?;
+            let url = setup.object_url(url)?;
+            let signature = setup.sign(&url).await?;
+            Ok((url, signature))
+        })
     }
-    (url.query().is_some() || url.fragment().is_some())
-        .then_some("an s3:// URL is s3://BUCKET/KEY, with no '?' or '#' part")
 }
 
 /// How S3 objects are reached and requests signed.
-pub struct S3 {
+struct Setup {
     /// A custom endpoint (S3-compatible stores): path-style URLs.
     endpoint: Option<Url>,
     region: String,
@@ -59,15 +114,12 @@ pub struct S3 {
     cached: Mutex<Option<Credentials>>,
 }
 
-impl std::fmt::Debug for S3 {
+impl std::fmt::Debug for Setup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("S3")
+        f.debug_struct("Setup")
             .field(
                 "endpoint",
-                &self
-                    .endpoint
-                    .as_ref()
-                    .map(|e| super::transfer::shown(e.as_str())),
+                &self.endpoint.as_ref().map(|e| shown(e.as_str())),
             )
             .field("region", &self.region)
             .field("signed", &self.credentials.is_some())
@@ -75,9 +127,9 @@ impl std::fmt::Debug for S3 {
     }
 }
 
-impl S3 {
+impl Setup {
     /// Resolves region, endpoint and the credential chain.
-    pub async fn new(options: &S3Options) -> Result<S3, String> {
+    async fn new(options: &S3Options) -> Result<Setup, String> {
         let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(
             aws_smithy_http_client::Builder::new()
                 .tls_provider(Provider::Rustls(CryptoMode::Ring))
@@ -96,15 +148,13 @@ impl S3 {
             .or_else(|| std::env::var("AWS_ENDPOINT_URL_S3").ok())
             .or_else(|| config.endpoint_url().map(str::to_owned))
             .filter(|e| !e.is_empty());
-        let endpoint = match endpoint {
-            Some(e) => Some(Url::parse(&e).map_err(|why| {
-                format!(
-                    "the S3 endpoint '{}' is not a URL: {why}",
-                    super::transfer::shown(&e)
-                )
-            })?),
-            None => None,
-        };
+        let endpoint =
+            match endpoint {
+                Some(e) => Some(Url::parse(&e).map_err(|why| {
+                    format!("the S3 endpoint '{}' is not a URL: {why}", shown(&e))
+                })?),
+                None => None,
+            };
         if endpoint
             .as_ref()
             .is_some_and(|e| !e.username().is_empty() || e.password().is_some())
@@ -112,10 +162,10 @@ impl S3 {
             return Err(format!(
                 "the S3 endpoint '{}' holds a user name or password: give credentials the AWS \
                  way (environment, profile, role), not in the endpoint",
-                super::transfer::shown(endpoint.as_ref().map_or("", Url::as_str))
+                shown(endpoint.as_ref().map_or("", Url::as_str))
             ));
         }
-        Ok(S3 {
+        Ok(Setup {
             endpoint,
             region: config
                 .region()
@@ -132,7 +182,7 @@ impl S3 {
     /// The HTTP URL of `s3://bucket/key`: virtual-hosted on AWS,
     /// path-style on a custom endpoint (and for bucket names with dots,
     /// which TLS certificates of virtual hosts do not cover).
-    pub fn object_url(&self, s3: &Url) -> Result<Url, String> {
+    fn object_url(&self, s3: &Url) -> Result<Url, String> {
         let bucket = s3.host_str().unwrap_or_default();
         if bucket.is_empty() {
             return Err("an s3:// URL names its bucket: s3://BUCKET/KEY".to_owned());
@@ -158,7 +208,7 @@ impl S3 {
     }
 
     /// The headers that sign a GET of `url` (none when anonymous).
-    pub async fn sign(&self, url: &Url) -> Result<Vec<(String, String)>, String> {
+    async fn sign(&self, url: &Url) -> Result<Vec<(String, String)>, String> {
         let Some(provider) = &self.credentials else {
             return Ok(Vec::new());
         };
@@ -237,8 +287,8 @@ const S3_KEY: &AsciiSet = &NON_ALPHANUMERIC
 mod tests {
     use super::*;
 
-    fn s3(endpoint: Option<&str>) -> S3 {
-        S3 {
+    fn s3(endpoint: Option<&str>) -> Setup {
+        Setup {
             endpoint: endpoint.map(|e| Url::parse(e).unwrap()),
             region: "us-east-1".to_owned(),
             credentials: None,
