@@ -68,6 +68,29 @@ def test_queries_run_in_the_duckdb_cli(samples_out):
     assert "cc_class,success,482,0.6722454672245467" in lines
 
 
+def test_views_sql_names_robostats_out_without_a_data_set(tmp_path):
+    """Read where no data set is (robostats_out unset, or naming an empty
+    directory), views.sql stops on an error naming robostats_out, in
+    Python and in the DuckDB CLI, not on DuckDB's own about a glob."""
+    import duckdb
+    views = (QUERIES / "views.sql").read_text()
+    for value, said in ((None, "robostats_out is not set (so 'out')"),
+                        (str(tmp_path), f"robostats_out is '{tmp_path}'")):
+        con = duckdb.connect()
+        if value is not None:
+            con.execute("SET VARIABLE robostats_out = ?", [value])
+        with pytest.raises(duckdb.Error) as e:
+            con.execute(views)
+        assert said in str(e.value) and "no robostats data set" in str(e.value), e.value
+        assert "SET VARIABLE robostats_out" in str(e.value)
+    cli = Path(sys.executable).parent / "duckdb"
+    proc = subprocess.run([str(cli) if cli.exists() else "duckdb", "-c", f".read {QUERIES / 'views.sql'}"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "robostats_out is not set (so 'out')" in proc.stderr + proc.stdout, proc.stderr
+    assert "No files found" not in proc.stderr + proc.stdout
+
+
 def shares_sum_to_one(rows, key=None, share="share"):
     groups = collections.defaultdict(float)
     for r in rows:
