@@ -1,6 +1,6 @@
-"""queries/definitions.sql on planted data with known answers: every
-numerator and denominator below is counted by hand from the plan, host by
-host, not computed by another query.
+"""queries/definitions.sql and queries/no_ai_training_hosts.sql on planted
+data with known answers: every numerator and denominator below is counted
+by hand from the plan, host by host, not computed by another query.
 
 The plan (PLAN) is two crawls of robots.txt fetches, written here with
 warcio, and a third crawl holding only a web page (not a crawl of
@@ -201,3 +201,17 @@ def test_definitions_give_the_planted_answers(planted):
         assert sorted(r["agent"] for r in rows
                       if (r["crawl"], r["question"], r["definition"]) == key) == sorted(agents), key
 
+
+def test_no_ai_training_hosts_gives_the_planted_hosts(planted):
+    _, rows = run_query(planted, "no_ai_training_hosts")
+    hosts = {(r["crawl"], r["url_host_name"]): r for r in rows}
+    # refetch-signal said no in its earlier capture only
+    assert set(hosts) == {(A, "signal.example"), (A, "usage-named.example")}
+    assert hosts[A, "usage-named.example"]["agents"] == ["GPTBot"]
+    assert hosts[A, "usage-named.example"]["named_agents"] == ["GPTBot"]
+    assert hosts[A, "usage-named.example"]["by_usage"] and not hosts[A, "usage-named.example"]["by_signal"]
+    signal = hosts[A, "signal.example"]
+    assert "GPTBot" in signal["agents"] and "CCBot" in signal["agents"] and "*" in signal["agents"]
+    assert "AdsBot-Google" not in signal["agents"]  # it ignores the * group
+    assert signal["named_agents"] == [] and signal["by_signal"] and not signal["by_usage"]
+    assert signal["url"] == "https://signal.example/robots.txt" and signal["captures"] == 1

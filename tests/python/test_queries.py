@@ -1009,3 +1009,22 @@ def test_definitions(con):
     assert (with_rules["numerator"], with_rules["denominator"]) == (rules["rules"], sum(rules.values()))
     for r in rows:
         assert r["share"] == (r["numerator"] / r["denominator"] if r["denominator"] else None), r
+
+
+def test_no_ai_training_hosts(con):
+    """The hosts and crawlers of agent_verdicts on each host's deciding
+    capture that may fetch / and are told no AI training; counted, the
+    definitions' numerator."""
+    cols, rows = run_query(con, "no_ai_training_hosts")
+    assert cols == ["crawl", "url_host_name", "url", "captures", "agents", "named_agents", "by_signal", "by_usage",
+                    "cloudflare_managed", "warc_filename", "warc_record_offset"]
+    want = set(con.execute("""
+        SELECT h.crawl, h.url_host_name, v.agent
+        FROM crawl_hosts h JOIN agent_verdicts v USING (warc_filename, warc_record_offset)
+        WHERE v.root_allowed AND 'n' IN (v.usage_train_ai, v.signal_ai_train)""").fetchall())
+    assert {(r["crawl"], r["url_host_name"], a) for r in rows for a in r["agents"]} == want
+    assert len(rows) == len({(c, h) for c, h, _ in want}) > 10
+    definitions = {(r["crawl"], r["agent"]): r["numerator"] for r in run_query(con, "definitions")[1]
+                   if r["question"] == "no_ai_training" and r["definition"] == "hosts"}
+    counted = collections.Counter((r["crawl"], a) for r in rows for a in r["agents"])
+    assert {k: v for k, v in definitions.items() if v} == dict(counted)
