@@ -248,6 +248,8 @@ fn lint_json_is_one_document_with_every_line() {
     // What Google's reporter says: `unused` for a key of other crawlers,
     // `unknown` for any other key and for a line without a directive.
     assert_eq!(lines[8]["kind"], "unknown");
+    // no directive: no kind (`-` in the text)
+    assert!(lines[4]["kind"].is_null());
     assert_eq!(lines[8]["google_tag"], "unused");
     assert_eq!(lines[9]["google_tag"], "unknown");
     assert_eq!(lines[4]["google_tag"], "unknown");
@@ -548,4 +550,44 @@ fn check_explain_says_when_no_preference_line_applies() {
         ]
     );
     assert!(!out.contains("=unknown search=unknown"), "{out}");
+}
+
+/// A preference line's group of four crawlers is named whole: "and 1
+/// more" would take the place of the name it hides.
+#[test]
+fn lint_names_four_crawlers_whole() {
+    let four = "User-agent: A1\nUser-agent: B2\nUser-agent: C3\nUser-agent: D4\n\
+                Disallow: /\nContent-Signal: ai-train=no\n";
+    let out = stdout(&robostats(&["lint", "-"], Some(four.as_bytes())));
+    assert!(out.contains("its crawlers (A1, B2, C3, D4)"), "{out}");
+    let five = four.replace("User-agent: D4\n", "User-agent: D4\nUser-agent: E5\n");
+    let out = stdout(&robostats(&["lint", "-"], Some(five.as_bytes())));
+    assert!(
+        out.contains("its crawlers (A1, B2, C3, and 2 more)"),
+        "{out}"
+    );
+}
+
+/// `lint --help` and docs/ingest.md say the same of `--strict`: which
+/// diagnoses are not findings.
+#[test]
+fn lint_strict_is_described_alike_in_help_and_docs() {
+    let help = stdout(&robostats(&["lint", "--help"], None));
+    let said = "a diagnosis other than `ok`, `empty`, `comment` and `html`";
+    assert!(
+        help.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said),
+        "{help}"
+    );
+    let docs =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ingest.md"))
+            .unwrap();
+    assert!(
+        docs.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said)
+    );
 }
