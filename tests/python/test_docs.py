@@ -224,8 +224,17 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     assert "robostats ingest samples/ --out out/\nduckdb" in text
 
     out = tmp_path / "out"
-    ingest(["samples/"], out)
+    proc = ingest(["samples/"], out)
+    summary = proc.stderr + proc.stdout
     con = connect(out)
+    # the README's count of the samples: records, captures, robots.txt
+    # fetches (of the crawls with one) and web pages (of crawls without)
+    records = int(summary.split(" records read")[0].rsplit(" ", 1)[1])
+    [(captures, robots, pages)] = con.execute("""
+        SELECT count(*), count(*) FILTER (crawl IN (SELECT crawl FROM crawl_hosts)),
+               count(*) FILTER (crawl NOT IN (SELECT crawl FROM crawl_hosts)) FROM captures""").fetchall()
+    assert loose(f"({records:,} records, {captures} captures: {robots} robots.txt fetches and {pages} web "
+                 "pages of Common Crawl's main crawl") in loose(readme)
 
     def rows(name):
         return run_query(con, name)[1]
