@@ -263,21 +263,21 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     expected += [
         f"`*` disallows everything in {star['disallow_all']} of {star['robots_txt']} robots.txt "
         f"captures ({star['effective_disallow_all']} of {star['captures']} effective);",
-        f"GPTBot is named in {gpt['named']} files, {gpt['named_disallow_all']} of which disallow "
+        f"GPTBot is named in {gpt['named']} captures, {gpt['named_disallow_all']} of which disallow "
         f"it entirely, {gpt['disallow_all']} with the `*` fallback "
         f"({gpt['effective_disallow_all']} effective).",
     ]
     agents = rows("top_user_agents")
     assert agents[0]["agent_token"] == "*"
     expected.append(
-        f"`*` in {agents[0]['files']} files ({agents[0]['lines']} lines), then "
+        f"`*` in {agents[0]['files']} captures ({agents[0]['lines']} lines), then "
         + listed((r["agent_token"], r["files"]) for r in agents[1:5]) + "."
     )
     buckets = [r["captures"] for r in rows("size_buckets")]
     stats = rows("size_stats")[0]
     assert sum(buckets) == stats["files"]
     expected.append(
-        f"sizes of the {stats['files']} robots.txt bodies: {buckets[0]} empty, {buckets[1]} up to "
+        f"sizes of the {stats['files']} parsed captures: {buckets[0]} empty, {buckets[1]} up to "
         f"1 KiB, {buckets[2]} up to 10 KiB, {buckets[3]} up to 100 KiB, {buckets[4]} up to 500 KiB, "
         f"{buckets[5]} over 500 KiB ({stats['truncated']} truncated at 1 MiB); median "
         f"{stats['p50']} bytes."
@@ -312,12 +312,12 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     adoption = {r["directive"]: r for r in rows("preference_adoption")}
     signal, usage, either = adoption["content-signal"], adoption["content-usage"], adoption["any"]
     expected.append(
-        f"{either['files']} of the {stats['files']} robots.txt bodies "
+        f"{either['files']} of the {stats['files']} parsed captures "
         f"({100 * either['share_of_files']:.1f} %) have a preference line: `Content-Signal` "
-        f"{signal['lines']} lines in {signal['files']} files ({signal['cloudflare_block_lines']} inside "
+        f"{signal['lines']} lines in {signal['files']} captures ({signal['cloudflare_block_lines']} inside "
         f"a Cloudflare-managed block, {signal['lines_before_groups']} before any group, "
         f"{signal['unparseable_lines']} unparseable), `Content-Usage` {usage['lines']} lines in "
-        f"{usage['files']} files ({usage['unparseable_lines']} unparseable, "
+        f"{usage['files']} captures ({usage['unparseable_lines']} unparseable, "
         f"{usage['lines_before_groups']} before any group)."
     )
     labels = {(r["directive"], r["label"], r["value"]): r for r in rows("preference_labels")}
@@ -341,18 +341,18 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     managed = rows("cloudflare_managed")[0]
     assert managed["managed_without_signal_in_block"] == 0
     expected.append(
-        f"{managed['managed']} files ({managed['managed_hosts']} hosts) carry a managed block, each "
-        f"with its signal line; {managed['other_signal_files']} other files write one by hand."
+        f"{managed['managed']} captures ({managed['managed_hosts']} hosts) carry a managed block, each "
+        f"with its signal line; {managed['other_signal_files']} other captures write one by hand."
     )
     gpt = next(r for r in rows("preference_contradictions") if r["agent"] == "GPTBot")
     both = gpt["allowed_signal_ai_train_n"] + gpt["allowed_usage_train_ai_n"] - gpt["allowed_no_ai_training"]
     assert gpt["blocked_no_preference"] == gpt["blocked"]
     expected.append(
-        f"GPTBot may fetch `/` in {gpt['allowed']} files, {gpt['allowed_no_ai_training']} of which say "
+        f"GPTBot may fetch `/` in {gpt['allowed']} captures, {gpt['allowed_no_ai_training']} of which say "
         f"no AI training to it ({gpt['allowed_signal_ai_train_n']} by `Content-Signal`, "
         f"{gpt['allowed_usage_train_ai_n']} by `Content-Usage`, {both} by both); of the "
         f"{gpt['blocked']} that shut it out, none states a preference for it, "
-        f"{gpt['blocked_no_preference_in_preference_files']} of them files that state preferences "
+        f"{gpt['blocked_no_preference_in_preference_files']} of them captures that state preferences "
         f"for others."
     )
     hosts = {r["outcome"]: r["hosts"] for r in rows("host_outcome_shares")}
