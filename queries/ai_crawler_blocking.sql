@@ -1,12 +1,14 @@
--- Question: what share of robots.txt files fully disallow each crawler, AI
--- crawlers first (Dinzinger & Granitzer; Liu et al.; Nagel & Vaughan)?
+-- Question: what share of robots.txt captures (refetches included: per
+-- host, and every other definition, see definitions.sql) fully disallow
+-- each crawler, AI crawlers first (Dinzinger & Granitzer; Liu et al.)?
 -- Three readings, from agent_verdict_counts (agent_verdicts counted: one row
 -- per capture and crawler of interest, agent '*' being a crawler no group
 -- names; counting them through the counts view reads no row per capture and
 -- crawler):
---   * named: files with a group naming the agent (group_match = 'specific'),
---     and of those the ones whose group disallows everything: "the rules
---     alone", Dinzinger's "disallow-all among files naming the agent";
+--   * named: captures with a group naming the agent (group_match =
+--     'specific'), and of those the ones whose group disallows everything:
+--     "the rules alone", Dinzinger's "disallow-all among files naming the
+--     agent";
 --   * with the * fallback: rules_class = 'disallow_all' whichever group
 --     applies (the agent's own, else *), among captures whose body was parsed
 --     as robots.txt (2xx: a robots.txt a crawler obeys): Liu et al.'s "fully

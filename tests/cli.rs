@@ -112,16 +112,19 @@ fn check_explain_names_group_line_and_rule() {
     );
     assert_eq!(o.status.code(), Some(0));
     let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    // A header, then eight columns on every line (`-`: nothing to say;
+    // the file has no preference line).
     assert_eq!(
         lines,
         [
+            "verdict\tagent\turl\tgroup\tline\trule\tpreferences\tnote",
             "allowed\tgooglebot\thttp://example.com/d/\tspecific\tline 13\t\
-             allow: /d/index.html (index.htm rule: its directory)",
-            "allowed\tgooglebot\thttp://example.com/x/y\tspecific\tline 7\tallow: /",
-            "allowed\tgooglebot\thttp://example.com/ok\tspecific\tline 7\tallow: /",
-            "allowed\tGPTBot\thttp://example.com/d/\tglobal\t-\tno matching rule",
-            "disallowed\tGPTBot\thttp://example.com/x/y\tglobal\tline 4\tdisallow: /x",
-            "allowed\tGPTBot\thttp://example.com/ok\tglobal\t-\tno matching rule",
+             allow: /d/index.html (index.htm rule: its directory)\t-\t-",
+            "allowed\tgooglebot\thttp://example.com/x/y\tspecific\tline 7\tallow: /\t-\t-",
+            "allowed\tgooglebot\thttp://example.com/ok\tspecific\tline 7\tallow: /\t-\t-",
+            "allowed\tGPTBot\thttp://example.com/d/\tglobal\t-\tno matching rule\t-\t-",
+            "disallowed\tGPTBot\thttp://example.com/x/y\tglobal\tline 4\tdisallow: /x\t-\t-",
+            "allowed\tGPTBot\thttp://example.com/ok\tglobal\t-\tno matching rule\t-\t-",
         ]
     );
 }
@@ -245,6 +248,8 @@ fn lint_json_is_one_document_with_every_line() {
     // What Google's reporter says: `unused` for a key of other crawlers,
     // `unknown` for any other key and for a line without a directive.
     assert_eq!(lines[8]["kind"], "unknown");
+    // no directive: no kind (`-` in the text)
+    assert!(lines[4]["kind"].is_null());
     assert_eq!(lines[8]["google_tag"], "unused");
     assert_eq!(lines[9]["google_tag"], "unknown");
     assert_eq!(lines[4]["google_tag"], "unknown");
@@ -397,7 +402,8 @@ Disallow: /
     let out = stdout(&o);
     let prefs: Vec<&str> = out
         .lines()
-        .map(|l| l.rsplit('\t').next().unwrap())
+        .skip(1)
+        .map(|l| l.split('\t').nth(6).unwrap())
         .collect();
     assert_eq!(
         prefs[0],
@@ -471,7 +477,10 @@ fn lint_says_what_a_line_really_does() {
         Some(body.as_bytes()),
     );
     assert!(
-        stdout(&o).starts_with("allowed\tGPTBot\t"),
+        stdout(&o)
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("allowed\tGPTBot\t")),
         "{}",
         stdout(&o)
     );
@@ -504,4 +513,81 @@ fn lint_says_what_a_line_really_does() {
         assert!(line(&out, n).ends_with("  [html]"), "{out}");
     }
     assert!(!out.contains("missing colon"), "{out}");
+}
+
+/// `check --explain` says that no preference line applies, rather than
+/// listing six values all `unknown`; a directive with no line that applies
+/// is said so beside the other's values.
+#[test]
+fn check_explain_says_when_no_preference_line_applies() {
+    let body = "User-agent: GPTBot\nContent-Signal: ai-train=no\nAllow: /\n\n\
+                User-agent: *\nDisallow: /x\n";
+    let o = robostats(
+        &[
+            "check",
+            "--explain",
+            "-a",
+            "Bingbot",
+            "-a",
+            "GPTBot",
+            "-",
+            "/",
+        ],
+        Some(body.as_bytes()),
+    );
+    let out = stdout(&o);
+    let prefs: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(6).unwrap())
+        .collect();
+    assert_eq!(
+        prefs,
+        [
+            "preferences: no Content-Usage or Content-Signal line applies",
+            "preferences: no Content-Usage line applies; Content-Signal search=unknown \
+             ai-train=n ai-input=unknown use=unknown (line 2, its groups)",
+        ]
+    );
+    assert!(!out.contains("=unknown search=unknown"), "{out}");
+}
+
+/// A preference line's group of four crawlers is named whole: "and 1
+/// more" would take the place of the name it hides.
+#[test]
+fn lint_names_four_crawlers_whole() {
+    let four = "User-agent: A1\nUser-agent: B2\nUser-agent: C3\nUser-agent: D4\n\
+                Disallow: /\nContent-Signal: ai-train=no\n";
+    let out = stdout(&robostats(&["lint", "-"], Some(four.as_bytes())));
+    assert!(out.contains("its crawlers (A1, B2, C3, D4)"), "{out}");
+    let five = four.replace("User-agent: D4\n", "User-agent: D4\nUser-agent: E5\n");
+    let out = stdout(&robostats(&["lint", "-"], Some(five.as_bytes())));
+    assert!(
+        out.contains("its crawlers (A1, B2, C3, and 2 more)"),
+        "{out}"
+    );
+}
+
+/// `lint --help` and docs/ingest.md say the same of `--strict`: which
+/// diagnoses are not findings.
+#[test]
+fn lint_strict_is_described_alike_in_help_and_docs() {
+    let help = stdout(&robostats(&["lint", "--help"], None));
+    let said = "a diagnosis other than `ok`, `empty`, `comment` and `html`";
+    assert!(
+        help.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said),
+        "{help}"
+    );
+    let docs =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ingest.md"))
+            .unwrap();
+    assert!(
+        docs.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said)
+    );
 }

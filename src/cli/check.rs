@@ -27,7 +27,8 @@ pub struct Args {
     /// AI-use preferences (Content-Usage, Content-Signal) that apply to the
     /// agent at the URL (for a file that has such lines), and, for a crawler that ignores the `*` group
     /// (Google's special-case crawlers, such as AdsBot-Google), its own
-    /// policy's verdict when the `*` group decided.
+    /// policy's verdict when the `*` group decided; as eight
+    /// tab-separated columns under a header line (`-`: nothing to say).
     #[arg(long)]
     explain: bool,
     /// Parse the whole file. By default content past 500 KiB is ignored,
@@ -46,6 +47,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let robots = RobotsTxt::parse_with_limit(&body, limit);
     warn_about_inputs(args);
     let mut out = BufWriter::new(io::stdout().lock());
+    if args.explain {
+        writeln!(out, "{EXPLAIN_HEADER}")?;
+    }
     for agent in &args.agents {
         let rules = robots.agent(agent);
         // The preferences follow the crawler's policy, as agent_verdicts
@@ -76,6 +80,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// The columns of `--explain`'s lines.
+const EXPLAIN_HEADER: &str = "verdict\tagent\turl\tgroup\tline\trule\tpreferences\tnote";
 
 /// Warns about agents no named group can apply to, and URLs that rules
 /// written %-encoded never match.
@@ -125,7 +132,9 @@ fn explain(
         }
         None => write!(out, "\t-\tno matching rule")?,
     }
-    if !robots.preferences().is_empty() {
+    if robots.preferences().is_empty() {
+        write!(out, "\t-")?;
+    } else {
         write!(out, "\t{}", preferences(rules, url))?;
     }
     // The verdict stays the matcher's; the crawler's own
@@ -137,6 +146,8 @@ fn explain(
                  documents for its special-case crawlers; no group names it, so \
                  nothing restricts it: agent_verdicts judges it so)"
         )?;
+    } else {
+        write!(out, "\t-")?;
     }
     Ok(())
 }
@@ -144,34 +155,43 @@ fn explain(
 /// The preferences that apply to the agent at `url`, for `--explain`:
 /// `preferences: Content-Usage train-ai=n search=unknown (line 4);
 /// Content-Signal search=y ai-train=n ai-input=unknown use=reference (line
-/// 3, its groups)`.
+/// 3, its groups)`; a directive no line of which applies is said so
+/// (`no Content-Usage line applies`), not as values all unknown.
 fn preferences(rules: &AgentRules<'_, '_>, url: &str) -> String {
     let Some(p) = rules.preferences(url) else {
         return "preferences: none apply (it may not fetch the URL, and AIPREF implies no \
                 preference for what cannot be crawled)"
             .to_owned();
     };
-    let line = |l: Option<u32>, scope: &str| match l {
-        Some(l) => format!("(line {l}{scope})"),
-        None => "(no line applies)".to_owned(),
-    };
+    let usage = p.usage_line().map(|l| {
+        format!(
+            "Content-Usage train-ai={} search={} (line {l})",
+            p.usage("train-ai").as_str(),
+            p.usage("search").as_str(),
+        )
+    });
     let scope = match p.signal_scope {
         Some(SignalScope::Group) => ", its groups",
         Some(SignalScope::File) => ", before any user-agent: the whole file",
         None => "",
     };
-    format!(
-        "preferences: Content-Usage train-ai={} search={} {}; Content-Signal search={} \
-         ai-train={} ai-input={} use={} {}",
-        p.usage("train-ai").as_str(),
-        p.usage("search").as_str(),
-        line(p.usage_line(), ""),
-        p.signal("search").as_str(),
-        p.signal("ai-train").as_str(),
-        p.signal("ai-input").as_str(),
-        p.signal_use().as_str(),
-        line(p.signal_line(), scope),
-    )
+    let signal = p.signal_line().map(|l| {
+        format!(
+            "Content-Signal search={} ai-train={} ai-input={} use={} (line {l}{scope})",
+            p.signal("search").as_str(),
+            p.signal("ai-train").as_str(),
+            p.signal("ai-input").as_str(),
+            p.signal_use().as_str(),
+        )
+    });
+    match (usage, signal) {
+        (None, None) => "preferences: no Content-Usage or Content-Signal line applies".to_owned(),
+        (usage, signal) => format!(
+            "preferences: {}; {}",
+            usage.unwrap_or_else(|| "no Content-Usage line applies".to_owned()),
+            signal.unwrap_or_else(|| "no Content-Signal line applies".to_owned()),
+        ),
+    }
 }
 
 /// The URL with its non-ASCII bytes, spaces and control characters

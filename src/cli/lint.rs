@@ -21,8 +21,8 @@ pub struct Args {
     /// summary.
     #[arg(long)]
     json: bool,
-    /// Exit with status 1 when a line has a finding (anything but `ok`,
-    /// `empty` and `comment`), as linters do in CI.
+    /// Exit with status 1 when a line has a finding (a diagnosis other
+    /// than `ok`, `empty`, `comment` and `html`), as linters do in CI.
     #[arg(long)]
     strict: bool,
 }
@@ -132,7 +132,8 @@ fn write_json(
         let mut obj = json!({
             "line": line.number,
             "offset": line.offset,
-            "kind": line.key.map_or("none", Key::as_str),
+            // null for a line without a directive (`-` in the text)
+            "kind": line.key.map(Key::as_str),
             "google_tag": ReportedTag::of(&line).as_str(),
             "key": String::from_utf8_lossy(line.key_text),
             "text": String::from_utf8_lossy(line.raw),

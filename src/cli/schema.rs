@@ -80,10 +80,24 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 /// itself. DuckDB reads every path it is given as a pattern (`*`, `?` and
 /// `[...]` match other names, in DuckDB 2.0 and 1.5), and `[*]`, `[?]` and
 /// `[[]` match the character alone; `{`, `}` and `]` are plain.
+///
+/// Then the check that the directory holds a data set (every table
+/// directory holds at least a schema-only part file), failing with a
+/// message that names `robostats_out`: DuckDB's own error, a glob pattern
+/// matching no file, does not say which variable to set.
 const DIR_MACRO: &str = r"-- The output directory (robostats_out, default 'out') as a glob pattern
 -- matching only itself: DuckDB reads * ? [ in any path as a pattern.
 CREATE OR REPLACE MACRO robostats_dir() AS
     regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g');
+
+-- No data set there: an error naming robostats_out, not a glob pattern.
+SET VARIABLE robostats_data_set = (
+    SELECT CASE WHEN count(*) > 0 THEN coalesce(getvariable('robostats_out'), 'out') ELSE error(
+        'robostats_out is ' || coalesce('''' || getvariable('robostats_out') || '''', 'not set (so ''out'')')
+        || ', which holds no robostats data set (no captures/*.parquet): before reading views.sql, '
+        || 'SET VARIABLE robostats_out = ''DIR'', DIR being the --out of robostats ingest (relative: '
+        || 'to the working directory)') END
+    FROM glob(robostats_dir() || '/captures/*.parquet'));
 ";
 
 /// One view per table over `OUT/<table>/*.parquet`, `OUT` being

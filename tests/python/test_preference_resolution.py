@@ -41,11 +41,35 @@ def bodies():
     return {r.url: r.body for r in facts.responses if r.status == 200}
 
 
-EXPLAINED = re.compile(
-    r"preferences: Content-Usage train-ai=(\S+) search=(\S+) \((?:line (\d+)|no line applies)\); "
-    r"Content-Signal search=(\S+) ai-train=(\S+) ai-input=(\S+) use=(\S+) "
-    r"\((?:line (\d+)(?:, (its groups|before any user-agent: the whole file))?|no line applies)\)$"
-)
+USAGE = re.compile(r"Content-Usage train-ai=(\S+) search=(\S+) \(line (\d+)\)$")
+SIGNAL = re.compile(r"Content-Signal search=(\S+) ai-train=(\S+) ai-input=(\S+) use=(\S+) "
+                    r"\(line (\d+)(?:, (its groups|before any user-agent: the whole file))?\)$")
+NO_LINE = "preferences: no Content-Usage or Content-Signal line applies"
+
+
+def parse_preferences(said):
+    """agent_verdicts' preference columns from `check --explain`'s
+    preferences column: a directive no line of which applies is unknown."""
+    if said == NO_LINE:
+        return ("unknown",) * 2 + (None,) + ("unknown",) * 4 + (None, None)
+    usage, signal = said.removeprefix("preferences: ").split("; ")
+    if usage == "no Content-Usage line applies":
+        usage_t = usage_s = "unknown"
+        usage_line = None
+    else:
+        m = USAGE.match(usage)
+        assert m, usage
+        usage_t, usage_s, usage_line = m.group(1), m.group(2), int(m.group(3))
+    if signal == "no Content-Signal line applies":
+        sig_s = sig_t = sig_i = use = "unknown"
+        sig_line = scope = None
+    else:
+        m = SIGNAL.match(signal)
+        assert m, signal
+        sig_s, sig_t, sig_i, use, sig_line, scope = m.groups()
+        sig_line = int(sig_line)
+        scope = {"its groups": "group", "before any user-agent: the whole file": "file", None: None}[scope]
+    return (usage_t, usage_s, usage_line, sig_s, sig_t, sig_i, use, sig_line, scope)
 
 
 def explained(body, agents, tmp_path):
@@ -58,23 +82,22 @@ def explained(body, agents, tmp_path):
         capture_output=True, text=True, check=True,
     )
     out = {}
-    for agent, line in zip(agents, proc.stdout.splitlines()):
+    header, *lines = proc.stdout.splitlines()
+    assert header == "verdict\tagent\turl\tgroup\tline\trule\tpreferences\tnote"
+    for agent, line in zip(agents, lines):
         fields = line.split("\t")
+        assert len(fields) == 8, line
         # a crawler that ignores the * group: allowed by its policy where
         # only the * group disallows it
-        allowed = fields[0] == "allowed" or any(f.startswith("by its policy: allowed") for f in fields)
-        last = next((f for f in fields if f.startswith("preferences:")), fields[-1])
-        if last.startswith("preferences: none apply"):
+        allowed = fields[0] == "allowed" or fields[7].startswith("by its policy: allowed")
+        said = fields[6]
+        if said.startswith("preferences: none apply"):
             out[agent] = (None,) * len(COLUMNS)
-        elif last.startswith("preferences:"):
-            m = EXPLAINED.match(last)
-            assert m, last
-            usage_t, usage_s, usage_line, sig_s, sig_t, sig_i, use, sig_line, scope = m.groups()
-            scope = {"its groups": "group", "before any user-agent: the whole file": "file", None: None}[scope]
-            out[agent] = (usage_t, usage_s, usage_line and int(usage_line), sig_s, sig_t, sig_i, use,
-                          sig_line and int(sig_line), scope)
+        elif said.startswith("preferences:"):
+            out[agent] = parse_preferences(said)
         else:
             # No preference line in the file: unknown where it may fetch /.
+            assert said == "-", said
             v = "unknown" if allowed else None
             out[agent] = (v, v, None, v, v, v, v, None, None)
     return out

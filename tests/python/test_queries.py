@@ -68,6 +68,29 @@ def test_queries_run_in_the_duckdb_cli(samples_out):
     assert "cc_class,success,482,0.6722454672245467" in lines
 
 
+def test_views_sql_names_robostats_out_without_a_data_set(tmp_path):
+    """Read where no data set is (robostats_out unset, or naming an empty
+    directory), views.sql stops on an error naming robostats_out, in
+    Python and in the DuckDB CLI, not on DuckDB's own about a glob."""
+    import duckdb
+    views = (QUERIES / "views.sql").read_text()
+    for value, said in ((None, "robostats_out is not set (so 'out')"),
+                        (str(tmp_path), f"robostats_out is '{tmp_path}'")):
+        con = duckdb.connect()
+        if value is not None:
+            con.execute("SET VARIABLE robostats_out = ?", [value])
+        with pytest.raises(duckdb.Error) as e:
+            con.execute(views)
+        assert said in str(e.value) and "no robostats data set" in str(e.value), e.value
+        assert "SET VARIABLE robostats_out" in str(e.value)
+    cli = Path(sys.executable).parent / "duckdb"
+    proc = subprocess.run([str(cli) if cli.exists() else "duckdb", "-c", f".read {QUERIES / 'views.sql'}"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "robostats_out is not set (so 'out')" in proc.stderr + proc.stdout, proc.stderr
+    assert "No files found" not in proc.stderr + proc.stdout
+
+
 def shares_sum_to_one(rows, key=None, share="share"):
     groups = collections.defaultdict(float)
     for r in rows:
@@ -937,3 +960,71 @@ def test_data_set(con, facts):
     assert {r["crawl"]: (r["files"], r["captures"], r["robots_hosts"]) for r in rows} == {
         c: (len(f), n, len(h)) for c, (f, n, h) in expected.items()}
     assert [r["crawl"] for r in rows] == sorted(expected)
+
+
+def test_definitions(con):
+    """Each definition's numbers are those of the query or view that counts
+    the same population in the same unit (the planted answers:
+    test_definitions.py)."""
+    cols, rows = run_query(con, "definitions")
+    assert cols == ["crawl", "question", "agent", "agent_category", "definition", "numerator", "denominator",
+                    "share", "named", "wildcard", "study"]
+    got = {(r["crawl"], r["question"], r["agent"], r["definition"]): r for r in rows}
+    # only crawls with a robots.txt capture (the samples' web pages are not)
+    assert {r["crawl"] for r in rows} == {c for (c,) in con.execute("SELECT DISTINCT crawl FROM crawl_hosts").fetchall()}
+    # per host: host_states from agent_verdicts, counted
+    states = states_from_agent_verdicts(con)
+    hosts = collections.Counter(c for (c, _, a) in states if a == "*")
+    hosts_2xx = collections.Counter(c for (c, _, a), (_, d) in states.items() if a == "*" and d is not None)
+    full = collections.Counter((c, a, d) for (c, _, a), (s, d) in states.items() if s == "full")
+    for (c, q, a, d), r in got.items():
+        if q == "full_block" and d in ("hosts", "hosts_2xx"):
+            want = (full[c, a, "named"] + full[c, a, "wildcard"], (hosts if d == "hosts" else hosts_2xx)[c],
+                    full[c, a, "named"], full[c, a, "wildcard"])
+            assert (r["numerator"], r["denominator"], r["named"], r["wildcard"]) == want, r
+    gpt = got["CC-MAIN-2025-47", "full_block", "GPTBot", "hosts"]
+    assert (gpt["numerator"], gpt["denominator"], gpt["named"], gpt["wildcard"]) == (50, 666, 37, 13)
+    assert got["CC-MAIN-2025-47", "full_block", "GPTBot", "hosts_2xx"]["denominator"] == 464
+    # per capture: agent_verdicts counted in the crawl
+    per_capture = {(c, a): (n, full, named, wildcard) for c, a, n, full, named, wildcard in con.execute("""
+        SELECT c.crawl, v.agent, count(*), count(*) FILTER (v.rules_class = 'disallow_all'),
+               count(*) FILTER (v.rules_class = 'disallow_all' AND v.group_match = 'specific'),
+               count(*) FILTER (v.rules_class = 'disallow_all' AND v.group_match = 'global')
+        FROM agent_verdicts v JOIN captures c USING (warc_filename, warc_record_offset)
+        WHERE c.robots_parsed GROUP BY ALL""").fetchall()}
+    for (c, q, a, d), r in got.items():
+        if q == "full_block" and d == "captures":
+            n, f, named, wildcard = per_capture[c, a]
+            assert (r["numerator"], r["denominator"], r["named"], r["wildcard"]) == (f, n, named, wildcard), r
+    # Common Crawl's outcomes: host_outcomes (over all crawls: the samples'
+    # robots.txt captures are of one crawl)
+    outcomes = {r["outcome"]: r["hosts"] for r in run_query(con, "host_outcome_shares")[1]}
+    cc = got["CC-MAIN-2025-47", "has_robots_txt", None, "cc_hosts_with_rules"]
+    assert (cc["numerator"], cc["denominator"]) == (outcomes["robots_txt_with_rules"], sum(outcomes.values()))
+    cc = got["CC-MAIN-2025-47", "has_robots_txt", None, "cc_hosts_robots_txt"]
+    assert cc["numerator"] == outcomes["robots_txt_with_rules"] + outcomes["robots_txt_no_rules"]
+    # outcomes_per_crawl's rules are the hosts with rules
+    rules = {r["outcome"]: r["hosts"] for r in run_query(con, "outcomes_per_crawl")[1]}
+    with_rules = got["CC-MAIN-2025-47", "has_robots_txt", None, "hosts_with_rules"]
+    assert (with_rules["numerator"], with_rules["denominator"]) == (rules["rules"], sum(rules.values()))
+    for r in rows:
+        assert r["share"] == (r["numerator"] / r["denominator"] if r["denominator"] else None), r
+
+
+def test_no_ai_training_hosts(con):
+    """The hosts and crawlers of agent_verdicts on each host's deciding
+    capture that may fetch / and are told no AI training; counted, the
+    definitions' numerator."""
+    cols, rows = run_query(con, "no_ai_training_hosts")
+    assert cols == ["crawl", "url_host_name", "url", "captures", "agents", "named_agents", "by_signal", "by_usage",
+                    "cloudflare_managed", "warc_filename", "warc_record_offset"]
+    want = set(con.execute("""
+        SELECT h.crawl, h.url_host_name, v.agent
+        FROM crawl_hosts h JOIN agent_verdicts v USING (warc_filename, warc_record_offset)
+        WHERE v.root_allowed AND 'n' IN (v.usage_train_ai, v.signal_ai_train)""").fetchall())
+    assert {(r["crawl"], r["url_host_name"], a) for r in rows for a in r["agents"]} == want
+    assert len(rows) == len({(c, h) for c, h, _ in want}) > 10
+    definitions = {(r["crawl"], r["agent"]): r["numerator"] for r in run_query(con, "definitions")[1]
+                   if r["question"] == "no_ai_training" and r["definition"] == "hosts"}
+    counted = collections.Counter((r["crawl"], a) for r in rows for a in r["agents"])
+    assert {k: v for k, v in definitions.items() if v} == dict(counted)

@@ -146,7 +146,7 @@ def test_crawlers_that_ignore_the_star_group_google_guide_examples(tmp_path):
     proc = subprocess.run([str(BIN), "check", str(robots), "-a", "AdsBot-Google", "-a", "Googlebot",
                            "https://a.example/", "--explain"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    adsbot, googlebot = proc.stdout.splitlines()
+    _, adsbot, googlebot = proc.stdout.splitlines()
     assert adsbot.startswith("disallowed\tAdsBot-Google\t") and "by its policy: allowed" in adsbot
     assert "ignores the * group" in adsbot
     assert googlebot.startswith("disallowed\tGooglebot\t") and "policy" not in googlebot

@@ -24,7 +24,7 @@ const LISTS: [List; 4] = [
         query: Query::TopUserAgents,
         label: "agent_token",
         value: "share_of_files",
-        caption: "User-agents named (share of robots.txt files)",
+        caption: "User-agents named (share of robots.txt captures)",
         title: "User-agents",
         colour: colour::BLUE,
         shares: true,
@@ -34,7 +34,7 @@ const LISTS: [List; 4] = [
         query: Query::NonstandardDirectives,
         label: "name",
         value: "share_of_files",
-        caption: "Directives Google does not use (share of robots.txt files)",
+        caption: "Directives Google does not use (share of robots.txt captures)",
         title: "Directives",
         colour: colour::ORANGE,
         shares: true,
@@ -91,8 +91,9 @@ pub(super) fn figure(results: &Results) -> Figure {
             .collect(),
         definition: vec![
             "Over every capture whose body was parsed as robots.txt, all crawls together. \
-             User-agents: product tokens, lower case, by files naming them. Directives: keys \
-             Google does not use (crawl-delay, host, content-signal, ...), by files. Typos: \
+             User-agents: product tokens, lower case, by captures naming them (refetches \
+             included). Directives: keys Google does not use (crawl-delay, host, \
+             content-signal, ...), by captures. Typos: \
              keys Google accepts as a misspelling (disallaw, site-map) or does not, by lines. \
              Sitemaps: hosts of sitemap URLs, by the robots.txt hosts listing one."
                 .to_owned(),

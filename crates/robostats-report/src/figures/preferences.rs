@@ -1,12 +1,12 @@
 //! Figure 8: AI-use preferences (Content-Signal and Content-Usage):
-//! adoption, the values written most, and the files that let an AI
+//! adoption, the values written most, and the captures that let an AI
 //! crawler fetch yet say no to training.
 
 use super::common::NAMES;
 use super::{Figure, Query, Results, Shown, Table, Value};
 use crate::svg::{self, colour};
 
-/// Each directive's share of files.
+/// Each directive's share of captures.
 fn adoption(ad: &Table) -> Vec<(String, f64)> {
     ad.rows
         .iter()
@@ -20,7 +20,7 @@ fn adoption(ad: &Table) -> Vec<(String, f64)> {
 }
 
 /// The values written most, per directive (the query orders each
-/// directive's rows by files).
+/// directive's rows by captures).
 fn kept_values(pl: &Table) -> Vec<&Vec<Value>> {
     let mut kept_values: Vec<&Vec<Value>> = Vec::new();
     for directive in ["content-signal", "content-usage"] {
@@ -34,7 +34,7 @@ fn kept_values(pl: &Table) -> Vec<&Vec<Value>> {
     kept_values
 }
 
-/// A bar per value kept: its directive, label and value, by files.
+/// A bar per value kept: its directive, label and value, by captures.
 fn values(pl: &Table, kept_values: &[&Vec<Value>]) -> Vec<(String, f64)> {
     kept_values
         .iter()
@@ -58,7 +58,7 @@ fn is_ai(pc: &Table, r: &[Value]) -> bool {
     pc.text(r, "agent_category") == "ai"
 }
 
-/// The AI crawlers whose allowing files most often say no to training,
+/// The AI crawlers whose allowing captures most often say no to training,
 /// at most `NAMES`: (crawler, share).
 fn said(pc: &Table) -> Vec<(String, f64)> {
     let mut said: Vec<(String, f64)> = pc
@@ -88,27 +88,28 @@ pub(super) fn figure(results: &Results) -> Figure {
         title: "AI-use preferences".to_owned(),
         charts: vec![
             (
-                "Files with a Content-Signal or Content-Usage line".to_owned(),
+                "Captures with a Content-Signal or Content-Usage line".to_owned(),
                 svg::bars("Adoption", &adoption(ad), colour::BLUE, true),
             ),
             (
-                "The values written most (files)".to_owned(),
+                "The values written most (captures)".to_owned(),
                 svg::bars("Values", &values(pl, &kept_values), colour::ORANGE, false),
             ),
             (
-                "Files that let the crawler fetch / yet say no to AI training (share of those \
-                 that let it fetch /)"
+                "Captures that let the crawler fetch / yet say no to AI training (share of \
+                 those that let it fetch /)"
                     .to_owned(),
                 svg::bars("Allowed, yet no training", &said, colour::VERMILLION, true),
             ),
         ],
         definition: vec![
             "Over every capture whose body was parsed as robots.txt, all crawls together. \
-             Adoption: files with a Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) \
-             line, and with either. Allowed, yet no training: of the files whose rules let the \
+             A capture is one fetch, refetches included. Adoption: captures with a \
+             Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) line, and with either. \
+             Allowed, yet no training: of the captures whose rules let the \
              AI crawler fetch /, those whose preferences for it say no to AI training \
              (Content-Usage train-ai=n, or Content-Signal ai-train=no). Values: each label and \
-             value as written, by files, whatever the directive's draft or vocabulary."
+             value as written, by captures, whatever the directive's draft or vocabulary."
                 .to_owned(),
         ],
         tables: tables(ad, pl, pc, &kept_values, &said),

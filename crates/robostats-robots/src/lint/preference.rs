@@ -181,18 +181,20 @@ impl<'r, 'a> PreferenceLint<'r, 'a> {
         d
     }
 
-    /// The user-agent values of a line's group, for people: the first
-    /// three, and how many more.
+    /// The user-agent values of a line's group, for people: all of them up
+    /// to four, else the first three and how many more (never "and 1
+    /// more", which would hide a name in the place of saying it).
     fn crawler_names(&self, s: &Statement<'_>) -> String {
         let user_agents = self.robots.user_agents();
         let members = line_group(s).map_or(Vec::new(), |key| self.members(key));
+        let shown = if members.len() <= 4 { members.len() } else { 3 };
         let mut names: Vec<String> = members
             .iter()
-            .take(3)
+            .take(shown)
             .map(|&i| String::from_utf8_lossy(user_agents[i].value).into_owned())
             .collect();
-        if members.len() > 3 {
-            names.push(format!("and {} more", members.len() - 3));
+        if members.len() > shown {
+            names.push(format!("and {} more", members.len() - shown));
         }
         names.join(", ")
     }
