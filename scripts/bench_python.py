@@ -33,6 +33,9 @@ Timed on the same rows, median of --reps runs each (time.perf_counter):
                    nothing (the floor under robots_can_fetch), and the other
                    route for rows in DuckDB: the columns out to Arrow, then
                    can_fetch_many
+  duckdb native    the same two queries with the native robots_can_fetch
+                   (robostats.register(con, native=True): the compiled
+                   module as a DuckDB extension, no Python per chunk)
 
 Then Protego's verdicts are compared with can_fetch_many's, and every
 disagreement gets a cause from `classify` (concrete checks, in order; see
@@ -252,6 +255,25 @@ def handover_fn(table):
 
 def run_duckdb(con, table="t"):
     return con.execute(f"SELECT count_if(robots_can_fetch(body, agent, url)) FROM {table}").fetchall()[0][0]
+
+
+def native_connection():
+    """A DuckDB connection with robostats' native robots_can_fetch (the
+    compiled module loaded as a DuckDB extension), or None where this
+    robostats or DuckDB has none."""
+    import duckdb
+
+    import robostats
+
+    if not hasattr(robostats, "native_duckdb"):
+        return None
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    try:
+        return robostats.register(con, native=True)
+    except Exception as err:
+        print(f"no native robots_can_fetch: {err}", file=sys.stderr)
+        con.close()
+        return None
 
 
 def run_duckdb_floor(con):
@@ -592,6 +614,18 @@ def main():
     duck_mismatch |= count != sum(rs_verdicts)
     con.close()
 
+    native = native_connection()
+    if native is not None:
+        native.register("t", table)
+        times, count = timed(lambda: run_duckdb(native), args.reps)
+        record("duckdb native robots_can_fetch", times, n)
+        duck_mismatch |= count != sum(rs_verdicts)
+        native.execute("CREATE TABLE n AS SELECT * FROM t")
+        times, count = timed(lambda: run_duckdb(native, "n"), args.reps)
+        record("duckdb native (DuckDB table)", times, n)
+        duck_mismatch |= count != sum(rs_verdicts)
+        native.close()
+
     rps = {k: v["rows_per_s"] for k, v in results.items()}
     ratios = {
         "robostats 1 thread / protego": rps["robostats can_fetch_many 1 thread"] / rps["protego (parse cached)"],
@@ -600,6 +634,13 @@ def main():
         "robostats loop / protego": rps["robostats loop (parse cached)"] / rps["protego (parse cached)"],
         "robostats per row / protego per row": rps["robostats (parse per row)"] / rps["protego (parse per row)"],
         "duckdb / can_fetch_many": rps["duckdb robots_can_fetch"] / rps["robostats can_fetch_many"],
+        # The target: the native function within 2x can_fetch_many's time
+        # (this ratio at least 0.5).
+        **({"duckdb native / can_fetch_many":
+            rps["duckdb native robots_can_fetch"] / rps["robostats can_fetch_many"],
+            "duckdb native / duckdb arrow":
+            rps["duckdb native robots_can_fetch"] / rps["duckdb robots_can_fetch"]}
+           if "duckdb native robots_can_fetch" in rps else {}),
         "duckdb (table) / export + can_fetch_many":
             rps["duckdb robots_can_fetch (DuckDB table)"] / rps["duckdb export + can_fetch_many"],
     }

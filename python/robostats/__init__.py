@@ -15,9 +15,10 @@ library does it, and Common Crawl's robots.txt WARC files as Parquet tables.
   columns (lists, pyarrow arrays, pandas or polars columns), as a
   ``pyarrow.BooleanArray``, on every core.
 - ``register(con)``: ``robots_can_fetch(body, user_agent, url)`` in a DuckDB
-  connection.
+  connection (``native=True``: the native DuckDB function).
 - ``connect(out)``: a DuckDB connection with the views of a data set that
-  ``robostats ingest`` wrote.
+  ``robostats ingest`` wrote, and ``robots_can_fetch`` as a native DuckDB
+  function (``native_duckdb(con)`` tells).
 - Google's helpers: ``escape_pattern``, ``path_params_query``,
   ``is_valid_user_agent_to_obey``.
 
@@ -37,7 +38,7 @@ from ._robostats import (
     path_params_query,
 )
 from ._arrow import can_fetch_many
-from ._duckdb import connect, register
+from ._duckdb import connect, native_duckdb, register
 
 __all__ = [
     "Explanation",
@@ -50,6 +51,7 @@ __all__ = [
     "connect",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
+    "native_duckdb",
     "path_params_query",
     "register",
 ]

@@ -1,7 +1,21 @@
 """robostats in DuckDB: ``register`` (SQL functions) and ``connect`` (the
-views of a data set)."""
+views of a data set).
+
+Two routes to ``robots_can_fetch``: ``register(con)`` adds a Python Arrow
+function (any connection, DuckDB >= 1.1); ``register(con, native=True)``
+loads the compiled module itself as a DuckDB extension
+(crates/robostats-python/src/duckdb.rs: a native function over DuckDB's
+vectors, no Python per chunk; DuckDB >= 1.2), which ``connect`` does,
+falling back to the Arrow function where it fails.
+
+The module needs the Python interpreter's symbols, so only a DuckDB inside
+Python loads it (the DuckDB command line refuses it: undefined symbol
+PyExc_TypeError)."""
 
 import os
+import shutil
+import sys
+import tempfile
 from typing import Any, Optional, Union
 
 import pyarrow as pa
@@ -15,18 +29,38 @@ from ._arrow import can_fetch_many
 _BYTES_FUNCTION = "robots_can_fetch_bytes"
 
 
-def register(con: Any, *, size_limit: bool = True) -> Any:
+def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
     """Adds ``robots_can_fetch(body, user_agent, url) -> BOOLEAN`` to the
     DuckDB connection ``con`` and returns ``con``.
 
     ``body`` is BLOB (read as Google reads bytes) or VARCHAR (UTF-8);
-    the function is vectorised (an Arrow function over whole chunks,
-    each distinct body parsed once per chunk) and gives NULL where any
-    argument is NULL::
+    the function is vectorised (each distinct body parsed once per chunk)
+    and gives NULL where any argument is NULL::
 
         robostats.register(con)
         con.sql("SELECT robots_can_fetch(body, 'GPTBot', url) FROM pages")
+
+    By default it is a Python Arrow function (any connection, DuckDB >=
+    1.1). With ``native=True`` it is robostats' native DuckDB function
+    instead (DuckDB >= 1.2), 2.4 times as fast: ``con`` must allow
+    unsigned extensions, which is for its opener to choose::
+
+        con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+        robostats.register(con, native=True)
+
+    and raises where it does not load. The native function always applies
+    Google's 500 KiB limit (``size_limit=False`` is the Arrow function's
+    only).
     """
+    if native:
+        if not size_limit:
+            raise ValueError("the native robots_can_fetch applies Google's 500 KiB limit: size_limit=False needs native=False")
+        # A macro of an earlier register() would hide the native function.
+        con.execute("DROP MACRO IF EXISTS temp.main.robots_can_fetch")
+        _load_extension(con)
+        if not native_duckdb(con):
+            raise RuntimeError("robostats' DuckDB extension loaded, but robots_can_fetch is not its function")
+        return con
     import duckdb
 
     def judge(bodies: Any, agents: Any, urls: Any) -> pa.Array:
@@ -53,15 +87,27 @@ def register(con: Any, *, size_limit: bool = True) -> Any:
     return con
 
 
-def connect(out: Union[str, "os.PathLike[str]"] = "out", *, database: Optional[str] = None) -> Any:
+def connect(
+    out: Union[str, "os.PathLike[str]"] = "out", *, database: Optional[str] = None, native: bool = True
+) -> Any:
     """A DuckDB connection over the data set ``out`` (an output directory of
     ``robostats ingest``): the views of ``queries/views.sql`` (``captures``,
-    ``agent_verdicts``, ``crawl_hosts``, ...) and the functions of
-    ``register``::
+    ``agent_verdicts``, ``crawl_hosts``, ...) and ``robots_can_fetch``::
 
         con = robostats.connect("out")
         con.sql("SELECT effective_class, count(*) FROM agent_verdicts "
                 "WHERE agent = 'GPTBot' GROUP BY ALL").show()
+
+    ``robots_can_fetch`` is the native function of robostats' DuckDB
+    extension (``register(con, native=True)``: the compiled module, loaded
+    from a private temporary place that is removed right after), 2.4
+    times as fast as ``register``'s Python function, with the same answers
+    (Google's 500 KiB limit applied). Loading it takes a connection that
+    allows unsigned extensions (DuckDB's ``allow_unsigned_extensions``), so
+    that connection could ``LOAD`` other unsigned files too. Where the
+    extension does not load (DuckDB before 1.2), or with ``native=False``,
+    the connection is an ordinary one with ``register``'s function.
+    ``native_duckdb(con)`` tells which one a connection has.
 
     ``database`` is DuckDB's (in memory by default). Raises ``ValueError``
     when ``out`` is not such a data set, with the message of
@@ -71,7 +117,124 @@ def connect(out: Union[str, "os.PathLike[str]"] = "out", *, database: Optional[s
 
     out = os.fspath(out)
     _robostats.check_data_set(out)
-    con = duckdb.connect(database if database is not None else ":memory:")
+    database = database if database is not None else ":memory:"
+    con = _native_connection(database) if native else None
+    if con is None:
+        con = register(duckdb.connect(database))
     con.execute("SET VARIABLE robostats_out = ?", [out])
     con.execute(_robostats.views_sql())
-    return register(con)
+    return con
+
+
+def native_duckdb(con: Any) -> bool:
+    """True where ``robots_can_fetch`` in the DuckDB connection ``con`` is
+    robostats' native function (``connect``'s), False where it is
+    ``register``'s Python function or missing."""
+    kinds = con.execute(
+        "SELECT list(DISTINCT function_type) FROM duckdb_functions() WHERE function_name = 'robots_can_fetch'"
+    ).fetchall()[0][0]
+    return kinds == ["scalar"]
+
+
+# The extension's file name: DuckDB calls `<name>_init_c_api` in it.
+_EXTENSION = "robostats.duckdb_extension"
+# Linux: the extension in a sealed in-memory file (memfd), written once per
+# process and kept open; each load goes through a symbolic link to it, so
+# every connection loads the same one copy of the module. None: not made
+# yet; False: not possible here (each load writes a file instead).
+_memfd: Any = None
+
+
+def _native_connection(database: str) -> Optional[Any]:
+    """A connection of ``database`` with the native ``robots_can_fetch``,
+    or None where the extension does not load."""
+    import duckdb
+
+    try:
+        con = duckdb.connect(database, config={"allow_unsigned_extensions": "true"})
+    except Exception:
+        return None
+    try:
+        return register(con, native=True)
+    except Exception:
+        con.close()
+        return None
+
+
+def _load_extension(con: Any) -> None:
+    """LOADs the module as the extension ``robostats`` into ``con``, from
+    a fresh private directory (``mkdtemp``: mode 0700, a new name) that is
+    removed right after: no other user can plant a file there."""
+    platform = con.execute("PRAGMA platform").fetchall()[0][0]
+    footer = _robostats.duckdb_footer(platform)
+    errors = []
+    for place in (_link_to_memfd, _write_copy):
+        directory = tempfile.mkdtemp(prefix="robostats-duckdb-")
+        try:
+            path = os.path.join(directory, _EXTENSION)
+            if not place(path, footer):
+                continue
+            con.execute("LOAD '" + path.replace("'", "''") + "'")
+            if errors:
+                # The in-memory file failed where a file did not (say, no
+                # executable memfd here): files from now on.
+                _forget_memfd()
+            return
+        except Exception as e:
+            errors.append(e)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    raise errors[-1]
+
+
+def _module_bytes() -> bytes:
+    with open(_robostats.__file__, "rb") as f:
+        return f.read()
+
+
+def _write_copy(path: str, footer: bytes) -> bool:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(_module_bytes())
+        f.write(footer)
+    return True
+
+
+def _link_to_memfd(path: str, footer: bytes) -> bool:
+    global _memfd
+    if not sys.platform.startswith("linux") or _memfd is False:
+        return False
+    if _memfd is None or _memfd[0] != footer:
+        _forget_memfd()
+        try:
+            _memfd = (footer, _sealed_memfd(_module_bytes() + footer))
+        except (AttributeError, OSError):
+            _memfd = False
+            return False
+    os.symlink(f"/proc/self/fd/{_memfd[1]}", path)
+    return True
+
+
+def _sealed_memfd(data: bytes) -> int:
+    import fcntl
+
+    fd = os.memfd_create("robostats.duckdb_extension", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _forget_memfd() -> None:
+    """Drops the in-memory file after a failed load: the next load writes
+    a file (a module DuckDB mapped already stays mapped)."""
+    global _memfd
+    if _memfd:
+        os.close(_memfd[1])
+    _memfd = False

@@ -12,6 +12,7 @@ __all__ = [
     "__version__",
     "_can_fetch_many",
     "check_data_set",
+    "duckdb_footer",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
     "main",
@@ -224,3 +225,12 @@ def views_sql() -> str:
 def check_data_set(out: Union[str, "PathLike[str]"]) -> None:
     """Raises ValueError, with ``robostats report``'s message, when ``out``
     is not a data set the views can read."""
+def duckdb_footer(platform: str) -> bytes:
+    """DuckDB's 512-byte metadata footer that makes this module's file the
+    DuckDB extension ``robostats`` (C API v1.2.0, ABI ``C_STRUCT``, no
+    signature) for DuckDB's ``platform`` (``PRAGMA platform``). Its entry
+    point registers the native ``robots_can_fetch``: BLOB or VARCHAR body,
+    Google's 500 KiB limit, NULL where an argument is NULL.
+    ``robostats.register(con, native=True)`` and ``robostats.connect``
+    load it; ``robostats.native_duckdb(con)`` tells whether a connection's
+    ``robots_can_fetch`` is it."""

@@ -1,5 +1,6 @@
 """The engine from Python: Google's whole test suite through `RobotsTxt`,
-`can_fetch_many` and DuckDB's `robots_can_fetch`, and the typed answers of
+`can_fetch_many` and DuckDB's `robots_can_fetch` (the Arrow function and
+the native one), and the typed answers of
 `explain`, `preferences`, `lint`, `lines` and the digests."""
 
 import duckdb
@@ -29,8 +30,9 @@ def test_google_verdicts_all_145_through_can_fetch_many(google_verdicts):
     assert got.to_pylist() == [c["allowed"] for c in google_verdicts]
 
 
+@pytest.mark.parametrize("native", [False, True], ids=["arrow", "native"])
 @pytest.mark.parametrize("body_type", ["BLOB", "VARCHAR"])
-def test_google_verdicts_all_145_through_duckdb(google_verdicts, body_type):
+def test_google_verdicts_all_145_through_duckdb(google_verdicts, body_type, native):
     rows = [c for c in google_verdicts if body_type == "BLOB" or _is_utf8(field_bytes(c, "robotstxt"))]
     if body_type == "VARCHAR":
         assert len(rows) >= 140
@@ -41,7 +43,11 @@ def test_google_verdicts_all_145_through_duckdb(google_verdicts, body_type):
         "agent": [c["user_agent"] for c in rows],
         "url": [c["url"] for c in rows],
     })
-    con = robostats.register(duckdb.connect())
+    if native:
+        con = robostats.register(duckdb.connect(config={"allow_unsigned_extensions": "true"}), native=True)
+    else:
+        con = robostats.register(duckdb.connect())
+    assert robostats.native_duckdb(con) == native
     con.register("cases", table)
     got = con.sql("SELECT robots_can_fetch(body, agent, url) FROM cases ORDER BY i").fetchall()
     assert [g[0] for g in got] == [c["allowed"] for c in rows]

@@ -20,6 +20,7 @@ kinds: list[str] = [f.kind for f in robots.lint()]
 digest: str = robots.body_digest
 verdicts: pa.BooleanArray = robostats.can_fetch_many([b""], ["GPTBot"], ["/"])
 con = robostats.register(duckdb.connect())
+native: bool = robostats.native_duckdb(con)
 '''
 
 

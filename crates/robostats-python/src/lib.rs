@@ -7,6 +7,8 @@
 //!                               + robostats-rows (digests, template, preference columns)
 //! can_fetch_many(columns)    -> the same, over Arrow buffers, on rayon's threads
 //! main(argv)                 -> robostats::cli::main: the Rust binary's command
+//! robostats_init_c_api       -> this file as a DuckDB extension: robots_can_fetch
+//!                               over DuckDB's vectors (duckdb.rs)
 //! ```
 
 use std::ffi::OsString;
@@ -14,6 +16,7 @@ use std::ffi::OsString;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod duckdb;
 mod many;
 mod robots;
 
@@ -58,6 +61,17 @@ fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
     }
 }
 
+/// DuckDB's metadata footer for this module's file as the extension
+/// `robostats` (duckdb.rs): `platform` is DuckDB's `PRAGMA platform`.
+#[pyfunction]
+fn duckdb_footer<'py>(
+    py: Python<'py>,
+    platform: &str,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let footer = duckdb::footer(platform).map_err(PyValueError::new_err)?;
+    Ok(pyo3::types::PyBytes::new(py, &footer))
+}
+
 #[pymodule]
 fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -73,5 +87,6 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
     m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
+    m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;
     Ok(())
 }

@@ -79,8 +79,15 @@ impl<'py> FromPyObject<'_, 'py> for Column {
     }
 }
 
-impl Column {
+/// A column of bytes as the verdicts read it: an Arrow array here, a
+/// DuckDB vector in `duckdb.rs`.
+pub trait Rows: Sync {
     /// The value of row `i`, or None for a NULL.
+    fn get(&self, i: usize) -> Option<&[u8]>;
+    fn len(&self) -> usize;
+}
+
+impl Rows for Column {
     fn get(&self, i: usize) -> Option<&[u8]> {
         let a = &self.array;
         if a.is_null(i) {
@@ -103,9 +110,9 @@ impl Column {
 }
 
 /// The user agents of [`can_fetch_many`]: one for every row, or a column.
-pub enum Agents<'a> {
+pub enum Agents<'a, C> {
     One(&'a str),
-    Each(&'a Column),
+    Each(&'a C),
 }
 
 /// A body and its hash, computed beforehand (in parallel): the map finds a
@@ -153,12 +160,13 @@ impl Hasher for Precomputed {
 const BLOCK: usize = 4096;
 
 /// `f` over the rows in blocks of [`BLOCK`], on rayon's threads when there
-/// is more than one block; the results in row order.
+/// is more than one block and `parallel`; the results in row order.
 fn in_blocks<T: Send>(
     n: usize,
+    parallel: bool,
     f: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>, String> + Sync,
 ) -> Result<Vec<T>, String> {
-    if n <= BLOCK {
+    if n <= BLOCK || !parallel {
         return f(0..n);
     }
     let blocks: Vec<std::ops::Range<usize>> = (0..n)
@@ -186,10 +194,10 @@ enum Seen {
 /// Bodies are told apart by their bytes; the hashes that find them are
 /// keyed per call (SipHash with a random key), so bodies made to collide
 /// cost no more than others.
-fn distinct_bodies(bodies: &Column) -> (Vec<Option<u32>>, Vec<&[u8]>) {
+fn distinct_bodies<C: Rows>(bodies: &C, parallel: bool) -> (Vec<Option<u32>>, Vec<&[u8]>) {
     let n = bodies.len();
     let state = RandomState::new();
-    let seen = in_blocks(n, |rows| {
+    let seen = in_blocks(n, parallel, |rows| {
         Ok(rows
             .map(|i| match bodies.get(i) {
                 None => Seen::Null,
@@ -219,13 +227,17 @@ fn distinct_bodies(bodies: &Column) -> (Vec<Option<u32>>, Vec<&[u8]>) {
     (which, distinct)
 }
 
-/// Google's verdict for each row (NULL for a NULL input).
-pub fn can_fetch_many<'a>(
-    bodies: &'a Column,
-    agents: Agents<'a>,
-    urls: &'a Column,
+/// Google's verdict for each row (None for a NULL input), on rayon's
+/// threads where `parallel`, else on the calling thread alone (DuckDB's,
+/// which has other chunks for the other cores). A call of one block (up
+/// to [`BLOCK`] rows) runs on the calling thread either way.
+pub fn can_fetch_many<'a, C: Rows>(
+    bodies: &'a C,
+    agents: Agents<'a, C>,
+    urls: &'a C,
     size_limit: bool,
-) -> Result<BooleanArray, String> {
+    parallel: bool,
+) -> Result<Vec<Option<bool>>, String> {
     let n = bodies.len();
     let agents_len = match &agents {
         Agents::Each(col) => col.len(),
@@ -237,22 +249,22 @@ pub fn can_fetch_many<'a>(
             urls.len()
         ));
     }
-    let (which, distinct) = distinct_bodies(bodies);
+    let (which, distinct) = distinct_bodies(bodies, parallel);
     let max = limit(size_limit);
     let parse = |b: &&'a [u8]| RobotsTxt::parse_with_limit(b, max);
-    let parsed: Vec<RobotsTxt<'_>> = if n <= BLOCK {
+    let parsed: Vec<RobotsTxt<'_>> = if n <= BLOCK || !parallel {
         distinct.iter().map(parse).collect()
     } else {
         distinct.par_iter().map(parse).collect()
     };
-    let text = |col: &'a Column, i: usize, what: &str| -> Result<Option<&'a str>, String> {
+    let text = |col: &'a C, i: usize, what: &str| -> Result<Option<&'a str>, String> {
         col.get(i)
             .map(|b| std::str::from_utf8(b).map_err(|_| format!("{what} of row {i} is not UTF-8")))
             .transpose()
     };
     // The groups of one agent in one body are found once for the rows that
     // follow each other with both (one site's URLs for one crawler).
-    let verdicts = in_blocks(n, |rows| {
+    in_blocks(n, parallel, |rows| {
         let mut last: Option<(u32, &str, AgentRules<'_, '_>)> = None;
         rows.map(|i| {
             let Some(body) = which[i] else {
@@ -273,8 +285,7 @@ pub fn can_fetch_many<'a>(
             Ok(Some(rules.allowed(url)))
         })
         .collect()
-    })?;
-    Ok(BooleanArray::from(verdicts))
+    })
 }
 
 /// `_can_fetch_many(bodies, agent, agents, urls, size_limit)`: the
@@ -296,9 +307,9 @@ pub fn _can_fetch_many<'py>(
             (None, Some(col)) => Agents::Each(col),
             (None, None) => return Err("no user agents given".to_owned()),
         };
-        can_fetch_many(&bodies, agents, &urls, size_limit)
+        can_fetch_many(&bodies, agents, &urls, size_limit, true)
     });
-    let v = verdicts.map_err(PyValueError::new_err)?;
+    let v = BooleanArray::from(verdicts.map_err(PyValueError::new_err)?);
     // Both bitmaps start at bit 0 (a new array has no offset).
     let validity = v.nulls().map_or(&[][..], |n| n.buffer().as_slice());
     Ok((

@@ -1,0 +1,182 @@
+"""DuckDB's `robots_can_fetch`, the native function (the compiled module
+loaded as a DuckDB extension) beside the Arrow one: the same answers as
+`can_fetch_many` on every kind of row, in chunks on all of DuckDB's
+threads, and what `connect` leaves behind."""
+
+import os
+import sys
+import tempfile
+
+import duckdb
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import robostats
+import robostats._duckdb
+
+from test_many import AGENT, BODY, URL
+
+UNSIGNED = {"allow_unsigned_extensions": "true"}
+
+
+def native():
+    return robostats.register(duckdb.connect(config=UNSIGNED), native=True)
+
+
+def arrow():
+    return robostats.register(duckdb.connect())
+
+
+def verdicts(con, table, body="body", agent="agent", url="url"):
+    con.register("rows_", table)
+    got = con.sql(f"SELECT robots_can_fetch({body}, {agent}, {url}) FROM rows_ ORDER BY i").fetchall()
+    con.unregister("rows_")
+    return [g[0] for g in got]
+
+
+def table(bodies, agents, urls, body_type=pa.binary()):
+    return pa.table({
+        "i": pa.array(range(len(bodies)), pa.int64()),
+        "body": pa.array(bodies, body_type),
+        "agent": pa.array(agents, pa.string()),
+        "url": pa.array(urls, pa.string()),
+    })
+
+
+def test_the_native_function_is_a_scalar_function_of_two_signatures():
+    con = native()
+    assert robostats.native_duckdb(con) and not robostats.native_duckdb(arrow())
+    rows = con.sql("SELECT parameter_types, return_type FROM duckdb_functions() "
+                   "WHERE function_name = 'robots_can_fetch' ORDER BY 1").fetchall()
+    assert rows == [(["BLOB", "VARCHAR", "VARCHAR"], "BOOLEAN"), (["VARCHAR", "VARCHAR", "VARCHAR"], "BOOLEAN")]
+    assert con.sql("SELECT extension_name, loaded FROM duckdb_extensions() "
+                   "WHERE extension_name = 'robostats'").fetchall() == [("robostats", True)]
+
+
+def test_null_in_any_argument_gives_null():
+    body = b"User-agent: *\nDisallow: /x\n"
+    rows = table([None, body, body, body, body], ["a", None, "a", "a", "a"], ["/x", "/x", None, "/x", "/y"])
+    assert verdicts(native(), rows) == [None, None, None, False, True]
+    con = native()
+    for sql in ["robots_can_fetch(NULL, 'a', '/')", "robots_can_fetch('', NULL, '/')",
+                "robots_can_fetch(''::BLOB, 'a', NULL)", "robots_can_fetch(NULL::VARCHAR, 'a', '/')"]:
+        assert con.sql(f"SELECT {sql}").fetchall() == [(None,)], sql
+
+
+def test_varchar_and_blob_bodies_are_the_same_bytes():
+    # `\x41` is text, not an escape; non-ASCII rules match percent-encoded
+    # and raw URLs as Google's matcher does.
+    texts = ["User-agent: *\nDisallow: /\\x41\n", "User-agent: *\nDisallow: /ä\n",
+             "User-agent: GPTBot\nDisallow: /日本\nAllow: /\n", "\ufeffUser-agent: *\nDisallow: /a\n", ""]
+    urls = ["/\\x41", "/A", "/%C3%A4", "/ä", "/%E6%97%A5%E6%9C%AC/x", "/a", "/b"]
+    bodies = [t for t in texts for _ in urls]
+    agents = ["GPTBot"] * len(bodies)
+    urls = urls * len(texts)
+    want = robostats.can_fetch_many([t.encode() for t in bodies], agents, urls).to_pylist()
+    assert want.count(False) >= 4
+    for con in (native(), arrow()):
+        assert verdicts(con, table(bodies, agents, urls, pa.string())) == want
+        assert verdicts(con, table([t.encode() for t in bodies], agents, urls)) == want
+    # A string literal, and DuckDB's VARCHAR -> BLOB cast left out.
+    con = native()
+    got = con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /\\x41', 'a', '/\\x41')").fetchall()
+    assert got == [(False,)]
+
+
+def test_empty_strings():
+    rows = table([b"", b"", b"User-agent: *\nDisallow: /\n", b"User-agent: *\nDisallow: /\n", b""],
+                 ["", "a", "", "a", ""], ["", "", "", "", "/x"])
+    want = robostats.can_fetch_many(rows["body"], rows["agent"], rows["url"]).to_pylist()
+    assert verdicts(native(), rows) == verdicts(arrow(), rows) == want
+
+
+def test_google_500_kib_limit():
+    line = b"Disallow: /deep/" + b"x" * 100 + b"\n"
+    body = b"User-agent: *\n" + line * (600 * 1024 // len(line)) + b"Disallow: /late\n"
+    assert len(body) > 500 * 1024 + 1000
+    rows = table([body, body, body], ["a", "a", "a"], ["/late", "/deep/" + "x" * 100, "/other"])
+    want = robostats.can_fetch_many(rows["body"], rows["agent"], rows["url"]).to_pylist()
+    assert want == [True, False, True]
+    assert robostats.can_fetch_many(rows["body"], rows["agent"], rows["url"], size_limit=False).to_pylist()[0] is False
+    assert verdicts(native(), rows) == want
+    with pytest.raises(ValueError, match="size_limit"):
+        robostats.register(duckdb.connect(config=UNSIGNED), native=True, size_limit=False)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(BODY, AGENT, URL), max_size=40))
+def test_rows_equal_can_fetch_many(rows):
+    bodies = [b.encode() if isinstance(b, str) else b for b, _, _ in rows]
+    agents = [a for _, a, _ in rows]
+    urls = [u for _, _, u in rows]
+    want = robostats.can_fetch_many(bodies, agents, urls).to_pylist()
+    assert verdicts(_NATIVE, table(bodies, agents, urls)) == want
+
+
+_NATIVE = native()
+
+
+def test_many_rows_in_chunks_on_every_thread():
+    """300,000 rows of 600 bodies in a DuckDB table (three row groups,
+    scanned in parallel): 147 chunks, each on one of DuckDB's threads."""
+    bodies = [f"User-agent: Bot{k % 7}\nDisallow: /p{k}\nAllow: /p{k}/open\n\nUser-agent: *\nDisallow: /q{k % 11}\n"
+              .encode() for k in range(600)]
+    n = 300_000
+    body = [bodies[(i // 40) % 600] for i in range(n)]
+    agent = [f"Bot{i % 9}" for i in range(n)]
+    url = [f"https://h{(i // 40) % 600}.example/{'pq'[i % 2]}{(i // 40) % 600 if i % 3 else i % 11}"
+           + ("/open" if i % 5 == 0 else "") for i in range(n)]
+    want = robostats.can_fetch_many(body, agent, url).to_pylist()
+    assert 10_000 < want.count(False) < n - 10_000
+    con = native()
+    con.execute(f"SET threads = {max(2, os.cpu_count() or 1)}")
+    con.register("arrow_rows", table(body, agent, url))
+    con.execute("CREATE TABLE t AS SELECT * FROM arrow_rows")
+    got = [g[0] for g in con.sql("SELECT robots_can_fetch(body, agent, url) FROM t ORDER BY i").fetchall()]
+    assert got == want
+    varchar = con.sql("SELECT count_if(robots_can_fetch(decode(body), agent, url)) FROM t").fetchall()[0][0]
+    assert varchar == want.count(True)
+
+
+def test_connect_loads_the_native_function_and_leaves_no_file(package_out, tmp_path, monkeypatch):
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    made = []
+    mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(mkdtemp(*a, **k)) or made[-1])
+    con = robostats.connect(package_out)
+    assert robostats.native_duckdb(con)
+    assert made and all(d.startswith(str(private)) for d in made)
+    assert not any(os.path.exists(d) for d in made)
+    assert os.listdir(private) == []
+    assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
+    assert not robostats.native_duckdb(robostats.connect(package_out, native=False))
+
+
+def test_connect_falls_back_to_the_arrow_function(package_out, monkeypatch):
+    def refuse(con):
+        raise duckdb.IOException("no extension here")
+
+    monkeypatch.setattr(robostats._duckdb, "_load_extension", refuse)
+    con = robostats.connect(package_out)
+    assert not robostats.native_duckdb(con)
+    assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
+    # The fallback connection is an ordinary one: unsigned files refused.
+    assert con.sql("SELECT current_setting('allow_unsigned_extensions')").fetchall() == [(False,)]
+
+
+def test_a_connection_that_refuses_unsigned_extensions_says_so():
+    with pytest.raises(duckdb.Error, match="unsigned"):
+        robostats.register(duckdb.connect(), native=True)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the in-memory file is Linux's")
+def test_connections_share_one_copy_of_the_module():
+    for _ in range(3):
+        native()
+    with open("/proc/self/maps") as f:
+        mapped = {line.split()[4] for line in f if "robostats.duckdb_extension" in line}
+    assert len(mapped) == 1, mapped
