@@ -137,12 +137,15 @@ def loose(text):
 
 
 def checkout_state():
-    """What git sees in the checkout, but the build directory (which the
-    blocks share) and pytest's cache."""
+    """What git sees in the checkout, but the build directories (which the
+    blocks share, and where the test command builds the fuzz targets
+    meanwhile) and pytest's cache."""
     proc = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=ROOT,
                           capture_output=True, text=True, check=True)
+    # (git quotes a path that holds a space)
     return sorted(line for line in proc.stdout.splitlines()
-                  if not line[3:].startswith(("target/", ".pytest_cache/")) and "__pycache__/" not in line)
+                  if not line[3:].lstrip('"').startswith(("target/", "fuzz/target/", ".pytest_cache/"))
+                  and "__pycache__/" not in line)
 
 
 def test_every_documented_command_runs_as_written(clone):
