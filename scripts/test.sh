@@ -14,7 +14,7 @@ step() {
 }
 times() {
     for job in "${deps:-}" "${fuzz_build:-}"; do
-        [ -n "$job" ] && kill "$job" 2>/dev/null
+        [ -z "$job" ] || kill "$job" 2>/dev/null || true
     done
     step ""
     echo "== time per step"
