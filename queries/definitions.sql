@@ -113,29 +113,12 @@ host_counts AS (
 ),
 -- Common Crawl's outcome of each host in each crawl: of its robots.txt
 -- URLs, followed as crawl_hosts follows them, the best by Common Crawl's
--- precedence (the classes and ties of host_outcomes)
+-- precedence (host_outcomes' classes, cc_outcome, and ties, cc_precedence)
 cc_urls AS (
     SELECT r.crawl, r.url_host_name, r.start_url, f.fetch_time, r.warc_filename, r.warc_record_offset,
            f.global_group_match = 'global' AND f.global_class = 'disallow_all' AS global_full,
-           CASE
-               WHEN r.final_cc_class = 'success' THEN
-                   CASE
-                       WHEN f.looks_like_html
-                            OR NOT coalesce(
-                                (coalesce(f.content_mime_detected, f.content_mime_type) LIKE 'text/%'
-                                 AND coalesce(f.content_mime_detected, f.content_mime_type) <> 'text/html')
-                                OR coalesce(f.content_mime_detected, f.content_mime_type) IN ('message/rfc822', 'plain/text'),
-                                false)
-                           THEN 'not_robots_txt'
-                       WHEN f.has_rules THEN 'robots_txt_with_rules'
-                       ELSE 'robots_txt_no_rules'
-                   END
-               WHEN r.final_cc_class IN ('notfound', 'unauthorized', 'other') THEN 'allow_all'
-               WHEN r.resolution = 'too_many_hops' THEN 'allow_all'
-               WHEN r.final_cc_class = 'forbidden' THEN 'forbidden'
-               WHEN r.final_cc_class = 'defer_visits' THEN 'defer_visits'
-               ELSE 'redirect_unresolved'
-           END AS outcome
+           cc_outcome(r.final_cc_class, r.resolution, f.looks_like_html,
+                      coalesce(f.content_mime_detected, f.content_mime_type), f.has_rules) AS outcome
     FROM follow_redirects(true) r
     JOIN captures f USING (warc_filename, warc_record_offset)
 ),
@@ -143,10 +126,7 @@ cc AS MATERIALIZED (
     SELECT crawl, url_host_name, b.outcome, b.global_full, b.warc_filename, b.warc_record_offset
     FROM (
         SELECT crawl, url_host_name,
-               min({precedence: list_position(['robots_txt_with_rules', 'allow_all', 'forbidden',
-                                               'defer_visits', 'redirect_unresolved'],
-                                              CASE WHEN outcome IN ('robots_txt_no_rules', 'not_robots_txt')
-                                                   THEN 'robots_txt_with_rules' ELSE outcome END),
+               min({precedence: cc_precedence(outcome),
                     no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
                     start_url: start_url, outcome: outcome, global_full: global_full,
                     warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS b

@@ -375,39 +375,34 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
 -- final_google_class, hops. The best URL is the smallest struct {precedence,
 -- no fetch_time, -fetch_time in microseconds, start_url, ...} of the host (a
 -- struct min: the order above; start URLs differ, so it is one URL's).
+-- cc_outcome(...): a followed URL's outcome, from its chain's final class
+-- and resolution (robots_txt_chains, follow_redirects) and its final
+-- capture's columns; cc_precedence(outcome): its rank in the order above.
+CREATE OR REPLACE MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, has_rules) AS
+    CASE WHEN cc_class = 'success' THEN
+             CASE WHEN looks_like_html
+                       OR NOT coalesce((mime LIKE 'text/%' AND mime <> 'text/html')
+                                       OR mime IN ('message/rfc822', 'plain/text'), false) THEN 'not_robots_txt'
+                  WHEN has_rules THEN 'robots_txt_with_rules'
+                  ELSE 'robots_txt_no_rules' END
+         WHEN cc_class IN ('notfound', 'unauthorized', 'other') OR resolution = 'too_many_hops' THEN 'allow_all'
+         WHEN cc_class IN ('forbidden', 'defer_visits') THEN cc_class
+         ELSE 'redirect_unresolved' END;
+CREATE OR REPLACE MACRO cc_precedence(outcome) AS
+    CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
+         ELSE coalesce(list_position(['allow_all', 'forbidden', 'defer_visits'], outcome), 4) + 1 END;
 CREATE OR REPLACE VIEW host_outcomes AS
     WITH classified AS (
         SELECT h.url_host_name, h.start_url, h.hops, h.final_url, h.final_status,
                h.final_google_class, f.fetch_time,
-               CASE
-                   WHEN h.final_cc_class = 'success' THEN
-                       CASE
-                           WHEN f.looks_like_html
-                                OR NOT coalesce(
-                                    (coalesce(f.content_mime_detected, f.content_mime_type) LIKE 'text/%'
-                                     AND coalesce(f.content_mime_detected, f.content_mime_type) <> 'text/html')
-                                    OR coalesce(f.content_mime_detected, f.content_mime_type) IN ('message/rfc822', 'plain/text'),
-                                    false)
-                               THEN 'not_robots_txt'
-                           WHEN f.has_rules THEN 'robots_txt_with_rules'
-                           ELSE 'robots_txt_no_rules'
-                       END
-                   WHEN h.final_cc_class IN ('notfound', 'unauthorized', 'other') THEN 'allow_all'
-                   WHEN h.resolution = 'too_many_hops' THEN 'allow_all'
-                   WHEN h.final_cc_class = 'forbidden' THEN 'forbidden'
-                   WHEN h.final_cc_class = 'defer_visits' THEN 'defer_visits'
-                   ELSE 'redirect_unresolved'
-               END AS outcome
+               cc_outcome(h.final_cc_class, h.resolution, f.looks_like_html,
+                          coalesce(f.content_mime_detected, f.content_mime_type), f.has_rules) AS outcome
         FROM robots_txt_chains h
         JOIN captures f USING (warc_filename, warc_record_offset)
     ),
     best AS (
         SELECT url_host_name, count(*) AS urls,
-               min({precedence: CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
-                                     WHEN outcome = 'allow_all' THEN 2
-                                     WHEN outcome = 'forbidden' THEN 3
-                                     WHEN outcome = 'defer_visits' THEN 4
-                                     ELSE 5 END,
+               min({precedence: cc_precedence(outcome),
                     no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
                     start_url: start_url, outcome: outcome, final_url: final_url,
                     final_status: final_status, final_google_class: final_google_class,
