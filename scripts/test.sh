@@ -24,9 +24,10 @@ times() {
 trap times EXIT
 
 # What the tests need beyond Rust (Debian's and Python's packages) installs
-# in the background meanwhile: scripts/test-deps.sh.
+# in the background meanwhile, at a low priority (it mostly waits on the
+# network and the disk; the builds keep the cores): scripts/test-deps.sh.
 mkdir -p target
-scripts/test-deps.sh >target/test-deps.log 2>&1 &
+nice -n 10 scripts/test-deps.sh >target/test-deps.log 2>&1 &
 deps=$!
 deps_ready() {
     [ -z "$deps" ] && return
@@ -48,19 +49,20 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "release build"
 cargo build --release --locked
 
+step "tests (unit, integration, property, CLI)"
+# tests/faults.rs kills compact at each of its steps with strace's fault
+# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
+cargo test --workspace --locked --no-run
+deps_ready
 # The fuzz targets (a nightly build with sanitizers, and cargo-fuzz) build
-# in the background at the lowest priority while the tests run, on the
-# time they leave a core idle; the fuzz step at the end waits for them.
+# in the background at the lowest priority from here on, on the time the
+# tests leave a core idle (they wait on the processes they start); the
+# fuzz step at the end waits for them.
 fuzz_build=""
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     nice -n 19 scripts/fuzz.sh --build >target/fuzz-build.log 2>&1 &
     fuzz_build=$!
 fi
-
-step "tests (unit, integration, property, CLI)"
-# tests/faults.rs kills compact at each of its steps with strace's fault
-# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
-deps_ready
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
