@@ -46,13 +46,21 @@ fi
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
     "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" \
-    "blake3==1.*" "pytest==8.*" "moto[server]==5.*" "maturin>=1.9,<2"
+    "blake3==1.*" "pytest==8.*" "pytest-xdist==3.*" "moto[server]==5.*" "maturin>=1.9,<2"
 
 rm -rf target/package-venv
 if ! python3 -m venv target/package-venv >/dev/null 2>&1; then
     PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check "virtualenv>=20"
     "$py" -m virtualenv -q target/package-venv
 fi
+# With the wheel's own dependencies, as pyproject.toml names them (read
+# with Python 3.11's tomllib; older Pythons leave them to the wheel's
+# install), so that installing the wheel later waits on no download.
+mapfile -t wheel_deps < <(target/package-venv/bin/python -c '
+import tomllib
+print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))
+' 2>/dev/null || true)
 echo "installing the test tools of tests/package into target/package-venv/"
 target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check \
-    "pytest==8.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10"
+    "pytest==8.*" "pytest-xdist==3.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10" \
+    "${wheel_deps[@]}"

@@ -74,7 +74,11 @@ ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
 step "python: tables and queries (tests/python)"
 py=target/python-venv/bin/python3
 [ -x "$py" ] || py=python3
-PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q tests/python
+# Four workers on two cores, one test file each at a time (pytest-xdist's
+# loadfile: a file's fixtures are made once): most of these tests wait on
+# the processes, servers and clocks they start (215 s in one worker, 96 s
+# in four; CONTRIBUTING.md, "Tests").
+PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile tests/python
 # ---- end of the Python block ---------------------------------------------
 
 # ---- the Python package: its wheel, in a fresh environment without Rust ----
