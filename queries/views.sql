@@ -118,14 +118,10 @@ CREATE OR REPLACE VIEW agent_verdicts AS
     preferences AS (
         SELECT warc_filename, warc_record_offset,
                map(list(agent), list({'usage_train_ai': usage_train_ai,
-                'usage_search': usage_search,
-                'usage_line': usage_line,
-                'signal_search': signal_search,
-                'signal_ai_train': signal_ai_train,
-                'signal_ai_input': signal_ai_input,
-                'signal_use': signal_use,
-                'signal_line': signal_line,
-                'signal_scope': signal_scope})) AS preferences
+                   'usage_search': usage_search, 'usage_line': usage_line,
+                   'signal_search': signal_search, 'signal_ai_train': signal_ai_train,
+                   'signal_ai_input': signal_ai_input, 'signal_use': signal_use,
+                   'signal_line': signal_line, 'signal_scope': signal_scope})) AS preferences
         FROM resolved_preferences
         GROUP BY ALL
     ),
@@ -256,7 +252,7 @@ CREATE OR REPLACE VIEW latest_captures AS
 --   missing_location     the last 3xx has no (usable) Location
 --   loop                 the last redirect's target is already in the chain
 --   too_many_hops        still a redirect after 5 hops (Google and Common
---                        Crawl then allow everything)
+--                        Crawl then allow everything, as after a loop)
 -- Method: the latest captures computed once (a struct max per URL), then 5
 -- joins of the chains still redirecting with those of redirect targets only.
 CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
@@ -352,10 +348,8 @@ CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
            warc_filename, warc_record_offset
     FROM last_hop;
 
--- Derived: the redirect chain of every robots.txt URL across crawls
--- (follow_redirects(false)), one row per URL: start_url, url_host_name, hops,
--- final_url, final_status, final_google_class, final_cc_class, resolution,
--- chain, and the final capture's key (warc_filename, warc_record_offset).
+-- Derived: the redirect chain of every robots.txt URL across crawls, one
+-- row per URL: follow_redirects(false)'s columns but crawl, captures, start.
 CREATE OR REPLACE VIEW robots_txt_chains AS
     SELECT start_url, url_host_name, hops, final_url, final_status, final_google_class,
            final_cc_class, resolution, chain, warc_filename, warc_record_offset
@@ -365,7 +359,7 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
 -- classes). Every robots.txt URL of the host (http/https, ports) is followed
 -- as in robots_txt_chains; the host's outcome is its best URL's, by Common
 -- Crawl's precedence
---   success > allow_all (notfound, unauthorized, other; or too_many_hops)
+--   success > allow_all (notfound, unauthorized, other; a loop, too_many_hops)
 --   > forbidden > defer_visits > redirect_unresolved,
 -- and a success is split like the studies: robots_txt_with_rules (a group has
 -- a non-empty rule), robots_txt_no_rules, not_robots_txt (HTML body or a MIME
@@ -385,7 +379,7 @@ CREATE OR REPLACE MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, 
                                        OR mime IN ('message/rfc822', 'plain/text'), false) THEN 'not_robots_txt'
                   WHEN has_rules THEN 'robots_txt_with_rules'
                   ELSE 'robots_txt_no_rules' END
-         WHEN cc_class IN ('notfound', 'unauthorized', 'other') OR resolution = 'too_many_hops' THEN 'allow_all'
+         WHEN cc_class IN ('notfound', 'unauthorized', 'other') OR resolution IN ('loop', 'too_many_hops') THEN 'allow_all'
          WHEN cc_class IN ('forbidden', 'defer_visits') THEN cc_class
          ELSE 'redirect_unresolved' END;
 CREATE OR REPLACE MACRO cc_precedence(outcome) AS
@@ -426,16 +420,21 @@ CREATE OR REPLACE VIEW host_outcomes AS
 -- warc_filename, warc_record_offset (the deciding capture), and from it
 -- fetch_status, google_class, google_current_class, robots_parsed,
 -- has_rules, payload_length, content_digest, global_class,
--- global_group_match, body_digest, ruleset_digest, template, platform, and
--- base_state: the host's state for every crawler
--- when it does not depend on the rules (NULL for a 2xx, whose rules decide):
---   no_robots    4xx other than 429 (Google: crawl everything), and a
---                redirect loop or more than 5 hops (Google then treats the
---                robots.txt as not found)
---   unreachable  5xx, 429 (Google's current documentation), or a failed
---                fetch (Google: crawl nothing)
---   redirect     a redirect whose target has no capture in the crawl, or
---                with no usable Location
+-- global_group_match, body_digest, ruleset_digest, template, platform;
+-- outcome (figure 1's) and base_state (host_states': every crawler's state
+-- when the rules do not decide; NULL for a 2xx, whose rules decide):
+--   outcome        the deciding capture                      base_state
+--   rules          2xx, a group has a non-empty rule         NULL
+--   no_rules       2xx, a non-empty body without one         NULL
+--   empty          2xx, an empty body                        NULL
+--   4xx            4xx other than 429                        no_robots
+--   too_many_hops  3xx, a loop or more than 5 hops           no_robots
+--   redirect       3xx, no capture of the target in the      redirect
+--                  crawl, or no usable Location
+--   5xx_429        5xx or 429                                unreachable
+--   failed         no complete response                      unreachable
+-- (no_robots: Google crawls everything, as for a robots.txt not found;
+-- unreachable: Google crawls nothing, its current documentation for 429.)
 -- Captures with no crawl (crawl IS NULL) form a crawl of their own.
 CREATE OR REPLACE VIEW crawl_hosts AS
     SELECT h.crawl, h.url_host_name, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
@@ -444,12 +443,17 @@ CREATE OR REPLACE VIEW crawl_hosts AS
            c.has_rules, c.payload_length, c.content_digest, c.global_class, c.global_group_match,
            c.body_digest, c.ruleset_digest, c.template, c.platform,
            CASE
-               WHEN c.google_class = 'conditional_allow' THEN NULL
+               WHEN c.google_class = 'conditional_allow' THEN
+                   CASE WHEN c.has_rules THEN 'rules' WHEN c.payload_length > 0 THEN 'no_rules' ELSE 'empty' END
                WHEN c.google_class = 'redirect' THEN
-                   CASE WHEN h.s.resolution IN ('loop', 'too_many_hops') THEN 'no_robots' ELSE 'redirect' END
-               WHEN c.google_current_class = 'full_allow' THEN 'no_robots'
-               ELSE 'unreachable'
-           END AS base_state
+                   CASE WHEN h.s.resolution IN ('loop', 'too_many_hops') THEN 'too_many_hops' ELSE 'redirect' END
+               WHEN c.google_class = 'failed' THEN 'failed'
+               WHEN c.google_current_class = 'full_allow' THEN '4xx'
+               ELSE '5xx_429'
+           END AS outcome,
+           CASE WHEN outcome IN ('4xx', 'too_many_hops') THEN 'no_robots'
+                WHEN outcome IN ('5xx_429', 'failed') THEN 'unreachable'
+                WHEN outcome = 'redirect' THEN 'redirect' END AS base_state
     FROM (
         -- each host's chains in the crawl, one per robots.txt URL: the latest start's
         SELECT crawl, url_host_name, sum(captures)::BIGINT AS captures,

@@ -796,15 +796,23 @@ def python_outcome(final, resolution, has_rules):
             return "rules"
         return "no_rules" if final.body else "empty"
     if 300 <= final.status < 400:
-        return "redirect"
+        return "too_many_hops" if resolution in ("loop", "too_many_hops") else "redirect"
     if 400 <= final.status < 500 and final.status != 429:
         return "4xx"
     return "5xx_429"
 
 
+# Each outcome's base_state (docs/crawls.md, "A host's outcome"), as
+# written there, not read from a view.
+OUTCOME_BASE_STATE = {"rules": None, "no_rules": None, "empty": None, "4xx": "no_robots",
+                      "too_many_hops": "no_robots", "redirect": "redirect",
+                      "5xx_429": "unreachable", "failed": "unreachable"}
+
+
 def test_outcomes_per_crawl(con, responses):
     cols, rows = run_query(con, "outcomes_per_crawl")
-    assert cols == ["crawl", "outcome", "hosts", "share"]
+    assert cols == ["crawl", "outcome", "base_state", "hosts", "share"]
+    assert all(r["base_state"] == OUTCOME_BASE_STATE[r["outcome"]] for r in rows)
     has_rules = dict(((f, o), v) for f, o, v in con.execute(
         "SELECT warc_filename, warc_record_offset, has_rules FROM captures").fetchall())
     expected = collections.Counter(

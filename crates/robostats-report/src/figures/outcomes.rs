@@ -4,12 +4,16 @@ use super::common::{crawl_label, crawls};
 use super::{Figure, Query, Results, Shown, Table};
 use crate::svg::{self, Row, Series, colour};
 
-const OUTCOMES: [(&str, &str, &str); 7] = [
+/// The outcomes in the query's order: those of one `base_state` (figure
+/// 2's states) side by side.
+const OUTCOMES: [(&str, &str, &str); 8] = [
     ("rules", "2xx with rules", colour::BLUE),
     ("no_rules", "2xx without rules", colour::SKY),
     ("empty", "2xx empty", colour::YELLOW),
-    ("redirect", "3xx unresolved", colour::PURPLE),
     ("4xx", "4xx", colour::GREEN),
+    // (a lighter green: the same base_state as 4xx)
+    ("too_many_hops", "3xx loop or > 5 hops", "#7FCEB9"),
+    ("redirect", "3xx unresolved", colour::PURPLE),
     ("5xx_429", "5xx or 429", colour::VERMILLION),
     ("failed", "failed", colour::DARK),
 ];
@@ -59,14 +63,20 @@ pub(super) fn figure(results: &Results) -> Figure {
              the outcome of its deciding capture: the host's latest robots.txt capture in the \
              crawl, a redirect followed to the latest capture of its target in the same crawl \
              (up to 5 hops). 2xx with rules: a group has a non-empty allow or disallow; 3xx \
-             unresolved: the target has no capture in the crawl, there is no Location, or the \
-             chain loops or passes 5 hops; failed: no complete response."
+             loop or > 5 hops: Google and Common Crawl give up and crawl everything; 3xx \
+             unresolved: the target has no capture in the crawl, or there is no Location; \
+             failed: no complete response."
+                .to_owned(),
+            "The same hosts and deciding captures as figure 2: 4xx and 3xx loops are its \
+             \"no robots.txt\", 3xx unresolved its \"unresolved redirect\", 5xx, 429 and \
+             failed its \"unreachable\" (the column base_state); the 2xx hosts are those \
+             whose rules decide."
                 .to_owned(),
         ],
         tables: vec![Shown::of(
             Query::OutcomesPerCrawl,
             t,
-            &["crawl", "outcome", "hosts", "share"],
+            &["crawl", "outcome", "base_state", "hosts", "share"],
             "every row",
             usize::MAX,
             |_| true,

@@ -130,13 +130,31 @@ fn preferences_sql() -> String {
     select.join(",\n           ")
 }
 
-/// A `resolved_preferences` row as a struct.
+/// A `resolved_preferences` row as a struct, its fields filling lines of
+/// at most 100 characters.
 fn preferences_struct_sql() -> String {
-    let fields: Vec<String> = preference_columns()
-        .iter()
-        .map(|c| format!("'{0}': {0}", c.name))
-        .collect();
-    format!("{{{}}}", fields.join(",\n                "))
+    const INDENT: &str = "                   ";
+    let mut sql = String::from("{");
+    let mut line = "               map(list(agent), list({".len();
+    for (i, c) in preference_columns().iter().enumerate() {
+        let field = format!("'{0}': {0}", c.name);
+        if i > 0 {
+            sql.push(',');
+            line += 1;
+            if line + 1 + field.len() + 2 > 100 {
+                sql.push('\n');
+                sql.push_str(INDENT);
+                line = INDENT.len();
+            } else {
+                sql.push(' ');
+                line += 1;
+            }
+        }
+        line += field.len();
+        sql.push_str(&field);
+    }
+    sql.push('}');
+    sql
 }
 
 /// The query of the `agent_verdicts` view (`queries/views.sql`): every
