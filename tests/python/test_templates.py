@@ -165,8 +165,21 @@ def test_top_rulesets(ccon, copies):
     assert [(r["rank"], r["ruleset_digest"], r["hosts"], r["bodies"], r["example_host"]) for r in rows] == [
         (i + 1, k, len(v), len({r["body_key"] for _, r in v}), min(h for h, _ in v))
         for i, (k, v) in enumerate(ranked)]
+    # the template most of the ruleset's hosts serve (ties: the later
+    # name), and those hosts alone: as many as templates.sql counts when
+    # the template has no other ruleset
     for r, (_, v) in zip(rows, ranked):
-        assert r["template"] == (min((x["template"] for _, x in v if x["template"]), default=None))
+        served = collections.Counter(x["template"] for _, x in v if x["template"])
+        top = max(served.items(), key=lambda kv: (kv[1], kv[0]), default=(None, 0))
+        assert (r["template"], r["template_hosts"]) == top
+    per_template = {t["template"]: t["hosts"] for t in run_query(ccon, "templates")[1] if t["template"]}
+    rulesets_of = collections.defaultdict(set)
+    for _, _, x in hosts:
+        rulesets_of[x["template"]].add(x["ruleset_key"])
+    agree = [r for r in rows if r["template"] and len(rulesets_of[r["template"]]) == 1]
+    assert len(agree) >= 5
+    for r in agree:
+        assert r["template_hosts"] == per_template[r["template"]]
 
 
 def test_template_ai_blocking(ccon):
