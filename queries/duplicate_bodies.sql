@@ -1,7 +1,8 @@
--- Question: how much of the web's robots.txt is copies? Per crawl: robots.txt
--- captures and their distinct bodies and rulesets; hosts and theirs; the
--- share of hosts whose ruleset at least 1, 10 and 1,000 other hosts serve
--- too; and the share of hosts the 10 most common rulesets cover.
+-- Question: how much of the web's robots.txt is copies? Per crawl with a
+-- robots.txt capture: robots.txt captures and their distinct bodies and
+-- rulesets; hosts and theirs; the share of hosts whose ruleset at least 1,
+-- 10 and 1,000 other hosts serve too; and the share of hosts the 10 most
+-- common rulesets cover.
 -- Reads: captures (robots_parsed, body_digest, ruleset_digest); the view
 -- crawl_hosts (a host's robots.txt in a crawl is its deciding capture:
 -- the latest, redirects followed; counted when it is a parsed 2xx body).
@@ -14,6 +15,9 @@ WITH per_capture AS (
     SELECT crawl, count(*) AS captures, count(DISTINCT body_digest) AS bodies,
            count(DISTINCT ruleset_digest) AS rulesets
     FROM captures
+    -- a crawl of robots.txt: one with a host in crawl_hosts (not a crawl
+    -- of web pages only)
+    SEMI JOIN (SELECT DISTINCT crawl FROM crawl_hosts) r ON r.crawl IS NOT DISTINCT FROM captures.crawl
     WHERE robots_parsed
     GROUP BY crawl
 ),
