@@ -63,7 +63,8 @@ PLAN = [
     (C, "https://page.example/index.html", 200, HTML, None, "text/html"),
 ]
 
-REASONS = {200: "OK", 301: "Moved Permanently", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"}
+REASONS = {200: "OK", 301: "Moved Permanently", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests",
+           503: "Service Unavailable"}
 
 # Crawl A by hand: 16 robots.txt hosts (named, star, refetch, signal,
 # refetch-signal, usage-named, notfound, unavailable, comment, loop,
@@ -130,7 +131,7 @@ EXPECTED = {
 }
 
 
-def write_plan(directory):
+def write_plan(directory, plan=PLAN):
     """A WARC file per crawl (a file's warcinfo names its crawl); returns
     their paths."""
     start = {A: datetime(2025, 1, 20, tzinfo=timezone.utc), B: datetime(2025, 3, 20, tzinfo=timezone.utc),
@@ -142,7 +143,7 @@ def write_plan(directory):
         with open(path, "wb") as f:
             writer = WARCWriter(f, gzip=True)
             writer.write_record(writer.create_warcinfo_record(path.name, {"isPartOf": crawl}))
-            for i, (c, url, status, body, location, content_type) in enumerate(PLAN):
+            for i, (c, url, status, body, location, content_type) in enumerate(plan):
                 if c != crawl:
                     continue
                 headers = [("Content-Type", content_type or "text/plain")]
