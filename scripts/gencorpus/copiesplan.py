@@ -35,7 +35,8 @@ them (allotted exactly, each kind at least MIN_HOSTS times):
       wordpress-5.5 14 (3 % of them in /blog or /wp), wordpress-5.5-plain
       1.2, wordpress-4.4 3, wordpress-4.0 0.4, wordpress-3.3 0.3,
       yoast-19.8 3.5, shopify 3, wix-2026 2.5, squarespace 2, blogger 2,
-      cloudflare-managed 3 (then a blank line and the site's own lines),
+      cloudflare-managed 3 (any of its texts, then a blank line and the
+      site's own lines),
       cloudflare-policy 0.5, drupal-8.8 0.7, drupal-8.0 0.2, joomla-4 0.6,
       joomla-3 0.4, ghost-5 0.5, ghost-5.0 0.15, ghost-4 0.15, ghost-3 0.1,
       empty 1.7 (the share the HTTP Archive's Web Almanac 2025 is cited
@@ -94,7 +95,7 @@ TEMPLATE_SHARES = {
 # Defaults changed in a way that makes them none (name: base/change).
 NEAR = ["wordpress-5.5/extra_rule", "wordpress-5.5/sitemap_moved", "wordpress-4.4/no_slash",
         "yoast-19.8/no_marker", "yoast-19.8/extra_rules", "joomla-4/line_removed", "shopify/ai_group",
-        "squarespace/rule_removed", "ghost-5/extra_rule", "cloudflare-managed/signal_changed"]
+        "squarespace/rule_removed", "ghost-5/extra_rule", "cloudflare-managed/rule_inside"]
 # wordpress-5.5 written otherwise, with the same ruleset.
 COSMETIC = ["wordpress-5.5/crlf", "wordpress-5.5/comment_line", "wordpress-5.5/trailing_comment",
             "wordpress-5.5/lower_user_agent", "wordpress-5.5/useragent_typo", "wordpress-5.5/blank_lines",
@@ -346,8 +347,9 @@ def filled(template_id, origin, path="", shop_id=""):
 def template_body(rng, template_id, origin, path, shop_id):
     if template_id == "empty":
         return rng.choice((b"", b"", b"", b"", b"", b"", b"", b"", b"\n", b" \n"))
-    if template_id == "cloudflare-managed":
-        return filled(template_id, origin) + b"\n" + site_lines(rng, origin)
+    if template_id == "cloudflare-managed":     # any of the texts Cloudflare serves
+        t = templates()[template_id]
+        return rng.choice([t.text] + t.variants) + b"\n" + site_lines(rng, origin)
     return filled(template_id, origin, path if template_id.startswith("wordpress") else "", shop_id)
 
 
@@ -389,8 +391,8 @@ def near_body(rng, kind, origin, shop_id):
         out = text.replace(b"Disallow: /static/\n", b"")
     elif change == "extra_rule":       # ghost-5
         out = text + b"Disallow: /tag/\n"
-    elif change == "signal_changed":
-        out = text.replace(b"ai-train=no", b"ai-train=yes") + b"\n" + site_lines(rng, origin)
+    elif change == "rule_inside":      # the site's rule inside Cloudflare's block: a copy by hand
+        out = text.replace(b"Allow: /\n", b"Allow: /\nDisallow: /admin/\n", 1) + b"\n" + site_lines(rng, origin)
     else:
         raise ValueError(kind)
     if out == text:

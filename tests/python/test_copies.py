@@ -146,10 +146,13 @@ def test_every_template_in_the_index_has_its_file_and_back():
         index = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     ids = [r["id"] for r in index]
     assert len(ids) == len(set(ids))
-    files = sorted(p.stem for p in TEMPLATES.glob("*.txt"))
+    files = sorted(p.stem for p in TEMPLATES.glob("*.txt") if "+" not in p.stem)
     assert sorted(ids) == files
-    assert sorted(p.name for p in TEMPLATES.iterdir()) == sorted([i + ".txt" for i in ids] + ["index.tsv"])
-    assert {r["match"] for r in index} <= {"exact", "prefix", "blank"}
+    # ID+VARIANT.txt: another text of template ID
+    variants = sorted(p.name for p in TEMPLATES.glob("*+*.txt"))
+    assert variants and {v.split("+")[0] for v in variants} <= set(ids)
+    assert sorted(p.name for p in TEMPLATES.iterdir()) == sorted([i + ".txt" for i in ids] + variants + ["index.tsv"])
+    assert {r["match"] for r in index} <= {"exact", "blank", "block"}
     assert (TEMPLATES / "empty.txt").read_bytes() == b""
     assert not (TEMPLATES / "yoast-19.8.txt").read_bytes().endswith(b"\n")
 
@@ -163,6 +166,7 @@ def test_the_generator_reads_the_templates_as_they_are():
     ts = templates()
     for tid, t in ts.items():
         assert t.text == (TEMPLATES / (tid + ".txt")).read_bytes()
+        assert t.variants == [p.read_bytes() for p in sorted(TEMPLATES.glob(tid + "+*.txt"))]
     wp = ts["wordpress-5.5"].fill("http://h.example", "/blog")
     assert wp == (b"User-agent: *\nDisallow: /blog/wp-admin/\nAllow: /blog/wp-admin/admin-ajax.php\n\n"
                   b"Sitemap: http://h.example/blog/wp-sitemap.xml\n")
@@ -270,7 +274,7 @@ def test_every_kind_is_planted_a_few_times(rows):
     want = (["template:" + t for t in TEMPLATE_SHARES] + ["near:" + k for k in NEAR]
             + ["cosmetic:" + k for k in COSMETIC])
     assert {k for k in want if len(served[k]) < 3} == set()
-    assert {p.name[:-4] for p in TEMPLATES.glob("*.txt")} == set(TEMPLATE_SHARES)
+    assert {p.name[:-4] for p in TEMPLATES.glob("*.txt") if "+" not in p.name} == set(TEMPLATE_SHARES)
     assert {k.split(":")[0] for k in hosts} == {"template", "near", "cosmetic", "hand", "status"}
     assert len(hosts["status:404"]) > 0.1 * len(hosts_of(rows))
     assert any(k.startswith("status:30") for k in hosts)

@@ -9,6 +9,7 @@ import csv
 import gzip
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -182,7 +183,7 @@ def test_top_rulesets(ccon, copies):
         assert r["template_hosts"] == per_template[r["template"]]
 
 
-def test_template_ai_blocking(ccon):
+def test_template_ai_blocking(ccon, copies):
     """Counted without expanding hosts x crawlers: the same as counting
     host_states (every AI crawler on every host) by template."""
     _, rows = run_query(ccon, "template_ai_blocking")
@@ -196,12 +197,39 @@ def test_template_ai_blocking(ccon):
         (c, t, a): (h, b) for c, t, a, h, b in expanded}
     for r in rows:
         assert r["blocked_share"] == pytest.approx(r["blocked"] / r["hosts"])
-    # Cloudflare's managed block shuts GPTBot out on every host that has it;
+    # Cloudflare's managed block shuts GPTBot out on every host that has it,
+    # but for the blocks of its `*` group alone (they name no crawler);
     # WordPress's default shuts out no one
     by = {(r["template"], r["agent"]): r for r in rows}
-    assert by[("cloudflare-managed", "GPTBot")]["blocked_share"] == 1
+    cf = by[("cloudflare-managed", "GPTBot")]
+    bare = [h for _, h, r in deciding(ccon, copies)
+            if r["template"] == "cloudflare-managed" and r["planted"] == "hand:cloudflare_managed:policy_only"]
+    assert bare and cf["hosts"] - cf["blocked"] == len(bare)
     assert by[("wordpress-5.5", "GPTBot")]["blocked"] == 0
     assert 0 < by[(None, "GPTBot")]["blocked_share"] < 1
+
+
+def test_every_cloudflare_block_of_the_samples_is_the_template(tmp_path):
+    """Every body of the samples that starts with Cloudflare's managed block
+    (found here by its start line, read with warcio) is cloudflare-managed,
+    whatever its signal, crawlers and spacing; no other body is."""
+    from conftest import SAMPLES
+    files = SAMPLES + ["samples/preferences/CC-MAIN-20251108044800-20251108074800-00010.warc.gz"]
+    out = tmp_path / "out"
+    ingest(files, out)
+    begin = re.compile(rb"^[ \t]*#[ \t]*begin cloudflare managed content[ \t]*\r?$", re.I | re.M)
+    carrying = set()
+    for name in files:
+        with open(ROOT / name, "rb") as f:
+            it = ArchiveIterator(f)
+            for record in it:
+                if record.rec_type == "response" and begin.search(record.content_stream().read()):
+                    carrying.add((name, it.get_record_offset()))
+    got = connect(out).sql("SELECT warc_filename, warc_record_offset FROM captures "
+                           "WHERE template = 'cloudflare-managed'").fetchall()
+    # 19 in the 700-fetch file, one per managed-block case of preferences/
+    assert len(carrying) == 24
+    assert set(got) == carrying
 
 
 def test_digests_are_the_same_across_runs_and_inputs(tmp_path, samples_out):
@@ -322,7 +350,8 @@ def test_content_usage_headers(licences):
 
 def test_the_report_draws_the_copies(copies, tmp_path):
     """Figure 9 of the report on the generated copies: drawn from data,
-    every table cell its query's, Cloudflare's block shutting GPTBot out;
+    every table cell its query's, Cloudflare's block shutting GPTBot out
+    (on the hosts whose block names it);
     figure 6 names its tallest line-count peak after WordPress's default."""
     from conftest import BIN
     from test_report import check_tables
@@ -335,5 +364,8 @@ def test_the_report_draws_the_copies(copies, tmp_path):
     assert {"duplicate_bodies", "templates", "template_ai_blocking", "line_counts"} <= checked
     svgs = sorted(figures.glob("09-copies-*.svg"))
     assert len(svgs) == 2 and all("no data" not in p.read_text() for p in svgs)
-    assert "cloudflare-managed: 100 %" in svgs[1].read_text()
+    _, rows = run_query(connect(out), "template_ai_blocking")
+    share = next(r["blocked_share"] for r in rows if (r["template"], r["agent"]) == ("cloudflare-managed", "GPTBot"))
+    assert 0.9 < share < 1            # but for the blocks of their `*` group alone
+    assert "cloudflare-managed: %d %%" % round(100 * share) in svgs[1].read_text()
     assert "lines: wordpress-5.5" in (figures / "06-sizes-1.svg").read_text()

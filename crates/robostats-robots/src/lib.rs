@@ -115,7 +115,7 @@ pub use lex::{
 pub use lint::{EmptyRule, FileLint, LineFinding, PreferenceFinding, PreferenceLint, ReportedTag};
 pub use parse::{
     Directive, GOOGLE_MAX_BYTES, Group, KNOWN_ELSEWHERE, RobotsTxt, Rule, RuleKind, Sitemap, Stats,
-    UserAgent, known_elsewhere,
+    UserAgent, cloudflare_marker, known_elsewhere,
 };
 pub use pattern::{PathRef, escape_pattern, matches, path_params_query};
 pub use preference::{

@@ -564,8 +564,10 @@ impl<'a> RobotsTxt<'a> {
 
 /// Whether a comment line marks the start (`Some(true)`) or the end
 /// (`Some(false)`) of a Cloudflare-managed block: `# BEGIN Cloudflare
-/// Managed content` and `# END Cloudflare Managed Content`, in any case.
-fn cloudflare_marker(raw: &[u8]) -> Option<bool> {
+/// Managed content` and `# END Cloudflare Managed Content`, in any case,
+/// with any whitespace before and after the words. What the
+/// `cloudflare_blocks` count and the `cloudflare-managed` template read.
+pub fn cloudflare_marker(raw: &[u8]) -> Option<bool> {
     const BEGIN: &[u8] = b"begin cloudflare managed content";
     const END: &[u8] = b"end cloudflare managed content";
     let text = raw.trim_ascii_start().strip_prefix(b"#")?.trim_ascii();

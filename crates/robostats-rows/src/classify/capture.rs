@@ -299,8 +299,9 @@ columns! {
         /// ... of which Content-Signal and Content-Usage lines (see
         /// preference_statements)
         pub preference_lines: Option<u32>,
-        /// # BEGIN Cloudflare Managed content lines (a block Cloudflare puts in front
-        /// of the site's own rules)
+        /// # BEGIN Cloudflare Managed content lines, in any case (a block Cloudflare
+        /// puts in front of the site's own rules; a file that starts with a whole
+        /// block is template cloudflare-managed, docs/templates.md)
         pub cloudflare_blocks: Option<u32>,
         /// keys that are one of Google's accepted typos
         pub typos: Option<u32>,
@@ -329,7 +330,8 @@ columns! {
         /// key spelling or sitemap hosts (docs/templates.md): the 128-bit XXH3 hash
         /// of its canonical text, in hex
         pub ruleset_digest: Option<String>,
-        /// the platform default the file is, or starts with (cloudflare-managed):
+        /// the platform default the file is, or starts with (cloudflare-managed:
+        /// Cloudflare's managed block, whatever its crawlers and signal):
         /// wordpress-5.5, yoast-19.8, shopify, ... (docs/templates.md); null for
         /// any other file
         pub template: Option<&'static str> as dict,

@@ -3,16 +3,18 @@
 //!
 //! The defaults are the files of `data/templates/` (each one's source and
 //! the versions it covers are in `data/templates/index.tsv`, and in
-//! robostats' `docs/templates.md`). A template matches by its ruleset
-//! (see [`RobotsTxt::write_ruleset`]), so a default whose comments, blank
+//! robostats' `docs/templates.md`; `ID+VARIANT.txt` is another text of
+//! template `ID`). A template matches by its ruleset (see
+//! [`RobotsTxt::write_ruleset`]), so a default whose comments, blank
 //! lines, line ends, key spelling or sitemap host differ is still the
 //! default, and one with a rule added is not. Inside a template's text,
 //! `{PATH}` stands for an install path (empty, or `/` and more, without
-//! whitespace) and `{ID}` for a number (a shop's id).
+//! whitespace) and `{ID}` for a number (a shop's id). Cloudflare's managed
+//! block matches by its shape instead ([`Match::Block`]).
 
 use std::sync::OnceLock;
 
-use crate::robots::RobotsTxt;
+use crate::robots::{Key, Line, RobotsTxt, cloudflare_marker};
 use xxhash_rust::xxh3::xxh3_128;
 
 /// Hex digits of a [`body_digest`].
@@ -37,7 +39,7 @@ impl Copies {
         Copies {
             body_digest: body_digest(robots.body()),
             ruleset_digest: ruleset_digest(&ruleset),
-            template: Template::of(robots.body(), &ruleset, lines),
+            template: Template::of(robots, &ruleset, lines),
         }
     }
 }
@@ -66,9 +68,14 @@ pub fn ruleset_digest(bytes: &[u8]) -> String {
 pub enum Match {
     /// The body's ruleset is the template's.
     Exact,
-    /// The body's ruleset starts with the template's (lines the site adds
-    /// may follow).
-    Prefix,
+    /// The body starts with Cloudflare's managed block, whatever its
+    /// crawlers and signal: before any line with a key, a `# BEGIN
+    /// Cloudflare Managed content` line (as the `cloudflare_blocks` count
+    /// reads it, [`cloudflare_marker`]); then, up to `# END Cloudflare
+    /// Managed Content`, a `User-agent: *` line first, and no line with a
+    /// key other than `User-agent`, `Allow: /`, `Disallow: /` and
+    /// `Content-Signal`. The site's own lines may follow the end line.
+    Block,
     /// The body is empty or only whitespace.
     Blank,
 }
@@ -161,6 +168,15 @@ macro_rules! texts {
     };
 }
 
+/// The other texts of a template (`ID+VARIANT.txt`), by file name without
+/// `.txt`: the ones its platform serves besides the text of `ID.txt`.
+#[cfg(test)]
+const VARIANTS: &[(&str, &[u8])] = texts![
+    "cloudflare-managed+served-2025",
+    "cloudflare-managed+served-2026",
+    "cloudflare-policy+served-2026",
+];
+
 const TEXTS: &[(&str, &[u8])] = texts![
     "cloudflare-managed",
     "cloudflare-policy",
@@ -210,7 +226,7 @@ impl Template {
             versions: f[2],
             matching: match f[3] {
                 "exact" => Match::Exact,
-                "prefix" => Match::Prefix,
+                "block" => Match::Block,
                 "blank" => Match::Blank,
                 other => panic!("index.tsv: unknown match {other}"),
             },
@@ -224,28 +240,69 @@ impl Template {
         }
     }
 
-    /// The first template `body` is, given its ruleset text and that
-    /// text's number of lines (what [`RobotsTxt::write_ruleset`] writes and
-    /// returns).
-    pub fn of(body: &[u8], ruleset: &[u8], lines: usize) -> Option<&'static Template> {
+    /// The first template a parsed body is, given its ruleset text and
+    /// that text's number of lines (what [`RobotsTxt::write_ruleset`] writes
+    /// and returns).
+    pub fn of(robots: &RobotsTxt<'_>, ruleset: &[u8], lines: usize) -> Option<&'static Template> {
         Template::all()
             .iter()
-            .find(|t| t.matches(body, ruleset, lines))
+            .find(|t| t.matches(robots, ruleset, lines))
     }
 
-    fn matches(&self, body: &[u8], ruleset: &[u8], lines: usize) -> bool {
-        let rules = match self.matching {
+    fn matches(&self, robots: &RobotsTxt<'_>, ruleset: &[u8], lines: usize) -> bool {
+        let body = robots.body();
+        match self.matching {
             Match::Blank => return body.trim_ascii().is_empty(),
-            Match::Exact => lines == self.lines.len(),
-            Match::Prefix => lines >= self.lines.len(),
-        };
-        rules
-            && self
-                .lines
-                .iter()
-                .zip(ruleset.split(|&b| b == b'\n'))
-                .all(|(t, l)| t.matches(l))
+            Match::Block => return starts_with_managed_block(robots),
+            Match::Exact if lines != self.lines.len() => return false,
+            Match::Exact => {}
+        }
+        self.lines
+            .iter()
+            .zip(ruleset.split(|&b| b == b'\n'))
+            .all(|(t, l)| t.matches(l))
             && self.marker.is_none_or(|m| contains(body, m.as_bytes()))
+    }
+}
+
+/// Whether a parsed body starts with Cloudflare's managed block (see
+/// [`Match::Block`]).
+fn starts_with_managed_block(robots: &RobotsTxt<'_>) -> bool {
+    if robots.stats().cloudflare_blocks == 0 {
+        return false;
+    }
+    // None before the block's start line, then whether a line with a key
+    // has been read inside it
+    let mut inside: Option<bool> = None;
+    for line in robots.lines() {
+        if line.metadata.is_comment {
+            match (cloudflare_marker(line.raw), inside) {
+                (Some(true), None) => inside = Some(false),
+                (Some(false), Some(keyed)) => return keyed,
+                (Some(_), _) => return false,
+                (None, _) => {}
+            }
+            continue;
+        }
+        if line.key.is_none() {
+            continue;
+        }
+        match inside {
+            Some(keyed) if managed_line(&line, keyed) => inside = Some(true),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether a line with a key may be in Cloudflare's managed block,
+/// `after_first` when it is not the block's first such line.
+fn managed_line(line: &Line<'_>, after_first: bool) -> bool {
+    match line.key {
+        Some(Key::UserAgent) => after_first || line.value == b"*",
+        Some(Key::Allow | Key::Disallow) => after_first && line.value == b"/",
+        Some(Key::Unknown) => after_first && line.key_text.eq_ignore_ascii_case(b"content-signal"),
+        Some(Key::Sitemap) | None => false,
     }
 }
 
@@ -290,6 +347,12 @@ mod tests {
         for t in Template::all() {
             assert_eq!(template(&filled(t.id, "https://a.example", "")), Some(t.id));
             assert!(!t.source.is_empty() && !t.versions.is_empty(), "{}", t.id);
+        }
+        for (name, text) in VARIANTS {
+            let (id, variant) = name.split_once('+').unwrap();
+            assert_eq!(template(text), Some(id), "{name}");
+            let t = Template::all().iter().find(|t| t.id == id).unwrap();
+            assert!(t.source.contains(variant) && t.versions.contains(variant));
         }
     }
 
@@ -343,11 +406,101 @@ mod tests {
 
     #[test]
     fn cloudflare_starts_a_file_and_blank_is_empty() {
-        let mut body = filled("cloudflare-managed", "https://a.example", "");
-        body.extend_from_slice(b"\nUser-agent: *\nDisallow: /admin/\n");
-        assert_eq!(template(&body), Some("cloudflare-managed"));
+        let site = "\nUser-agent: *\nDisallow: /admin/\n\nSitemap: https://a.example/s.xml\n";
+        for name in ["cloudflare-managed", "cloudflare-managed+served-2025"] {
+            let text = cloudflare(name);
+            assert_eq!(
+                template((text.clone() + site).as_bytes()),
+                Some("cloudflare-managed")
+            );
+            // the site's lines straight after the end line, as the
+            // documentation shows them
+            let tight = text.trim_end().to_string() + "\n" + site.trim_start();
+            assert_eq!(template(tight.as_bytes()), Some("cloudflare-managed"));
+        }
         for blank in [&b""[..], b"\n", b" \r\n\t"] {
             assert_eq!(template(blank), Some("empty"));
+        }
+    }
+
+    /// A text of `data/templates/`, by its file name without `.txt`.
+    fn cloudflare(name: &str) -> String {
+        let text = TEXTS.iter().chain(VARIANTS).find(|(n, _)| *n == name);
+        String::from_utf8(text.unwrap().1.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn cloudflare_blocks_are_the_template_whatever_cloudflare_writes_in_them() {
+        let text = cloudflare("cloudflare-managed+served-2026");
+        let signal = "Content-Signal: search=yes,ai-train=no,use=reference";
+        let crawler = "User-agent: CloudflareBrowserRenderingCrawler\nDisallow: /\n\n";
+        for body in [
+            text.replace(
+                signal,
+                "Content-Signal: search=yes, ai-train=no, use=reference",
+            ),
+            text.replace(signal, "Content-Signal: search=yes,ai-input=no,ai-train=no"),
+            text.replace(signal, "content-signal:search=no"),
+            text.replace(crawler, ""),
+            text.replace(crawler, "User-agent: PerplexityBot\nAllow: /\n\n"),
+            // the `*` group alone: no crawler shut out
+            text[..text.find("User-agent: Amazonbot").unwrap()].to_string()
+                + "# END Cloudflare Managed Content\n",
+            // no signal, no blank lines, CRLF, markers in other case
+            text.replace(&(signal.to_string() + "\n"), ""),
+            text.replace("\n\n", "\n"),
+            text.replace('\n', "\r\n"),
+            text.replace(
+                "# BEGIN Cloudflare Managed content",
+                "#BEGIN CLOUDFLARE MANAGED CONTENT  ",
+            )
+            .replace(
+                "# END Cloudflare Managed Content",
+                "  # end cloudflare managed content",
+            ),
+            // without the policy comment
+            text[text.find("# BEGIN").unwrap()..].to_string(),
+        ] {
+            assert_eq!(
+                template(body.as_bytes()),
+                Some("cloudflare-managed"),
+                "{body}"
+            );
+        }
+        let policy = cloudflare("cloudflare-policy+served-2026");
+        assert_eq!(
+            template(policy.replace('\n', "\r\n").as_bytes()),
+            Some("cloudflare-policy")
+        );
+    }
+
+    #[test]
+    fn a_file_that_only_looks_like_cloudflares_is_not_its_block() {
+        let text = cloudflare("cloudflare-managed+served-2026");
+        let block = &text[text.find("# BEGIN").unwrap()..];
+        let begin = "# BEGIN Cloudflare Managed content\n";
+        for body in [
+            // Cloudflare's lines copied by hand, without the markers
+            block.replace(begin, "").replace("# END Cloudflare Managed Content\n", ""),
+            block.replace(begin, "# BEGIN Cloudflare content\n"),
+            block.replace(begin, "# Copied: BEGIN Cloudflare Managed content\n"),
+            // the site's own lines before the block, or inside it
+            "User-agent: *\nDisallow: /admin/\n\n".to_string() + block,
+            block.replace("Allow: /\n", "Allow: /\nDisallow: /admin/\n"),
+            block.replace("Allow: /\n", "Allow: /\nCrawl-delay: 5\n"),
+            block.replace("Allow: /\n", "Allow: /\nSitemap: https://a.example/s.xml\n"),
+            block.replace("User-agent: *\n", "User-agent: Googlebot\n"),
+            // no end line, an end line alone, two start lines
+            block.replace("# END Cloudflare Managed Content\n", ""),
+            "# END Cloudflare Managed Content\n".to_string() + block,
+            begin.to_string() + block,
+            // the markers around nothing
+            begin.to_string() + "# END Cloudflare Managed Content\n",
+            // a site that merely mentions Content-Signal
+            "# Content-Signal: see Cloudflare\nUser-agent: *\nContent-Signal: ai-train=no\nAllow: /\n"
+                .to_string(),
+        ] {
+            assert_eq!(template(body.as_bytes()), None, "{body}");
         }
     }
 
