@@ -295,6 +295,40 @@ fn an_unrelated_non_empty_out_directory_is_refused_unless_allowed() {
 }
 
 #[test]
+fn an_out_that_reads_as_a_url_is_refused_and_no_directory_made() {
+    let w = Workdir::new("url-out");
+    w.copy(SAMPLE, "x.warc.gz");
+    for out in [
+        "s3://results/cc/",
+        "gs://bucket/x",
+        "hf://datasets/me/cc",
+        "s3:results",
+    ] {
+        for args in [
+            &["ingest", "x.warc.gz", "-q", "--out", out][..],
+            &["compact", out],
+            &["report", out, "--output", "page.html"],
+        ] {
+            let o = w.run(args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            let scheme = out.split(':').next().unwrap();
+            assert!(
+                stderr(&o).contains(&format!(
+                    "'{out}' reads as a URL ({scheme}:): a robostats data set is a local directory"
+                )),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+        }
+        assert!(!w.path(out.split('/').next().unwrap()).exists(), "{out}");
+    }
+    // A local directory of that name, said as a path, is one.
+    let o = w.run(&["ingest", "x.warc.gz", "-q", "--out", "./s3:results"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(rows(&w.path("s3:results"), Table::Captures).len(), 1);
+}
+
+#[test]
 fn a_re_run_with_other_options_says_in_words_what_differs() {
     let w = Workdir::new("options");
     w.copy(SAMPLE, "x.warc.gz");

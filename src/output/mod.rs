@@ -15,4 +15,5 @@
 pub mod batch;
 pub mod compact;
 pub mod dataset;
+pub mod location;
 pub mod sink;

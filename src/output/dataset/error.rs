@@ -95,6 +95,14 @@ pub enum OutputError {
         /// Some of its entries.
         examples: Vec<String>,
     },
+    /// The directory's name reads as a URL (`s3://bucket/`): data sets
+    /// are local directories.
+    NotLocal {
+        /// The name given.
+        dir: PathBuf,
+        /// Its scheme.
+        scheme: String,
+    },
     /// The directory does not exist.
     Missing {
         /// The directory.
@@ -209,6 +217,7 @@ impl OutputError {
             OutputError::NotADataset { dir }
             | OutputError::OtherFiles { dir, .. }
             | OutputError::Missing { dir }
+            | OutputError::NotLocal { dir, .. }
             | OutputError::NoTable { dir, .. }
             | OutputError::OlderFormat { dir, .. } => Some(dir),
             OutputError::Threads(_) => None,
@@ -242,6 +251,7 @@ impl fmt::Display for OutputError {
                 if examples.len() >= 3 { ", ..." } else { "" }
             ),
             OutputError::Missing { dir } => write!(f, "{} does not exist", dir.display()),
+            OutputError::NotLocal { dir, scheme } => not_local(f, dir, scheme),
             OutputError::OlderFormat { dir, missing } => write!(
                 f,
                 "{} was made by an earlier version of robostats ({missing}): write to a new \
@@ -302,6 +312,19 @@ impl fmt::Display for OutputError {
             ),
         }
     }
+}
+
+/// [`OutputError::NotLocal`]'s message.
+fn not_local(f: &mut fmt::Formatter<'_>, dir: &Path, scheme: &str) -> fmt::Result {
+    write!(
+        f,
+        "'{}' reads as a URL ({scheme}:): a robostats data set is a local directory, or one \
+         on a file system the nodes share, not object storage (s3://, gs://, az://, hf://) \
+         or an HTTP address. Give a directory (for a local directory of that name, write \
+         './{}')",
+        dir.display(),
+        dir.display()
+    )
 }
 
 impl std::error::Error for OutputError {

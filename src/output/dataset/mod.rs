@@ -51,6 +51,18 @@ use crate::output::batch::{TableBuilder, schema_of};
 /// crawler list: `list-<version>.parquet`.
 pub const AGENTS_PREFIX: &str = "list-";
 
+/// Refuses a directory whose name reads as a URL (`s3://bucket/`), which
+/// would otherwise be made as a local directory `s3:`.
+fn refuse_url(dir: &Path) -> Result<(), OutputError> {
+    match crate::output::location::url_scheme(dir) {
+        Some(scheme) => Err(OutputError::NotLocal {
+            dir: dir.to_path_buf(),
+            scheme: scheme.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Refuses an output directory that an earlier version of robostats
 /// made, whose tables differ from today's: rows of both would not make one
 /// data set. Those with a dense `agent_verdicts` table (now a view), and
@@ -138,6 +150,7 @@ impl Dataset {
     /// Checks `dir` (not an older format, no foreign files) and creates it;
     /// writes nothing into it.
     fn prepare(dir: &Path, allow_other_files: bool) -> Result<Dataset, OutputError> {
+        refuse_url(dir)?;
         refuse_older_format(dir)?;
         if !allow_other_files {
             let others = other_files(dir)?;
@@ -197,6 +210,7 @@ impl Dataset {
     /// The checks of every opening of an existing output directory: it
     /// exists, has a manifest and is not of an earlier format.
     fn existing(dir: &Path) -> Result<Dataset, OutputError> {
+        refuse_url(dir)?;
         if !dir.exists() {
             return Err(OutputError::Missing {
                 dir: dir.to_path_buf(),
