@@ -125,7 +125,8 @@ fn write(config: &ReportConfig, report: &Report) -> anyhow::Result<Vec<String>> 
         for (name, svg) in report.svg_files() {
             write_replacing(&dir.join(name), svg.as_bytes())?;
         }
-        written.push(format!("{}/*.svg", dir.display()));
+        // Joined, not formatted: `--figures figures/` is `figures/*.svg`.
+        written.push(dir.join("*.svg").display().to_string());
     }
     Ok(written)
 }

@@ -277,6 +277,10 @@ def test_sitemap_hosts(con):
     assert sum(r["other_host_lines"] for r in rows) == other
     assert all(r["robots_hosts"] >= 1 and r["sitemap_host"] for r in rows)
     assert len(rows) == len({r["sitemap_host"] for r in rows})
+    # the hosts listed most first: the sitemap_spam robots.txt's own host
+    lines = [r["sitemap_lines"] for r in rows]
+    assert lines == sorted(lines, reverse=True)
+    assert (rows[0]["sitemap_host"], rows[0]["sitemap_lines"]) == ("www.losports84.de", 8311)
 
 
 BUCKETS = [(0, 0), (1, 1024), (1025, 10240), (10241, 102400), (102401, 512000), (512001, None)]

@@ -18,7 +18,11 @@ import pytest
 
 from conftest import BIN, ROOT, TABLES, connect, ingest, run_query
 
-FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences", "copies"]
+FIGURES = ["outcomes", "restriction", "trends", "transitions", "bias", "sizes", "names", "preferences", "copies",
+           "definitions"]
+# The crawlers the README and the docs talk about (figures/common.rs, CITED).
+CITED = ["GPTBot", "ClaudeBot", "CCBot", "Google-Extended"]
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 class Tables(HTMLParser):
@@ -97,8 +101,92 @@ def all_samples(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page(all_samples, tmp_path_factory):
     d = tmp_path_factory.mktemp("page")
-    report([all_samples], d / "report.html", "--figures", d / "figures")
+    # With a trailing slash, as a shell's completion writes it.
+    proc = report([all_samples], d / "report.html", "--figures", f"{d / 'figures'}/")
+    (d / "stderr.txt").write_text(proc.stderr)
     return d
+
+
+def percent(share):
+    """A share as the charts write it (svg/numbers.rs, percent)."""
+    p = share * 100
+    if p == 0:
+        return "0 %"
+    if abs(p) < 0.1:
+        return f"{p:.2f} %"
+    return f"{p:.1f} %" if abs(p) < 10 else f"{p:.0f} %"
+
+
+def marks(svg):
+    """The elements of an SVG file in order: ("rect", its <title>) and
+    ("text", its anchor, its text)."""
+    out = []
+    for el in ET.parse(svg).getroot():
+        if el.tag == SVG + "rect":
+            title = el.find(SVG + "title")
+            out.append(("rect", title.text if title is not None else ""))
+        elif el.tag == SVG + "text":
+            out.append(("text", el.get("text-anchor"), el.text))
+    return out
+
+
+def latest_rows(con, query):
+    """The rows of `query` of its latest crawl (its last `crawl`)."""
+    _, rows = run_query(con, query)
+    return [r for r in rows if r["crawl"] == rows[-1]["crawl"]]
+
+
+def check_restriction(d, out):
+    """Figure 2: above, the hosts' facts (read from *'s rows); below, a bar
+    per crawler drawn, its full blocks named and by * and its total after
+    it, each the query's value; every AI crawler and every cited one drawn,
+    whole; the table in the figure's order."""
+    rows = latest_rows(connect(out), "policy_trends")
+    full = {(r["agent"], r["decided_by"]): r["share"] for r in rows if r["state"] == "full"}
+    total = {r["agent"]: r["state_share"] for r in rows if r["state"] == "full"}
+    facts = {r["state"]: r["state_share"] for r in rows if r["agent"] == "*" and r["decided_by"] is None}
+    segments, totals, whole, row = {}, [], {}, None
+    for mark in marks(d / "figures" / "02-restriction.svg"):
+        if mark[0] == "rect" and mark[1].count(": ") == 2:
+            row, who, shown = mark[1].split(": ")
+            segments[row, who.split(" ")[0]] = shown
+        elif mark[0] == "rect" and mark[1]:
+            name, shown = mark[1].split(": ")
+            whole[name] = shown
+        elif mark[0] == "text" and mark[1] == "start" and row:
+            totals.append((row, mark[2]))
+            row = None
+    for (agent, by), shown in segments.items():
+        assert shown == percent(full.get((agent, {"by": "wildcard"}.get(by, by)), 0)), (agent, by, shown)
+    for agent, shown in totals:
+        assert shown == percent(total.get(agent, 0)), (agent, shown)
+    drawn = [a for a, _ in totals]
+    ai = {r["agent"] for r in rows if r["agent_category"] == "ai"}
+    assert set(drawn) == ai | {a for a in CITED if a in total} | {"*"}, drawn
+    assert len(drawn) < len({r["agent"] for r in rows})
+    for state, name in [("no_robots", "no robots.txt"), ("redirect", "unresolved redirect"),
+                        ("unreachable", "unreachable")]:
+        assert whole.get(name, "0 %") == percent(facts.get(state, 0)), (state, whole)
+    parsed = Tables()
+    parsed.feed((d / "report.html").read_text())
+    columns, shown = next((c, r) for q, c, r in parsed.tables if q == "policy_trends")
+    order = [r[0] for r in shown if r[1] == "full"]
+    assert list(dict.fromkeys(order)) == [a for a in drawn if a in order], (order, drawn)
+    return total
+
+
+def check_definitions(d, out):
+    """The last figure: a chart per question, a bar per definition of
+    GPTBot and of no one crawler, its share and counts those of
+    definitions.sql."""
+    rows = latest_rows(connect(out), "definitions")
+    for k, question in enumerate(["full_block", "has_robots_txt", "no_ai_training"], 1):
+        want = {r["definition"]: f"{r['share'] * 100:.1f} % ({r['numerator']:,} of {r['denominator']:,})"
+                for r in rows if r["question"] == question and r["agent"] in ("GPTBot", None)}
+        texts = [m[1:] for m in marks(d / "figures" / f"10-definitions-{k}.svg") if m[0] == "text"]
+        labels = [t for a, t in texts if a == "end"]
+        numbers = [t for a, t in texts if a == "start" and t not in {r["study"] for r in rows}]
+        assert dict(zip(labels, numbers)) == want and len(labels) == len(numbers), (question, texts, want)
 
 
 def check_tables(html, out):
@@ -126,6 +214,33 @@ def test_every_table_is_its_query(page, all_samples):
     assert checked >= {"data_set", "outcomes_per_crawl", "policy_trends", "crawler_bias", "line_counts",
                        "size_histogram", "top_user_agents", "nonstandard_directives", "typos",
                        "sitemap_hosts", "preference_adoption", "preference_contradictions"}, checked
+
+
+def test_the_figures_show_their_queries_numbers(page, all_samples):
+    check_restriction(page, all_samples)
+    check_definitions(page, all_samples)
+    con = connect(all_samples)
+    # Figure 3 with one crawl: a bar per crawler, GPTBot's its full blocks.
+    _, trends = run_query(con, "policy_trends")
+    full = {r["agent"]: r["state_share"] for r in trends if r["state"] == "full"}
+    bars = dict(m[1].split(": ") for m in marks(page / "figures" / "03-trends.svg") if m[0] == "rect")
+    assert bars["GPTBot"] == percent(full["GPTBot"]) and bars["*"] == percent(full["*"]), bars
+    # Figure 7's sitemap hosts: by the Sitemap lines naming them.
+    _, sitemaps = run_query(con, "sitemap_hosts")
+    drawn = [m[1] for m in marks(page / "figures" / "07-names-4.svg") if m[0] == "rect"]
+    assert drawn == [f"{r['sitemap_host']}: {r['sitemap_lines']:,}" for r in sitemaps[:12]], drawn
+    # Figure 8: the cited crawlers, whatever their share, beside the AI
+    # crawlers told most often.
+    _, said = run_query(con, "preference_contradictions")
+    share = {r["agent"]: r["allowed_no_ai_training_share"] for r in said}
+    drawn = dict(m[1].split(": ") for m in marks(page / "figures" / "08-preferences-3.svg") if m[0] == "rect")
+    assert set(CITED) <= set(drawn) and len(drawn) == 12, drawn
+    assert all(shown == percent(share[agent]) for agent, shown in drawn.items()), drawn
+
+
+def test_the_summary_names_the_figures_once(page):
+    stderr = (page / "stderr.txt").read_text()
+    assert f"{page / 'figures'}/*.svg" in stderr and "//*.svg" not in stderr, stderr
 
 
 def test_figures_are_standalone_svg(page):
@@ -233,7 +348,7 @@ def test_the_page_renders_in_chromium(page):
     rendered = Tables()
     rendered.feed(dom.stdout)
     assert rendered.svg_sections == set(FIGURES)
-    shot = subprocess.run(common + [f"--screenshot={shots / 'samples.png'}", "--window-size=1280,8000", url],
+    shot = subprocess.run(common + [f"--screenshot={shots / 'samples.png'}", "--window-size=1280,9600", url],
                           capture_output=True, text=True, timeout=120)
     assert shot.returncode == 0, shot.stderr
     assert (shots / "samples.png").stat().st_size > 100_000
@@ -274,6 +389,21 @@ def test_every_figure_of_several_crawls_is_drawn_from_its_query(crawls_page):
     matrices = sorted((crawls_page / "figures").glob("04-transitions-*.svg"))
     assert len(matrices) >= 3
     assert any("Transitions of GPTBot" in p.read_text() for p in matrices)
+    out = crawls_page / "out"
+    total = check_restriction(crawls_page, out)
+    check_definitions(crawls_page, out)
+    # Figure 3: a line per crawler, named at its end with its latest share;
+    # no line but a cited crawler's hides under *'s.
+    _, trends = run_query(connect(out), "policy_trends")
+    lines = {}
+    for r in trends:
+        if r["state"] == "full":
+            lines.setdefault(r["agent"], {})[r["crawl"]] = r["state_share"]
+    names = [m[2] for m in marks(crawls_page / "figures" / "03-trends.svg") if m[0] == "text" and m[1] == "start"]
+    drawn = [n.rsplit(" ", 2)[0] for n in names]
+    assert set(CITED) | {"*"} <= set(drawn), names
+    assert all(n == f"{a} {percent(total[a])}" for a, n in zip(drawn, names)), names
+    assert all(lines[a] != lines["*"] for a in drawn if a not in CITED + ["*"]), drawn
 
 
 def test_data_sets_that_are_not_one_are_refused(crawls_page, all_samples, tmp_path):

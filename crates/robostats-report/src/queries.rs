@@ -84,6 +84,7 @@ queries!(
     PreferenceAdoption = "preference_adoption",
     PreferenceLabels = "preference_labels",
     PreferenceContradictions = "preference_contradictions",
+    Definitions = "definitions",
     DataSet = "data_set",
 );
 

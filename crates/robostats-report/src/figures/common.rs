@@ -10,6 +10,10 @@ pub(super) const TOP: usize = 8;
 /// `queries.rs`).
 pub(super) const NAMES: usize = 12;
 
+/// The crawlers the README and the docs talk about: every figure that
+/// picks some crawlers draws these too.
+pub(super) const CITED: [&str; 4] = ["GPTBot", "ClaudeBot", "CCBot", "Google-Extended"];
+
 /// Crawls in the order of a query's `crawl` column, without repeats.
 pub(super) fn crawls(table: &Table) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();

@@ -10,6 +10,7 @@
 mod bias;
 mod common;
 mod copies;
+mod definitions;
 mod names;
 mod outcomes;
 mod preferences;
@@ -62,16 +63,25 @@ impl Shown {
         limit: usize,
         keep: impl Fn(&[Value]) -> bool,
     ) -> Shown {
+        let rows = table.rows.iter().filter(|r| keep(r)).take(limit);
+        Shown::in_order(query, table, columns, caption, rows)
+    }
+
+    /// `rows` of `table` in their order (a figure's), in `columns`.
+    fn in_order<'a>(
+        query: Query,
+        table: &Table,
+        columns: &[&str],
+        caption: impl Into<String>,
+        rows: impl IntoIterator<Item = &'a Vec<Value>>,
+    ) -> Shown {
         let idx: Vec<usize> = columns.iter().map(|c| table.col(c)).collect();
         Shown {
             query,
             caption: caption.into(),
             columns: columns.iter().map(|c| (*c).to_owned()).collect(),
-            rows: table
-                .rows
-                .iter()
-                .filter(|r| keep(r))
-                .take(limit)
+            rows: rows
+                .into_iter()
                 .map(|r| idx.iter().map(|i| r[*i].clone()).collect())
                 .collect(),
         }
@@ -90,5 +100,6 @@ pub fn all(results: &Results) -> Vec<Figure> {
         names::figure(results),
         preferences::figure(results),
         copies::figure(results),
+        definitions::figure(results),
     ]
 }

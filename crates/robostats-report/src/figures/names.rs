@@ -59,12 +59,17 @@ const LISTS: [List; 4] = [
     List {
         query: Query::SitemapHosts,
         label: "sitemap_host",
-        value: "robots_hosts",
-        caption: "Sitemap hosts (robots.txt hosts listing one)",
+        value: "sitemap_lines",
+        caption: "Sitemap hosts (Sitemap lines naming one)",
         title: "Sitemap hosts",
         colour: colour::GREEN,
         shares: false,
-        columns: &["sitemap_host", "sitemap_lines", "robots_hosts"],
+        columns: &[
+            "sitemap_host",
+            "sitemap_lines",
+            "distinct_sitemaps",
+            "robots_hosts",
+        ],
     },
 ];
 
@@ -95,7 +100,8 @@ pub(super) fn figure(results: &Results) -> Figure {
              included). Directives: keys Google does not use (crawl-delay, host, \
              content-signal, ...), by captures. Typos: \
              keys Google accepts as a misspelling (disallaw, site-map) or does not, by lines. \
-             Sitemaps: hosts of sitemap URLs, by the robots.txt hosts listing one."
+             Sitemaps: hosts of sitemap URLs, by the Sitemap lines naming one (refetches \
+             included; robots_hosts: the robots.txt hosts listing one)."
                 .to_owned(),
         ],
         tables: LISTS

@@ -2,7 +2,7 @@
 //! adoption, the values written most, and the captures that let an AI
 //! crawler fetch yet say no to training.
 
-use super::common::NAMES;
+use super::common::{CITED, NAMES};
 use super::{Figure, Query, Results, Shown, Table, Value};
 use crate::svg::{self, colour};
 
@@ -53,13 +53,15 @@ fn values(pl: &Table, kept_values: &[&Vec<Value>]) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// Whether row `r` of `preference_contradictions` is an AI crawler's.
+/// Whether row `r` of `preference_contradictions` is drawable: an AI
+/// crawler's, or one the docs cite.
 fn is_ai(pc: &Table, r: &[Value]) -> bool {
-    pc.text(r, "agent_category") == "ai"
+    pc.text(r, "agent_category") == "ai" || CITED.contains(&pc.text(r, "agent"))
 }
 
-/// The AI crawlers whose allowing captures most often say no to training,
-/// at most `NAMES`: (crawler, share).
+/// The crawlers the docs cite, and the AI crawlers whose allowing captures
+/// most often say no to training, `NAMES` in all, by share (then name):
+/// (crawler, share).
 fn said(pc: &Table) -> Vec<(String, f64)> {
     let mut said: Vec<(String, f64)> = pc
         .rows
@@ -73,7 +75,19 @@ fn said(pc: &Table) -> Vec<(String, f64)> {
         })
         .collect();
     said.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    said.truncate(NAMES);
+    let cited = said
+        .iter()
+        .filter(|s| CITED.contains(&s.0.as_str()))
+        .count();
+    let mut room = NAMES.saturating_sub(cited);
+    said.retain(|s| {
+        if CITED.contains(&s.0.as_str()) {
+            return true;
+        }
+        let kept = room > 0;
+        room = room.saturating_sub(1);
+        kept
+    });
     said
 }
 
@@ -102,16 +116,17 @@ pub(super) fn figure(results: &Results) -> Figure {
                 svg::bars("Allowed, yet no training", &said, colour::VERMILLION, true),
             ),
         ],
-        definition: vec![
+        definition: vec![format!(
             "Over every capture whose body was parsed as robots.txt, all crawls together. \
              A capture is one fetch, refetches included. Adoption: captures with a \
              Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) line, and with either. \
-             Allowed, yet no training: of the captures whose rules let the \
-             AI crawler fetch /, those whose preferences for it say no to AI training \
-             (Content-Usage train-ai=n, or Content-Signal ai-train=no). Values: each label and \
-             value as written, by captures, whatever the directive's draft or vocabulary."
-                .to_owned(),
-        ],
+             Allowed, yet no training: for the crawlers the docs cite ({}) and the AI crawlers \
+             most often told so, of the captures whose rules let the crawler fetch /, those \
+             whose preferences for it say no to AI training (Content-Usage train-ai=n, or \
+             Content-Signal ai-train=no). Values: each label and value as written, by \
+             captures, whatever the directive's draft or vocabulary.",
+            CITED.join(", ")
+        )],
         tables: tables(ad, pl, pc, &kept_values, &said),
     }
 }
@@ -163,7 +178,7 @@ fn tables(
                 "allowed_no_ai_training",
                 "allowed_no_ai_training_share",
             ],
-            "the AI crawlers drawn",
+            "the crawlers drawn",
             usize::MAX,
             |r| is_ai(pc, r) && said.iter().any(|s| s.0 == pc.text(r, "agent")),
         ),

@@ -1,9 +1,9 @@
 //! Horizontal bars: stacked (one bar per row, a segment per series) and
 //! plain (one value per row, written at the bar's end).
 
-use super::doc::{Doc, fit, label_width};
+use super::doc::{Doc, label_width, text_width};
 use super::numbers::{number, ticks};
-use super::{GRID, Row, SMALL, Series, WIDTH};
+use super::{GRID, LABELS, Row, SMALL, Series, WIDTH};
 
 /// Horizontal bars, one per row, each stacked from the series' values
 /// (shares from 0 to 1, or counts when `shares` is false).
@@ -72,34 +72,51 @@ fn axis(doc: &mut Doc, x0: f64, plot_w: f64, top: f64, bottom: f64, max: f64, sh
 
 /// Horizontal bars, one value each, with the value written at the bar's end.
 pub fn bars(label: &str, rows: &[(String, f64)], colour: &str, shares: bool) -> String {
-    let series = [Series::new("", colour)];
+    let texts: Vec<String> = rows.iter().map(|r| number(r.1, shares)).collect();
+    let rows: Vec<Row> = rows
+        .iter()
+        .map(|(text, value)| Row {
+            label: text.clone(),
+            values: vec![*value],
+            group: None,
+        })
+        .collect();
+    grouped_bars(label, &rows, colour, &texts)
+}
+
+/// Horizontal bars, a row's first value each, with its text (one per row)
+/// written at the bar's end, and a heading above each row that starts a
+/// group.
+pub fn grouped_bars(label: &str, rows: &[Row], colour: &str, texts: &[String]) -> String {
     let mut doc = Doc::new(label);
     if rows.is_empty() {
         return doc.empty("no data");
     }
-    let label_w = label_width(rows.iter().map(|r| r.0.as_str()), 200.0);
-    let plot_w = WIDTH - label_w - 70.0;
-    let max = rows.iter().map(|r| r.1).fold(0.0, f64::max);
+    let label_w = label_width(rows.iter().map(|r| r.label.as_str()), LABELS);
+    let room = texts
+        .iter()
+        .map(|t| text_width(t, SMALL))
+        .fold(40.0, f64::max);
+    let plot_w = WIDTH - label_w - room - 10.0;
+    let value = |r: &Row| r.values.first().copied().unwrap_or(0.0);
+    let max = rows.iter().map(value).fold(0.0, f64::max);
     let mut y = 4.0;
-    for (text, value) in rows {
-        doc.text(
-            label_w - 6.0,
-            y + 11.5,
-            "end",
-            SMALL,
-            &fit(text, label_w - 8.0, SMALL),
-        );
-        let w = if max > 0.0 { value / max * plot_w } else { 0.0 };
-        let shown = number(*value, shares);
+    for (row, shown) in rows.iter().zip(texts) {
+        y = doc.row_head(y, row, label_w);
+        let w = if max > 0.0 {
+            value(row) / max * plot_w
+        } else {
+            0.0
+        };
         doc.rect(
             label_w,
             y,
             w,
             15.0,
-            &series[0].colour,
-            &format!("{text}: {shown}"),
+            colour,
+            &format!("{}: {shown}", row.label),
         );
-        doc.text(label_w + w + 4.0, y + 11.5, "start", SMALL, &shown);
+        doc.text(label_w + w + 4.0, y + 11.5, "start", SMALL, shown);
         y += 19.0;
     }
     doc.height = y + 4.0;

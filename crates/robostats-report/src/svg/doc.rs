@@ -21,10 +21,11 @@ pub(super) fn fit(text: &str, width: f64, size: f64) -> String {
 }
 
 /// The width of a column of `labels` (at least 60, at most `cap`, and a
-/// margin).
+/// margin): a tenth more than the average glyph gives, for names of wide
+/// letters (`www.memagoga.com`).
 pub(super) fn label_width<'a>(labels: impl Iterator<Item = &'a str>, cap: f64) -> f64 {
     labels
-        .map(|l| text_width(l, SMALL))
+        .map(|l| text_width(l, SMALL) * 1.1)
         .fold(60.0, f64::max)
         .min(cap)
         + 8.0
@@ -74,6 +75,17 @@ impl Doc {
         let _ = write!(
             self.body,
             r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="{size}" stroke="white" stroke-width="3" stroke-linejoin="round" paint-order="stroke">{}</text>"#,
+            escape(text)
+        );
+    }
+
+    /// Centred text inside a shape filled with `fill`, in a colour that
+    /// reads on it.
+    pub(super) fn inside(&mut self, x: f64, y: f64, text: &str, fill: &str) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" font-size="{SMALL}" fill="{}">{}</text>"#,
+            super::colour::text_on(fill),
             escape(text)
         );
     }

@@ -8,11 +8,13 @@
 //! numbers in `<title>` (a tooltip in a browser) and in the report's table.
 //!
 //! A file per kind of chart: bars (stacked, and plain with their values),
+//! a breakdown (a whole's parts, then small shares of it zoomed),
 //! histogram, lines, matrix and dots; `doc` is the document they draw
 //! into, `numbers` writes counts, shares and a scale's ticks, and
 //! `colour` holds the palette.
 
 mod bars;
+mod breakdown;
 pub mod colour;
 mod doc;
 mod dots;
@@ -22,7 +24,8 @@ mod matrix;
 mod numbers;
 
 pub use super::text::escape;
-pub use bars::{bars, stacked_bars};
+pub use bars::{bars, grouped_bars, stacked_bars};
+pub use breakdown::{Breakdown, breakdown};
 pub use dots::dots;
 pub use histogram::{Histogram, histogram};
 pub use lines::lines;
@@ -33,6 +36,9 @@ use doc::Doc;
 
 /// The width of every chart, in SVG units (pixels in a browser).
 pub const WIDTH: f64 = 560.0;
+/// The widest column of labels a list of bars takes: the longest crawler
+/// token (33 characters) whole.
+const LABELS: f64 = 270.0;
 /// Text size of labels.
 const FONT: f64 = 13.0;
 /// Text size of axis ticks and notes.
@@ -102,10 +108,31 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_a_bar_read_on_its_colour() {
+        assert_eq!(colour::text_on(colour::VERMILLION), "#FFFFFF");
+        assert_eq!(colour::text_on(colour::BLUE), "#FFFFFF");
+        assert_eq!(colour::text_on(colour::SKY), INK);
+        assert_eq!(colour::text_on("#D9D9D9"), INK);
+        assert_eq!(colour::text_on("bad"), INK);
+    }
+
+    #[test]
     fn every_chart_draws_nothing_without_data() {
         for svg in [
             stacked_bars("x", &[], &[], true),
             bars("x", &[], colour::BLUE, true),
+            grouped_bars("x", &[], colour::BLUE, &[]),
+            breakdown(
+                "x",
+                &Breakdown {
+                    whole_title: "",
+                    whole: &[],
+                    bars_title: "",
+                    series: &[],
+                    rows: &[],
+                    totals: &[],
+                },
+            ),
             lines("x", &[], &[]),
             matrix("x", &[], &[], &[]),
             dots("x", &[], ""),
