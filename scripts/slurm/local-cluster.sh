@@ -9,7 +9,8 @@
 # (munged, slurmctld, slurmd) bind to 127.0.0.1, run as the current user,
 # and are stopped by their pids. Debian's slurm-wlm and munge are installed
 # with apt when missing (that needs root). Starting twice is a no-op, and
-# so is stopping twice.
+# so is stopping twice. MAX_ARRAY_SIZE sets the cluster's MaxArraySize
+# (default 1001, Slurm's): the largest array task ID is one less.
 set -euo pipefail
 
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
@@ -115,6 +116,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 MinJobAge=5
+MaxArraySize=${MAX_ARRAY_SIZE:-1001}
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP

@@ -4,7 +4,8 @@ The cluster (Debian's slurm-wlm and munge: slurmctld, slurmd and munged)
 is started by scripts/slurm/local-cluster.sh under a private directory
 and stopped by pid afterwards. Jobs are submitted with `sbatch --wait`,
 and their tables are compared, row for row through DuckDB, with one
-process over the same files."""
+process over the same files. The cluster's MaxArraySize is 6 (task IDs 0
+to 5), so that a job of 8 tasks must be split into two arrays."""
 
 import gzip
 import os
@@ -20,6 +21,7 @@ from conftest import BIN, ROOT, SAMPLES, TABLES, connect, table_source
 
 SLURM = ROOT / "scripts" / "slurm"
 FILES = 8
+MAX_ARRAY_SIZE = 6
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,11 @@ def slurm(tmp_path_factory):
     state = tmp_path_factory.mktemp("slurm")
     cluster = str(SLURM / "local-cluster.sh")
     start = subprocess.run(
-        [cluster, "start", str(state)], capture_output=True, text=True, timeout=600
+        [cluster, "start", str(state)],
+        env=dict(os.environ, MAX_ARRAY_SIZE=str(MAX_ARRAY_SIZE)),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     if start.returncode != 0:
         subprocess.run([cluster, "stop", str(state)], timeout=120)
@@ -99,6 +105,14 @@ def logs(directory):
     return {p.name: p.read_text() for p in sorted(Path(directory).glob("*.out"))}
 
 
+def submit(paths, root, out, *options, sbatch=()):
+    """scripts/slurm/submit.sh's command line, with the sbatch flags after --."""
+    return [
+        str(SLURM / "submit.sh"), "--paths", str(paths), "--prefix", str(root), "--out", str(out),
+        *options, "--", *sbatch,
+    ]
+
+
 def part_files(out):
     return sorted(
         (p.relative_to(out), p.stat().st_mtime_ns)
@@ -111,16 +125,14 @@ def test_array_job_equals_a_single_run_and_a_rerun_redoes_nothing(slurm, crawl, 
     root, paths, _ = crawl
     out, log = tmp_path / "out", tmp_path / "log"
     log.mkdir()
-    env = dict(
-        slurm,
-        FILES_PER_TASK="2",
-        MAX_RUNNING="2",
-        SBATCH_ARGS=f"--wait --cpus-per-task=1 --output={log}/%A_%a.out",
+    command = submit(
+        paths, root, out, "--files-per-task", "2", "--max-running", "2",
+        sbatch=["--wait", "--cpus-per-task=1", f"--output={log}/%A_%a.out"],
     )
-    submit = [str(SLURM / "submit.sh"), str(paths), str(out), str(root)]
-    proc = subprocess.run(submit, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(command, env=slurm, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr + "\n".join(logs(log).values())
-    assert "8 inputs in 4 shards (--array=0-3%2)" in proc.stderr
+    assert "8 inputs in 4 shards, 1 array(s) of at most 6 tasks" in proc.stderr
+    assert "--array=0-3%2 (shards from 0)" in proc.stderr
     job = proc.stdout.strip()
     assert re.fullmatch(r"\d+", job), proc.stdout
 
@@ -141,7 +153,7 @@ def test_array_job_equals_a_single_run_and_a_rerun_redoes_nothing(slurm, crawl, 
     before = part_files(out)
     for p in log.iterdir():
         p.unlink()
-    proc = subprocess.run(submit, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(command, env=slurm, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     for text in logs(log).values():
         assert "0 files done, 0 failed, 2 skipped (done earlier)" in text, text
@@ -169,11 +181,10 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     hidden = root / "hidden.warc.gz"
     shutil.move(root / names[7], hidden)
     try:
-        env = dict(slurm, SBATCH_ARGS=f"--wait --cpus-per-task=1 --output={log}/%A_%a.out")
-        submit = [str(SLURM / "submit.sh"), str(paths), str(out), str(root)]
+        sbatch = ["--wait", "--cpus-per-task=1", f"--output={log}/%A_%a.out"]
         proc = subprocess.run(
-            submit, env=dict(env, SHARDS="4", MAX_RUNNING="1"), capture_output=True, text=True,
-            timeout=600,
+            submit(paths, root, out, "--shards", "4", "--max-running", "1", sbatch=sbatch),
+            env=slurm, capture_output=True, text=True, timeout=600,
         )
         # sbatch --wait returns the highest exit status of the tasks.
         assert proc.returncode == 1, proc.stderr
@@ -192,7 +203,8 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
 
     # Only the failed index, with the same shard count.
     proc = subprocess.run(
-        submit, env=dict(env, SHARDS="4", ARRAY="3"), capture_output=True, text=True, timeout=600
+        submit(paths, root, out, "--shards", "4", "--array", "3", sbatch=sbatch),
+        env=slurm, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     job = proc.stdout.strip()
@@ -204,20 +216,130 @@ def test_a_failing_task_fails_the_job_and_its_resubmission_finishes_it(slurm, cr
     assert sum(failed for _, failed in shard_progress(out).values()) == 0
 
 
-def test_the_script_alone_with_an_array_from_3_step_2(slurm, crawl, single_run, tmp_path):
-    """sbatch robostats.sbatch directly: the array (IDs 3, 5, 7, 9) is the
+def test_the_script_alone_with_an_array_from_1_step_2(slurm, crawl, single_run, tmp_path):
+    """sbatch robostats.sbatch directly: the array (IDs 1, 3, 5) is the
     whole job, and each task's shard is its position in it."""
     root, paths, _ = crawl
     out, log = tmp_path / "out", tmp_path / "log"
     log.mkdir()
     proc = subprocess.run(
-        ["sbatch", "--parsable", "--wait", "--array=3-9:2", "--cpus-per-task=1",
-         f"--output={log}/%A_%a.out", str(SLURM / "robostats.sbatch"), str(paths), str(out), str(root)],
+        ["sbatch", "--parsable", "--wait", "--array=1-5:2", "--cpus-per-task=1",
+         f"--output={log}/%A_%a.out", str(SLURM / "robostats.sbatch"),
+         "--paths", str(paths), "--prefix", str(root), "--out", str(out)],
         env=slurm, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr + "\n".join(logs(log).values())
     job = proc.stdout.strip()
     task_logs = logs(log)
-    for position, task in enumerate((3, 5, 7, 9)):
-        assert f"shard {position}/4: 2 of 8 inputs" in task_logs[f"{job}_{task}.out"]
+    for position, (task, inputs) in enumerate(((1, 3), (3, 3), (5, 2))):
+        assert f"shard {position}/3: {inputs} of 8 inputs" in task_logs[f"{job}_{task}.out"]
     assert_same_tables(single_run, out)
+
+
+def test_more_shards_than_max_array_size_run_as_arrays_in_a_row_then_compact(
+    slurm, crawl, single_run, tmp_path
+):
+    """8 shards on a cluster whose arrays hold 6 tasks: two arrays (shards
+    0-5, then 6-7 as task IDs 0-1 with an offset of 6), the second waiting
+    for the first (--max-running); compact as a job of its own after both,
+    as docs/cluster.md submits it."""
+    root, paths, _ = crawl
+    out, log = tmp_path / "out", tmp_path / "log"
+    log.mkdir()
+    sbatch = ["--cpus-per-task=1", f"--output={log}/%A_%a.out"]
+    proc = subprocess.run(
+        submit(paths, root, out, "--files-per-task", "1", "--max-running", "2", sbatch=sbatch),
+        env=slurm, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "8 inputs in 8 shards, 2 array(s) of at most 6 tasks" in proc.stderr
+    assert "--array=0-5%2 (shards from 0)" in proc.stderr
+    assert "--array=0-1%2 (shards from 6)" in proc.stderr
+    jobs = proc.stdout.strip()
+    first, second = jobs.split(":")
+    shown = subprocess.run(
+        ["scontrol", "show", "job", second], env=slurm, capture_output=True, text=True, timeout=60
+    ).stdout
+    assert f"Dependency=afterany:{first}_*(unfulfilled)" in shown, shown
+
+    compact = subprocess.run(
+        ["sbatch", "--parsable", "--wait", f"--dependency=afterok:{jobs}", "--cpus-per-task=1",
+         f"--output={log}/compact-%j.out", f"--wrap={BIN} compact {out}"],
+        env=slurm, capture_output=True, text=True, timeout=600,
+    )
+    assert compact.returncode == 0, compact.stderr + "\n".join(logs(log).values())
+    task_logs = logs(log)
+    for job, offset, tasks in ((first, 0, 6), (second, 6, 2)):
+        for task in range(tasks):
+            text = task_logs[f"{job}_{task}.out"]
+            assert f"shard {offset + task}/8: 1 of 8 inputs" in text, text
+            assert "1 file done, 0 failed" in text, text
+    assert re.search(r"compact: \d+ part files", task_logs[f"compact-{compact.stdout.strip()}.out"])
+    manifests = sorted(p.name for p in (out / "_manifest").glob("shard-*.jsonl"))
+    assert manifests == [f"shard-{i:05}-of-00008.jsonl" for i in range(8)]
+    assert_same_tables(single_run, out)
+
+    # Shard 7 alone: task 1 of the array that starts at shard 6.
+    proc = subprocess.run(
+        submit(paths, root, out, "--files-per-task", "1", "--array", "7", sbatch=["--wait", *sbatch]),
+        env=slurm, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "--array=1 (shards from 6)" in proc.stderr
+    text = logs(log)[f"{proc.stdout.strip()}_1.out"]
+    assert "shard 7/8: 1 of 8 inputs" in text and "1 skipped (done earlier)" in text, text
+
+
+def test_the_plan_of_arrays_within_max_array_size(tmp_path):
+    """submit.sh --dry-run: 2,500 shards where arrays hold 1,001 tasks are
+    three arrays, each after the one before; --array picks shards across
+    them; without a readable configuration, Slurm's default 1001."""
+    paths = tmp_path / "robotstxt.paths"
+    paths.write_text("# a comment\n\n" + "".join(f"f{i}.warc.gz\n" for i in range(2500)))
+
+    def plan(*options, env=None):
+        proc = subprocess.run(
+            [str(SLURM / "submit.sh"), "--paths", str(paths), "--out", "out/", "--dry-run", *options],
+            env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return [line.split(" ", 3)[2:] for line in proc.stdout.splitlines()], proc.stderr
+
+    arrays, err = plan("--files-per-task", "1", "--max-running", "50", "--max-array-size", "1001")
+    assert "2500 inputs in 2500 shards, 3 array(s) of at most 1001 tasks" in err
+    assert [a for a, _ in arrays] == ["--array=0-1000%50"] * 2 + ["--array=0-497%50"]
+    assert [rest.startswith("--dependency=afterany:JOB") for _, rest in arrays] == [False, True, True]
+    assert [rest.split()[-1] for _, rest in arrays] == ["0", "1001", "2002"]
+    assert all("--shards 2500 --shard-offset" in rest for _, rest in arrays)
+
+    arrays, _ = plan("--files-per-task", "1", "--array", "7,1001-1003,2499", "--max-array-size", "1001")
+    assert [(a, rest.split()[-1]) for a, rest in arrays] == [
+        ("--array=7", "0"), ("--array=0,1,2", "1001"), ("--array=497", "2002"),
+    ]
+
+    # The cluster's limits as `scontrol show config` prints them: the lower
+    # of MaxArraySize and max_array_tasks; none when scontrol fails.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    scontrol = fake / "scontrol"
+    path = dict(os.environ, PATH=f"{fake}{os.pathsep}{os.environ['PATH']}")
+    for config, tasks, count in (
+        ("MaxArraySize            = 2001\nSchedulerParameters     = bf_interval=60,max_array_tasks=700", 700, 4),
+        ("MaxArraySize            = 500\nSchedulerParameters     = (null)", 500, 5),
+    ):
+        scontrol.write_text(f"#!/bin/sh\ncat <<'EOF'\nConfiguration data as of now\n{config}\nEOF\n")
+        scontrol.chmod(0o755)
+        arrays, err = plan("--files-per-task", "1", env=path)
+        assert f"{count} array(s) of at most {tasks} tasks" in err, err
+        assert arrays[0][0] == f"--array=0-{tasks - 1}" and arrays[1][1].endswith(f"--shard-offset {tasks}")
+    scontrol.write_text("#!/bin/sh\nexit 1\n")
+    arrays, err = plan(env=path)
+    assert "assuming 1001" in err and "2500 inputs in 25 shards, 1 array(s)" in err
+    assert arrays == [["--array=0-24", arrays[0][1]]]
+
+    proc = subprocess.run(
+        [str(SLURM / "submit.sh"), "--paths", str(paths), "--out", "out/", "--dry-run",
+         "--shards", "10", "--array", "10"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "the shards are 0 to 9" in proc.stderr
