@@ -15,7 +15,7 @@
 -- managed_signal_lines_in_block, managed_signal_lines_outside_block (the
 -- Content-Signal lines of the managed files, inside and outside the block),
 -- managed_without_signal_in_block (managed files whose block has no
--- Content-Signal line), other_signal_files, other_signal_lines (files
+-- Content-Signal line), other_signal_captures, other_signal_lines (captures
 -- without a managed block that have Content-Signal lines, and their lines).
 -- Method: the Content-Signal lines are counted per capture first and joined
 -- to captures (one row per capture: its key is unique), so no grouping on
@@ -50,7 +50,7 @@ files AS (
            coalesce(sum(in_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_in_block,
            coalesce(sum(outside_block) FILTER (WHERE managed), 0)::BIGINT AS managed_signal_lines_outside_block,
            count_if(managed AND in_block = 0)::BIGINT AS managed_without_signal_in_block,
-           count_if(NOT managed AND outside_block > 0)::BIGINT AS other_signal_files,
+           count_if(NOT managed AND outside_block > 0)::BIGINT AS other_signal_captures,
            coalesce(sum(outside_block) FILTER (WHERE NOT managed), 0)::BIGINT AS other_signal_lines
     FROM per_capture
 ),
@@ -62,5 +62,5 @@ hosts AS (
 SELECT f.robots_txt, f.managed, f.managed_share,
        h.hosts, h.managed_hosts, h.managed_hosts / h.hosts AS managed_hosts_share,
        f.blocks, f.managed_signal_lines_in_block, f.managed_signal_lines_outside_block,
-       f.managed_without_signal_in_block, f.other_signal_files, f.other_signal_lines
+       f.managed_without_signal_in_block, f.other_signal_captures, f.other_signal_lines
 FROM files f, hosts h;

@@ -10,10 +10,10 @@
 -- Reads: directives.name, known_elsewhere, typo_of;
 -- captures.looks_like_html, robots_parsed.
 -- Result: name (the key, lower case), known_elsewhere (true when other
--- crawlers use it), lines, files, share_of_files (of captures whose body was
--- parsed as robots.txt). Ordered by files, descending.
+-- crawlers use it), lines, captures, share_of_captures (of captures whose body was
+-- parsed as robots.txt). Ordered by captures, descending.
 -- Method: every directives row belongs to a capture, so only the keys that
--- need the HTML test are looked up, against the (fewer) HTML captures; files
+-- need the HTML test are looked up, against the (fewer) HTML captures; captures
 -- are counted by grouping on the capture first.
 WITH d AS (
     SELECT warc_filename, warc_record_offset, name, known_elsewhere IS NOT NULL AS known_elsewhere
@@ -38,8 +38,8 @@ per_file AS (
 SELECT name,
        known_elsewhere,
        sum(lines)::BIGINT AS lines,
-       count(*) AS files,
-       count(*) / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files
+       count(*) AS captures,
+       count(*) / (SELECT count_if(robots_parsed) FROM captures) AS share_of_captures
 FROM per_file
 GROUP BY name, known_elsewhere
-ORDER BY files DESC, lines DESC, name;
+ORDER BY captures DESC, lines DESC, name;

@@ -2,15 +2,15 @@
 -- Cloudflare's Content-Signal or the IETF AIPREF drafts' Content-Usage, and
 -- how well are those lines written?
 -- A line is counted once whatever its number of members (preference_statements
--- has one row per member); a file is a capture whose body was parsed as
--- robots.txt. The row 'any' counts the lines of both directives and the
--- files with at least one of them (files with both: the two directives'
--- files less those of 'any'). A misspelt key (Content-Signals) is not a
+-- has one row per member); captures are those whose body was parsed as
+-- robots.txt, refetches included. The row 'any' counts the lines of both directives and the
+-- captures with at least one of them (captures with both: the two directives'
+-- captures less those of 'any'). A misspelt key (Content-Signals) is not a
 -- preference line: nonstandard_directives.sql and typos.sql list such keys.
 -- Reads: preference_statements.directive, line, status, google_group,
 -- in_cloudflare_block; captures.robots_parsed.
 -- Result: one row per directive (content-signal, content-usage), then 'any':
--- directive, lines, files, share_of_files (of captures whose body was parsed
+-- directive, lines, captures, share_of_captures (of captures whose body was parsed
 -- as robots.txt), unparseable_lines (not an RFC 9651 dictionary: every
 -- preference of the line is unknown), empty_lines (no member),
 -- lines_before_groups (before the first user-agent line: a Content-Usage rule
@@ -23,9 +23,9 @@ WITH lines AS (
 )
 SELECT coalesce(directive, 'any') AS directive,
        count(*) AS lines,
-       count(DISTINCT (warc_filename, warc_record_offset)) AS files,
+       count(DISTINCT (warc_filename, warc_record_offset)) AS captures,
        count(DISTINCT (warc_filename, warc_record_offset))
-           / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files,
+           / (SELECT count_if(robots_parsed) FROM captures) AS share_of_captures,
        count_if(status = 'unparseable')::BIGINT AS unparseable_lines,
        count_if(status = 'empty')::BIGINT AS empty_lines,
        count_if(before_groups)::BIGINT AS lines_before_groups,

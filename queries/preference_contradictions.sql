@@ -35,7 +35,7 @@
 -- allowed_no_ai_training_share (of allowed), blocked (may not fetch /),
 -- blocked_no_preference (of those, no preference line is written for it),
 -- blocked_no_preference_share (of blocked),
--- blocked_no_preference_in_preference_files (of blocked_no_preference, files
+-- blocked_no_preference_in_preference_captures (of blocked_no_preference, captures
 -- that do have preference lines, for other crawlers). AI crawlers first,
 -- then by allowed_no_ai_training, descending.
 WITH preference_files AS (
@@ -153,7 +153,7 @@ SELECT agent,
        (blocked - coalesce(s.stated, 0))::BIGINT AS blocked_no_preference,
        (blocked - coalesce(s.stated, 0)) / nullif(blocked, 0) AS blocked_no_preference_share,
        (coalesce(w.blocked_with_lines, 0) - coalesce(s.stated_with_lines, 0))::BIGINT
-           AS blocked_no_preference_in_preference_files
+           AS blocked_no_preference_in_preference_captures
 FROM counts
 LEFT JOIN stated_counts s USING (agent)
 LEFT JOIN blocked_with_lines w USING (agent)

@@ -14,9 +14,9 @@
 -- Reads: preference_statements.directive, label, value, preference, status,
 -- is_overridden, line.
 -- Result: directive, label, value, preference (y, n, unknown), status (ok,
--- empty, unparseable), members, lines, files, overridden,
--- share_of_directive_files (of the files with a line of that directive).
--- Ordered by directive, then files and lines, descending.
+-- empty, unparseable), members, lines, captures, overridden,
+-- share_of_directive_captures (of the captures with a line of that directive).
+-- Ordered by directive, then captures and lines, descending.
 WITH directive_files AS (
     SELECT directive, count(DISTINCT (warc_filename, warc_record_offset)) AS n
     FROM preference_statements
@@ -25,10 +25,10 @@ WITH directive_files AS (
 SELECT s.directive, s.label, s.value, s.preference, s.status,
        count(*) AS members,
        count(DISTINCT (s.warc_filename, s.warc_record_offset, s.line)) AS lines,
-       count(DISTINCT (s.warc_filename, s.warc_record_offset)) AS files,
+       count(DISTINCT (s.warc_filename, s.warc_record_offset)) AS captures,
        count_if(s.is_overridden)::BIGINT AS overridden,
-       count(DISTINCT (s.warc_filename, s.warc_record_offset)) / any_value(d.n) AS share_of_directive_files
+       count(DISTINCT (s.warc_filename, s.warc_record_offset)) / any_value(d.n) AS share_of_directive_captures
 FROM preference_statements s
 JOIN directive_files d USING (directive)
 GROUP BY s.directive, s.label, s.value, s.preference, s.status
-ORDER BY s.directive, files DESC, lines DESC, s.label NULLS LAST, s.value NULLS LAST, s.preference;
+ORDER BY s.directive, captures DESC, lines DESC, s.label NULLS LAST, s.value NULLS LAST, s.preference;

@@ -18,7 +18,7 @@
 -- Result: label, vintage (current: the latest draft defines it;
 -- earlier_draft: only earlier drafts do; unknown), first_draft, first_date,
 -- last_draft, last_date (the first and last drafts defining it; null when
--- none does), lines (Content-Usage lines with a member of that label), files.
+-- none does), lines (Content-Usage lines with a member of that label), captures.
 -- Ordered by first_date (unknown labels last), then label.
 WITH drafts(draft, tagged, labels) AS (
     VALUES ('vocab-01', DATE '2025-06-18', ['tdm', 'ai', 'genai', 'search', 'inference']),
@@ -42,7 +42,7 @@ vocabulary AS (
 used AS (
     SELECT label,
            count(DISTINCT (warc_filename, warc_record_offset, line)) AS lines,
-           count(DISTINCT (warc_filename, warc_record_offset)) AS files
+           count(DISTINCT (warc_filename, warc_record_offset)) AS captures
     FROM preference_statements
     WHERE directive = 'content-usage' AND label IS NOT NULL
     GROUP BY label
@@ -53,7 +53,7 @@ SELECT label,
             ELSE 'earlier_draft' END AS vintage,
        v.first_draft, v.first_date, v.last_draft, v.last_date,
        coalesce(u.lines, 0) AS lines,
-       coalesce(u.files, 0) AS files
+       coalesce(u.captures, 0) AS captures
 FROM vocabulary v
 FULL OUTER JOIN used u USING (label)
 ORDER BY v.first_date NULLS LAST, label;

@@ -3,10 +3,10 @@
 -- (Dinzinger: mean size; Web Almanac: share over 500 KiB).
 -- Over captures whose body was parsed as robots.txt (2xx).
 -- Reads: captures.payload_length, over_500kib, content_truncated, robots_parsed.
--- Result: one row: files, mean_bytes, p25, p50, p75, p90, p99 (bytes,
+-- Result: one row: captures, mean_bytes, p25, p50, p75, p90, p99 (bytes,
 -- discrete percentiles: values that occur), max_bytes, over_500kib,
 -- over_500kib_share, truncated (the crawler cut the body: WARC-Truncated).
-SELECT count(*) AS files,
+SELECT count(*) AS captures,
        avg(payload_length) AS mean_bytes,
        quantile_disc(payload_length, 0.25) AS p25,
        quantile_disc(payload_length, 0.50) AS p50,

@@ -2,9 +2,9 @@
 -- studies' "agent mentioned in share of files")?
 -- An agent is counted by the product token Google matches on, lower-cased
 -- ('*' for the global group; the value itself when it has no token, e.g.
--- starts with a digit). A file naming an agent twice counts once in files.
+-- starts with a digit). A capture naming an agent twice counts once.
 -- Reads: user_agents.product_token, is_global, value; captures.robots_parsed.
--- Result (top 50): agent_token, files, lines, share_of_files (of captures
+-- Result (top 50): agent_token, captures, lines, share_of_captures (of captures
 -- whose body was parsed as robots.txt), example_value (one
 -- spelling as written: the first in sort order).
 WITH ua AS (
@@ -15,12 +15,12 @@ WITH ua AS (
     FROM user_agents
 )
 SELECT agent_token,
-       count(DISTINCT (warc_filename, warc_record_offset)) AS files,
+       count(DISTINCT (warc_filename, warc_record_offset)) AS captures,
        count(*) AS lines,
        count(DISTINCT (warc_filename, warc_record_offset))
-           / (SELECT count_if(robots_parsed) FROM captures) AS share_of_files,
+           / (SELECT count_if(robots_parsed) FROM captures) AS share_of_captures,
        min(value) AS example_value
 FROM ua
 GROUP BY agent_token
-ORDER BY files DESC, lines DESC, agent_token
+ORDER BY captures DESC, lines DESC, agent_token
 LIMIT 50;

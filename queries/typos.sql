@@ -9,9 +9,9 @@
 -- Reads: user_agents.is_typo/key, rules.is_typo/key/kind,
 -- sitemaps.is_typo/key, directives.name, directives.typo_of.
 -- Result: accepted_by_google, directive (what the key stands for), spelling
--- (the key, lower case), lines, files. Ordered by accepted_by_google (true
+-- (the key, lower case), lines, captures. Ordered by accepted_by_google (true
 -- first), then lines, descending.
--- Method: files are counted by grouping each spelling's lines by capture
+-- Method: captures are counted by grouping each spelling's lines by capture
 -- first, then counting the groups.
 WITH typo_lines AS (
     SELECT true AS accepted_by_google, 'user-agent' AS directive, lower(key) AS spelling,
@@ -33,7 +33,7 @@ per_file AS (
 )
 SELECT accepted_by_google, directive, spelling,
        sum(lines)::BIGINT AS lines,
-       count(*) AS files
+       count(*) AS captures
 FROM per_file
 GROUP BY accepted_by_google, directive, spelling
 ORDER BY accepted_by_google DESC, lines DESC, directive, spelling;

@@ -273,14 +273,14 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     agents = rows("top_user_agents")
     assert agents[0]["agent_token"] == "*"
     expected.append(
-        f"`*` in {agents[0]['files']} captures ({agents[0]['lines']} lines), then "
-        + listed((r["agent_token"], r["files"]) for r in agents[1:5]) + "."
+        f"`*` in {agents[0]['captures']} captures ({agents[0]['lines']} lines), then "
+        + listed((r["agent_token"], r["captures"]) for r in agents[1:5]) + "."
     )
     buckets = [r["captures"] for r in rows("size_buckets")]
     stats = rows("size_stats")[0]
-    assert sum(buckets) == stats["files"]
+    assert sum(buckets) == stats["captures"]
     expected.append(
-        f"sizes of the {stats['files']} parsed captures: {buckets[0]} empty, {buckets[1]} up to "
+        f"sizes of the {stats['captures']} parsed captures: {buckets[0]} empty, {buckets[1]} up to "
         f"1 KiB, {buckets[2]} up to 10 KiB, {buckets[3]} up to 100 KiB, {buckets[4]} up to 500 KiB, "
         f"{buckets[5]} over 500 KiB ({stats['truncated']} truncated at 1 MiB); median "
         f"{stats['p50']} bytes."
@@ -315,12 +315,12 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     adoption = {r["directive"]: r for r in rows("preference_adoption")}
     signal, usage, either = adoption["content-signal"], adoption["content-usage"], adoption["any"]
     expected.append(
-        f"{either['files']} of the {stats['files']} parsed captures "
-        f"({100 * either['share_of_files']:.1f} %) have a preference line: `Content-Signal` "
-        f"{signal['lines']} lines in {signal['files']} captures ({signal['cloudflare_block_lines']} inside "
+        f"{either['captures']} of the {stats['captures']} parsed captures "
+        f"({100 * either['share_of_captures']:.1f} %) have a preference line: `Content-Signal` "
+        f"{signal['lines']} lines in {signal['captures']} captures ({signal['cloudflare_block_lines']} inside "
         f"a Cloudflare-managed block, {signal['lines_before_groups']} before any group, "
         f"{signal['unparseable_lines']} unparseable), `Content-Usage` {usage['lines']} lines in "
-        f"{usage['files']} captures ({usage['unparseable_lines']} unparseable, "
+        f"{usage['captures']} captures ({usage['unparseable_lines']} unparseable, "
         f"{usage['lines_before_groups']} before any group)."
     )
     labels = {(r["directive"], r["label"], r["value"]): r for r in rows("preference_labels")}
@@ -345,7 +345,7 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
     assert managed["managed_without_signal_in_block"] == 0
     expected.append(
         f"{managed['managed']} captures ({managed['managed_hosts']} hosts) carry a managed block, each "
-        f"with its signal line; {managed['other_signal_files']} other captures write one by hand."
+        f"with its signal line; {managed['other_signal_captures']} other captures write one by hand."
     )
     gpt = next(r for r in rows("preference_contradictions") if r["agent"] == "GPTBot")
     both = gpt["allowed_signal_ai_train_n"] + gpt["allowed_usage_train_ai_n"] - gpt["allowed_no_ai_training"]
@@ -355,7 +355,7 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
         f"no AI training to it ({gpt['allowed_signal_ai_train_n']} by `Content-Signal`, "
         f"{gpt['allowed_usage_train_ai_n']} by `Content-Usage`, {both} by both); of the "
         f"{gpt['blocked']} that shut it out, none states a preference for it, "
-        f"{gpt['blocked_no_preference_in_preference_files']} of them captures that state preferences "
+        f"{gpt['blocked_no_preference_in_preference_captures']} of them captures that state preferences "
         f"for others."
     )
     hosts = {r["outcome"]: r["hosts"] for r in rows("host_outcome_shares")}

@@ -222,7 +222,7 @@ def test_effective_classes(con):
 
 def test_top_user_agents(con, responses):
     cols, rows = run_query(con, "top_user_agents")
-    assert cols == ["agent_token", "files", "lines", "share_of_files", "example_value"]
+    assert cols == ["agent_token", "captures", "lines", "share_of_captures", "example_value"]
     files, lines = collections.Counter(), collections.Counter()
     n_2xx = 0
     for r in responses:
@@ -235,12 +235,12 @@ def test_top_user_agents(con, responses):
     expected = sorted(files, key=lambda t: (-files[t], -lines[t], t))[:50]
     assert [r["agent_token"] for r in rows] == expected
     for r in rows:
-        assert (r["files"], r["lines"]) == (files[r["agent_token"]], lines[r["agent_token"]])
-        assert math.isclose(r["share_of_files"], r["files"] / n_2xx)
+        assert (r["captures"], r["lines"]) == (files[r["agent_token"]], lines[r["agent_token"]])
+        assert math.isclose(r["share_of_captures"], r["captures"] / n_2xx)
         assert agent_token(r["example_value"]) == r["agent_token"]
-    assert (rows[0]["agent_token"], rows[0]["files"], rows[0]["lines"]) == ("*", 396, 414)
+    assert (rows[0]["agent_token"], rows[0]["captures"], rows[0]["lines"]) == ("*", 396, 414)
     # ccbot and google-extended tie (46 files, 60 lines): by token
-    assert rows[1]["agent_token"] == "ccbot" and rows[1]["files"] == 46
+    assert rows[1]["agent_token"] == "ccbot" and rows[1]["captures"] == 46
 
 
 def test_sitemaps_per_host(con, responses):
@@ -302,7 +302,7 @@ def test_size_stats(con, responses):
     (r,) = rows
     sizes = sorted(len(x.body) for x in responses if x.parsed)
     n = len(sizes)
-    assert r["files"] == n == 481
+    assert r["captures"] == n == 481
     assert math.isclose(r["mean_bytes"], sum(sizes) / n)
     assert r["max_bytes"] == sizes[-1] == 1_048_576
     for col, q in (("p25", 0.25), ("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99)):
@@ -323,7 +323,7 @@ def test_size_stats(con, responses):
 
 def test_nonstandard_directives(con, responses):
     cols, rows = run_query(con, "nonstandard_directives")
-    assert cols == ["name", "known_elsewhere", "lines", "files", "share_of_files"]
+    assert cols == ["name", "known_elsewhere", "lines", "captures", "share_of_captures"]
     got = {r["name"]: r for r in rows}
     for name, lines in {"crawl-delay": 355, "clean-param": 33, "content-signal": 26, "content-usage": 22,
                         "host": 17, "request-rate": 3, "visit-time": 3, "noindex": 4}.items():
@@ -335,16 +335,16 @@ def test_nonstandard_directives(con, responses):
             files.update({k for kind, k in google_lines(r.body) if kind == "other"})
     for r in rows:
         if r["known_elsewhere"]:
-            assert r["files"] == files[r["name"]], r["name"]
+            assert r["captures"] == files[r["name"]], r["name"]
         assert "<" not in r["name"] and " " not in r["name"]
-        assert math.isclose(r["share_of_files"], r["files"] / 481)
+        assert math.isclose(r["share_of_captures"], r["captures"] / 481)
     assert rows[0]["name"] == "crawl-delay"
     assert "dis-allow" not in got  # a typo: typos.sql
 
 
 def test_typos(con, responses):
     cols, rows = run_query(con, "typos")
-    assert cols == ["accepted_by_google", "directive", "spelling", "lines", "files"]
+    assert cols == ["accepted_by_google", "directive", "spelling", "lines", "captures"]
     accepted = sum(r["lines"] for r in rows if r["accepted_by_google"])
     assert accepted == sum(google_keys(r.body)["typo"] for r in responses if r.parsed) == 40
     assert accepted == con.execute("SELECT sum(typos) FROM captures").fetchall()[0][0]
@@ -553,7 +553,7 @@ def test_failed_inputs(con, tmp_path):
 
 def check_preference_adoption(con, responses):
     cols, rows = run_query(con, "preference_adoption")
-    assert cols == ["directive", "lines", "files", "share_of_files", "unparseable_lines", "empty_lines",
+    assert cols == ["directive", "lines", "captures", "share_of_captures", "unparseable_lines", "empty_lines",
                     "lines_before_groups", "cloudflare_block_lines"]
     files = preference_files(responses)
     expected = {}
@@ -562,7 +562,7 @@ def check_preference_adoption(con, responses):
                  if directive in ("any", s.directive)]
         expected[directive] = {
             "lines": len(lines),
-            "files": len({key for key, _ in lines}),
+            "captures": len({key for key, _ in lines}),
             "unparseable_lines": sum(s.status == "unparseable" for _, s in lines),
             "empty_lines": sum(s.status == "empty" for _, s in lines),
             "lines_before_groups": sum(s.google_group is None for _, s in lines),
@@ -571,12 +571,12 @@ def check_preference_adoption(con, responses):
     assert [r["directive"] for r in rows] == ["content-signal", "content-usage", "any"]
     for r in rows:
         assert {k: v for k, v in r.items() if k in expected[r["directive"]]} == expected[r["directive"]], r
-        assert math.isclose(r["share_of_files"], r["files"] / len(files))
+        assert math.isclose(r["share_of_captures"], r["captures"] / len(files))
     got = {r["directive"]: r for r in rows}
     # the same lines as the directives table names
     assert got["any"]["lines"] == con.execute(
         "SELECT count(*) FROM directives WHERE name IN ('content-signal', 'content-usage')").fetchall()[0][0]
-    assert got["any"]["files"] <= got["content-signal"]["files"] + got["content-usage"]["files"]
+    assert got["any"]["captures"] <= got["content-signal"]["captures"] + got["content-usage"]["captures"]
     return got
 
 
@@ -589,8 +589,8 @@ def test_preference_adoption(con, responses):
 
 def check_preference_labels(con, responses):
     cols, rows = run_query(con, "preference_labels")
-    assert cols == ["directive", "label", "value", "preference", "status", "members", "lines", "files",
-                    "overridden", "share_of_directive_files"]
+    assert cols == ["directive", "label", "value", "preference", "status", "members", "lines", "captures",
+                    "overridden", "share_of_directive_captures"]
     members, lines, files, overridden = (collections.Counter(), collections.defaultdict(set),
                                          collections.defaultdict(set), collections.Counter())
     directive_files = collections.defaultdict(set)
@@ -608,11 +608,11 @@ def check_preference_labels(con, responses):
     got = {(r["directive"], r["label"], r["value"], r["preference"], r["status"]): r for r in rows}
     assert set(got) == set(members)
     for group, r in got.items():
-        assert (r["members"], r["lines"], r["files"], r["overridden"]) == (
+        assert (r["members"], r["lines"], r["captures"], r["overridden"]) == (
             members[group], len(lines[group]), len(files[group]), overridden[group]), group
-        assert math.isclose(r["share_of_directive_files"], r["files"] / len(directive_files[group[0]]))
+        assert math.isclose(r["share_of_directive_captures"], r["captures"] / len(directive_files[group[0]]))
     # ordered by directive, then files
-    order = [(r["directive"], -r["files"]) for r in rows]
+    order = [(r["directive"], -r["captures"]) for r in rows]
     assert order == sorted(order)
     return got
 
@@ -633,7 +633,7 @@ def check_preference_contradictions(con, responses):
     assert cols == ["agent", "agent_category", "robots_txt", "allowed", "allowed_no_ai_training",
                     "allowed_usage_train_ai_n", "allowed_signal_ai_train_n", "allowed_no_ai_training_share",
                     "blocked", "blocked_no_preference", "blocked_no_preference_share",
-                    "blocked_no_preference_in_preference_files"]
+                    "blocked_no_preference_in_preference_captures"]
     files = preference_files(responses)
     ignores = dict(con.execute("SELECT token, ignores_global_group FROM agents").fetchall())
     # whether each crawler may fetch /: Google's matcher, from the table
@@ -654,14 +654,14 @@ def check_preference_contradictions(con, responses):
                 e["blocked"] += 1
                 if not usage and not signal:
                     e["blocked_no_preference"] += 1
-                    e["blocked_no_preference_in_preference_files"] += bool(pf.statements)
+                    e["blocked_no_preference_in_preference_captures"] += bool(pf.statements)
         expected[agent] = e
     assert {r["agent"] for r in rows} == set(expected)
     for r in rows:
         e = expected[r["agent"]]
         for col in ("robots_txt", "allowed", "allowed_no_ai_training", "allowed_usage_train_ai_n",
                     "allowed_signal_ai_train_n", "blocked", "blocked_no_preference",
-                    "blocked_no_preference_in_preference_files"):
+                    "blocked_no_preference_in_preference_captures"):
             assert r[col] == e[col], (r["agent"], col)
         assert r["allowed"] + r["blocked"] == r["robots_txt"]
         if r["allowed"]:
@@ -679,14 +679,14 @@ def test_preference_contradictions(con, responses):
     got = check_preference_contradictions(con, responses)
     # the * group's signals and rules reach every crawler no group names
     assert got["*"]["allowed_no_ai_training"] > 0
-    assert got["GPTBot"]["blocked"] > got["GPTBot"]["blocked_no_preference_in_preference_files"] > 0
+    assert got["GPTBot"]["blocked"] > got["GPTBot"]["blocked_no_preference_in_preference_captures"] > 0
 
 
 def check_cloudflare_managed(con, responses):
     cols, rows = run_query(con, "cloudflare_managed")
     assert cols == ["robots_txt", "managed", "managed_share", "hosts", "managed_hosts", "managed_hosts_share",
                     "blocks", "managed_signal_lines_in_block", "managed_signal_lines_outside_block",
-                    "managed_without_signal_in_block", "other_signal_files", "other_signal_lines"]
+                    "managed_without_signal_in_block", "other_signal_captures", "other_signal_lines"]
     (r,) = rows
     parsed = [x for x in responses if x.parsed]
     files = preference_files(responses)
@@ -708,7 +708,7 @@ def check_cloudflare_managed(con, responses):
         "managed_signal_lines_outside_block": outside,
         "managed_without_signal_in_block": sum(
             not any(s.in_cloudflare_block for s in signals[(x.path, x.offset)]) for x in managed),
-        "other_signal_files": sum(bool(s) for s in others),
+        "other_signal_captures": sum(bool(s) for s in others),
         "other_signal_lines": sum(len(s) for s in others),
     }
     assert math.isclose(r["managed_share"], r["managed"] / r["robots_txt"])
@@ -725,7 +725,7 @@ def test_cloudflare_managed(con, responses):
 
 def check_preference_vintage(con, responses):
     cols, rows = run_query(con, "preference_vintage")
-    assert cols == ["label", "vintage", "first_draft", "first_date", "last_draft", "last_date", "lines", "files"]
+    assert cols == ["label", "vintage", "first_draft", "first_date", "last_draft", "last_date", "lines", "captures"]
     defined = collections.defaultdict(list)
     for draft, date, labels in VOCAB_DRAFTS:
         for label in labels:
@@ -749,7 +749,7 @@ def check_preference_vintage(con, responses):
             "last_draft": drafts[-1][1] if drafts else None,
             "last_date": drafts[-1][0] if drafts else None,
             "lines": len(lines[label]),
-            "files": len(files[label]),
+            "captures": len(files[label]),
         }
     got = {r["label"]: dict(r, first_date=r["first_date"] and r["first_date"].isoformat(),
                             last_date=r["last_date"] and r["last_date"].isoformat()) for r in rows}

@@ -13,7 +13,7 @@ fn adoption(ad: &Table) -> Vec<(String, f64)> {
         .map(|r| {
             (
                 ad.text(r, "directive").to_owned(),
-                ad.num(r, "share_of_files"),
+                ad.num(r, "share_of_captures"),
             )
         })
         .collect()
@@ -48,7 +48,7 @@ fn values(pl: &Table, kept_values: &[&Vec<Value>]) -> Vec<(String, f64)> {
                 "" => format!("{directive} (unreadable)"),
                 label => format!("{directive} {label}={}", pl.text(r, "value")),
             };
-            (label, pl.num(r, "files"))
+            (label, pl.num(r, "captures"))
         })
         .collect()
 }
@@ -146,8 +146,8 @@ fn tables(
             &[
                 "directive",
                 "lines",
-                "files",
-                "share_of_files",
+                "captures",
+                "share_of_captures",
                 "unparseable_lines",
             ],
             "every row",
@@ -163,7 +163,7 @@ fn tables(
                 "value",
                 "preference",
                 "status",
-                "files",
+                "captures",
             ],
             "the values drawn",
             usize::MAX,
