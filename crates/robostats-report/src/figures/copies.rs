@@ -1,12 +1,12 @@
 //! Figure 9: copies and platform defaults in the latest crawl: how many
 //! hosts serve each default, and how often each shuts out one AI crawler.
 
-use super::common::{crawl_label, latest};
+use super::common::{CITED, crawl_label, latest};
 use super::{Figure, Query, Results, Shown, Table, Value};
 use crate::svg::{self, colour};
 
-/// The crawler figure 9 shows by template.
-const COPIES_AGENT: &str = "GPTBot";
+/// The crawler figure 9 shows by template: the first the docs cite.
+const COPIES_AGENT: &str = CITED[0];
 
 /// Whether row `r` of `t` is of `crawl` (every row when there is none).
 fn in_crawl(crawl: Option<&str>, t: &Table, r: &[Value]) -> bool {
