@@ -11,19 +11,24 @@
 -- Result: crawl, captures, bodies, rulesets (over captures), hosts,
 -- host_bodies, host_rulesets (over hosts), shared_1_share,
 -- shared_10_share, shared_1000_share, top10_share. Ordered by crawl.
-WITH per_capture AS (
+WITH host_rows AS MATERIALIZED (
+    -- crawl_hosts follows every redirect chain: read once
+    SELECT crawl, robots_parsed, body_digest, ruleset_digest
+    FROM crawl_hosts
+),
+per_capture AS (
     SELECT crawl, count(*) AS captures, count(DISTINCT body_digest) AS bodies,
            count(DISTINCT ruleset_digest) AS rulesets
     FROM captures
     -- a crawl of robots.txt: one with a host in crawl_hosts (not a crawl
     -- of web pages only)
-    SEMI JOIN (SELECT DISTINCT crawl FROM crawl_hosts) r ON r.crawl IS NOT DISTINCT FROM captures.crawl
+    SEMI JOIN (SELECT DISTINCT crawl FROM host_rows) r ON r.crawl IS NOT DISTINCT FROM captures.crawl
     WHERE robots_parsed
     GROUP BY crawl
 ),
-hosts AS MATERIALIZED (
+hosts AS (
     SELECT crawl, body_digest, ruleset_digest
-    FROM crawl_hosts
+    FROM host_rows
     WHERE robots_parsed
 ),
 rulesets AS (
