@@ -15,6 +15,10 @@
 #   into the user's Python.
 # - A new virtual environment target/package-venv with the test tools of
 #   tests/package; the wheel is installed into it when it is built.
+# - A virtual environment target/httpfs-venv with DuckDB 1.5.5 and its
+#   httpfs extension as PyPI packages it (no download at run time; the
+#   DuckDB 2 of target/python-venv has no such package), for the test that
+#   reads a data set straight from S3 (tests/python/test_s3_out.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p target
@@ -47,6 +51,13 @@ echo "installing the Python packages the tests need into $([ "$py" = python3 ] &
 PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-check \
     "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" \
     "blake3==1.*" "pytest==8.*" "pytest-xdist==3.*" "moto[server]==5.*" "maturin>=1.9,<2"
+
+if [ ! -x target/httpfs-venv/bin/python ]; then
+    echo "installing DuckDB 1.5.5 and its httpfs extension into target/httpfs-venv/"
+    { python3 -m venv target/httpfs-venv >/dev/null 2>&1 &&
+        target/httpfs-venv/bin/python -m pip install --quiet --disable-pip-version-check \
+            "duckdb==1.5.5" "duckdb-extension-httpfs==1.5.5"; } || rm -rf target/httpfs-venv
+fi
 
 rm -rf target/package-venv
 if ! python3 -m venv target/package-venv >/dev/null 2>&1; then

@@ -65,6 +65,7 @@ pub use robostats_robots as robots;
 pub mod cli;
 pub mod output;
 pub mod pipeline;
+pub mod s3;
 pub mod shard;
 pub mod source;
 pub mod terminal;

@@ -65,6 +65,25 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
+/// A URL as it may be shown: without user name, password, query or
+/// fragment (a signature may be in them); text that is not a URL is
+/// shown up to its first `?` or `#`, without what is before an `@` of its
+/// authority.
+pub fn shown(text: &str) -> String {
+    let text = text.split(['?', '#']).next().unwrap_or("");
+    match text.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(end);
+            let host = authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

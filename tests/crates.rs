@@ -90,6 +90,7 @@ fn each_crate_depends_only_on_what_it_owns() {
             "aws-credential-types",
             "aws-sigv4",
             "aws-smithy-http-client",
+            "aws-smithy-xml",
             "bytes",
             "clap",
             "fastrand",

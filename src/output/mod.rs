@@ -16,4 +16,5 @@ pub mod batch;
 pub mod compact;
 pub mod dataset;
 pub mod location;
+pub mod remote;
 pub mod sink;

@@ -89,6 +89,9 @@ pub struct Config {
     /// Bytes of memory for the digests of the bodies known to be stored
     /// (see [`bodies::cache`]): a body not among them is stored again.
     pub bodies_memory: usize,
+    /// The data set is on S3 (`out` is then the local directory files
+    /// are staged in before they are uploaded).
+    pub out_remote: Option<crate::output::dataset::RemoteOut>,
 }
 
 impl Config {
@@ -108,6 +111,16 @@ impl Config {
             remote: None,
             redo: Vec::new(),
             bodies_memory: bodies::cache::DEFAULT_BYTES,
+            out_remote: None,
+        }
+    }
+
+    /// Where the data set is, as shown: its directory, or its
+    /// `s3://bucket/prefix/`.
+    pub fn out_shown(&self) -> String {
+        match &self.out_remote {
+            Some(remote) => remote.location.url(),
+            None => self.out.display().to_string(),
         }
     }
 
@@ -264,8 +277,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
     };
     // One writer per manifest, and none beside a compaction: taken before
     // anything is written or the manifests are read, held to the end.
-    let (dataset, lock) =
-        Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name())?;
+    let (dataset, lock) = open(config)?;
     let mut manifest = dataset.manifest(&config.run_name())?;
     // The body store first: writers whose files are gone are retired, and
     // the inputs that wrote them owe their bodies.
@@ -340,8 +352,30 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             files_retried: summary.files_retried,
             seconds: summary.seconds,
         }))?;
+    let staged = dataset.remote().is_some();
     drop(lock);
+    drop(dataset);
+    if staged {
+        // Every file is uploaded and recorded: the staging directory holds
+        // only the manifests read at the start.
+        let _ = std::fs::remove_dir_all(&config.out);
+    }
     Ok(summary)
+}
+
+/// The data set a run writes, with its claim on the run's manifest: the
+/// output directory's locks, or on S3 the manifest's lease (released when
+/// the data set is dropped).
+fn open(config: &Config) -> Result<(Dataset, crate::output::dataset::lock::Held), OutputError> {
+    match &config.out_remote {
+        Some(remote) => Dataset::create_remote(
+            remote,
+            &config.out,
+            config.allow_other_files,
+            &config.run_name(),
+        ),
+        None => Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name()),
+    }
 }
 
 /// Reads every input of the plan, in parallel, recording each in the
@@ -392,7 +426,12 @@ fn execute(
         unstarted: AtomicUsize::new(todo.len()),
         stored_bodies: StoredBodies::new(config.bodies_memory),
     };
-    bodies::stored(&store.intact, &shared.stored_bodies)?;
+    // On S3 the stored bodies are not read back (each `bodies` file would
+    // be a download): a body an earlier run stored is stored again, and
+    // the views read one writer of it.
+    if dataset.remote().is_none() {
+        bodies::stored(&store.intact, &shared.stored_bodies)?;
+    }
     let next = AtomicUsize::new(0);
     // Every thread of the pool reads files (one at a time, the next not
     // taken) and processes chunks; `threads` is the whole CPU budget. After

@@ -78,9 +78,7 @@ pub fn plan<'c>(
 ) -> Result<Plan<'c>, RunError> {
     let finished = dataset.read_inputs()?;
     let merges = Merges::read(dataset.dir())?;
-    let exists = |path: &Path| {
-        std::fs::symlink_metadata(dataset.dir().join(path)).is_ok_and(|m| m.file_type().is_file())
-    };
+    let exists = |path: &Path| dataset.is_part(path);
     let mut plan = decide(config, &finished, &merges, &exists)?;
     owe(config, &mut plan, &store.owed);
     plan.bytes = plan.todo.iter().filter_map(|t| t.input.size()).sum();

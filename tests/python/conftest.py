@@ -74,6 +74,35 @@ FIXTURES = sorted(
 CUT_SHORT = ["tests/data/warc/commoncrawl/cc-2016-10-clipped-truncated.warc.gz"]
 
 
+def assert_same_tables(expected, actual):
+    """Every table holds the same rows (as multisets) in both outputs."""
+    con = duckdb.connect()
+    for t in TABLES:
+        a = table_source(expected, t)
+        b = table_source(actual, t)
+        (na,), (nb,) = con.sql(f"SELECT count(*) FROM {a}").fetchall(), con.sql(
+            f"SELECT count(*) FROM {b}"
+        ).fetchall()
+        assert na == nb, f"{t}: {na} rows in one run, {nb} in the array job"
+        for x, y in ((a, b), (b, a)):
+            [(diff,)] = con.sql(f"SELECT count(*) FROM (FROM {x} EXCEPT ALL FROM {y})").fetchall()
+            assert diff == 0, f"{t}: {diff} rows differ"
+    [(captures,)] = con.sql(f"SELECT count(*) FROM read_parquet('{actual}/captures/*.parquet')").fetchall()
+    assert captures > 0
+
+
+def clean_env(**extra):
+    """The environment of a run: this one without AWS settings, an AWS
+    profile or proxies (a run reaches 127.0.0.1 only, with the credentials a
+    test gives it), plus `extra`."""
+    proxies = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k.lower() not in proxies}
+    env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
+    env["AWS_EC2_METADATA_DISABLED"] = "true"
+    env.update(extra)
+    return env
+
+
 def ingest(inputs, out, *extra, exit_status=0):
     """Run `robostats ingest` from the repository root (so warc_filename is
     the relative path given) and return the completed process."""

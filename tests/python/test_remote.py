@@ -24,7 +24,8 @@ import duckdb
 import pytest
 
 from conftest import (
-    BIN, BODY_TABLES, PER_INPUT, RESILIPARSE, ROOT, SAMPLES, SYNTHETIC, TABLES, WHIRLWIND, table_source,
+    BIN, BODY_TABLES, PER_INPUT, RESILIPARSE, ROOT, SAMPLES, SYNTHETIC, TABLES, WHIRLWIND, clean_env,
+    table_source,
 )
 from remote_server import RemoteServer
 
@@ -42,18 +43,6 @@ DEAD_ENDPOINT = "http://127.0.0.1:9"
 
 
 # ---- running ingest ------------------------------------------------------
-
-
-def clean_env(**extra):
-    """The environment of a run: this one without AWS settings, an AWS
-    profile or proxies (a run reaches 127.0.0.1 only, with the credentials a
-    test gives it), plus `extra`."""
-    proxies = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k.lower() not in proxies}
-    env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
-    env["AWS_EC2_METADATA_DISABLED"] = "true"
-    env.update(extra)
-    return env
 
 
 def ingest_args(out, *args):

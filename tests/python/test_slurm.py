@@ -14,10 +14,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from conftest import BIN, ROOT, SAMPLES, TABLES, connect, table_source
+from conftest import BIN, ROOT, SAMPLES, TABLES, assert_same_tables, connect
 
 SLURM = ROOT / "scripts" / "slurm"
 FILES = 8
@@ -76,23 +75,6 @@ def single_run(crawl, tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stderr
     return out
-
-
-def assert_same_tables(expected, actual):
-    """Every table holds the same rows (as multisets) in both outputs."""
-    con = duckdb.connect()
-    for t in TABLES:
-        a = table_source(expected, t)
-        b = table_source(actual, t)
-        (na,), (nb,) = con.sql(f"SELECT count(*) FROM {a}").fetchall(), con.sql(
-            f"SELECT count(*) FROM {b}"
-        ).fetchall()
-        assert na == nb, f"{t}: {na} rows in one run, {nb} in the array job"
-        for x, y in ((a, b), (b, a)):
-            [(diff,)] = con.sql(f"SELECT count(*) FROM (FROM {x} EXCEPT ALL FROM {y})").fetchall()
-            assert diff == 0, f"{t}: {diff} rows differ"
-    [(captures,)] = con.sql(f"SELECT count(*) FROM read_parquet('{actual}/captures/*.parquet')").fetchall()
-    assert captures > 0
 
 
 def shard_progress(out):

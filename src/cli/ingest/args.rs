@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::classify::{self, agents::AgentList};
+use crate::output::dataset::RemoteOut;
+use crate::output::remote::S3Location;
 use crate::pipeline::Config;
 use crate::shard::Shard;
 use crate::source::{Input, Secrets, Sources, remote};
@@ -35,8 +37,10 @@ pub struct Args {
     prefix: Option<String>,
     /// The output directory: one directory of Parquet files per table. It
     /// must be new, empty, or an earlier ingest's output (a re-run adds
-    /// the inputs not done yet).
-    #[arg(long, short = 'o', value_name = "DIR")]
+    /// the inputs not done yet). Or `s3://BUCKET/PREFIX/`: the same data
+    /// set on S3 (or a store honouring S3's conditional writes; see
+    /// docs/object-storage.md), for array jobs with no shared file system.
+    #[arg(long, short = 'o', value_name = "DIR|S3-URL")]
     out: PathBuf,
     /// Write the tables into an --out directory that holds other files.
     #[arg(long)]
@@ -294,7 +298,8 @@ impl Args {
     /// (and sharded), the client made when something is read over the
     /// network.
     pub fn resolve(&self) -> anyhow::Result<Ingest> {
-        if self.out.exists() && !self.out.is_dir() {
+        let out_remote = self.out_remote()?;
+        if out_remote.is_none() && self.out.exists() && !self.out.is_dir() {
             bail!(
                 "--out '{}' is a file: the output is a directory of tables; give the path of a \
                  new or empty directory, or of an earlier ingest's output",
@@ -331,6 +336,12 @@ impl Args {
         config.allow_other_files = self.allow_other_files;
         config.shard = shard;
         config.remote = client.clone();
+        if let Some(mut out) = out_remote {
+            out.options = options.s3.clone();
+            out.timeout = options.timeout;
+            config.out = out.staging_dir(&config.run_name());
+            config.out_remote = Some(out);
+        }
         // An input holding secrets is known by its name with them
         // redacted: so is a --redo given with them.
         config.redo = self.redo.iter().map(|r| secrets.redacted(r)).collect();
@@ -354,6 +365,21 @@ impl Args {
             client,
             show_bar,
         })
+    }
+}
+
+impl Args {
+    /// Where the data set goes when `--out` is `s3://bucket/prefix/`.
+    fn out_remote(&self) -> anyhow::Result<Option<RemoteOut>> {
+        let Some(text) = self.out.to_str().filter(|t| t.starts_with("s3://")) else {
+            return Ok(None);
+        };
+        let location = S3Location::parse(text).map_err(anyhow::Error::msg)?;
+        Ok(Some(RemoteOut {
+            location,
+            options: remote::S3Options::default(),
+            timeout: std::time::Duration::from_secs(60),
+        }))
     }
 }
 

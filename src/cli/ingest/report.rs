@@ -104,7 +104,7 @@ fn totals(ingest: &Ingest, s: &Summary, stopped: Option<&str>) {
         s.seconds,
         mib / s.seconds.max(1e-9),
         c.records as f64 / s.seconds.max(1e-9),
-        ingest.config.out.display()
+        ingest.config.out_shown()
     );
     if s.bodies_rewritten + s.bodies_failed + s.bodies_lost > 0 {
         println!(

@@ -160,6 +160,9 @@ pub enum OutputError {
     },
     /// The worker threads could not be started.
     Threads(String),
+    /// A data set on S3 could not be written, read or claimed (the key,
+    /// the status and S3's code, in words; never a credential).
+    Store(String),
     /// A merged file does not hold the rows of its sources.
     RowsLost {
         /// The merged file.
@@ -220,7 +223,7 @@ impl OutputError {
             | OutputError::NotLocal { dir, .. }
             | OutputError::NoTable { dir, .. }
             | OutputError::OlderFormat { dir, .. } => Some(dir),
-            OutputError::Threads(_) => None,
+            OutputError::Threads(_) | OutputError::Store(_) => None,
         }
     }
 
@@ -301,6 +304,7 @@ impl fmt::Display for OutputError {
                 path.display()
             ),
             OutputError::Threads(why) => write!(f, "cannot start worker threads: {why}"),
+            OutputError::Store(why) => f.write_str(why),
             OutputError::RowsLost {
                 path,
                 written,
@@ -318,10 +322,10 @@ impl fmt::Display for OutputError {
 fn not_local(f: &mut fmt::Formatter<'_>, dir: &Path, scheme: &str) -> fmt::Result {
     write!(
         f,
-        "'{}' reads as a URL ({scheme}:): a robostats data set is a local directory, or one \
-         on a file system the nodes share, not object storage (s3://, gs://, az://, hf://) \
-         or an HTTP address. Give a directory (for a local directory of that name, write \
-         './{}')",
+        "'{}' reads as a URL ({scheme}:): a robostats data set is a local directory, one \
+         on a file system the nodes share, or (for ingest and report) s3://BUCKET/PREFIX/; \
+         not other object storage (gs://, az://, hf://) or an HTTP address. Give a \
+         directory (for a local directory of that name, write './{}')",
         dir.display(),
         dir.display()
     )

@@ -21,17 +21,22 @@
 //! input left ([`Dataset::remove_leftovers`]) before doing it again.
 
 pub mod bodies;
+mod checks;
 mod error;
 pub mod lock;
 pub mod manifest;
 mod names;
 mod part;
+pub mod remote;
+mod store;
 
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+
+use checks::{other_files, refuse_older_format, refuse_url};
 
 pub use error::{At, Op, OutputError};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
@@ -42,6 +47,7 @@ pub use names::{
     temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
+pub use store::RemoteOut;
 
 use crate::classify::Table;
 use crate::classify::agents::AgentList;
@@ -51,69 +57,14 @@ use crate::output::batch::{TableBuilder, schema_of};
 /// crawler list: `list-<version>.parquet`.
 pub const AGENTS_PREFIX: &str = "list-";
 
-/// Refuses a directory whose name reads as a URL (`s3://bucket/`), which
-/// would otherwise be made as a local directory `s3:`.
-fn refuse_url(dir: &Path) -> Result<(), OutputError> {
-    match crate::output::location::url_scheme(dir) {
-        Some(scheme) => Err(OutputError::NotLocal {
-            dir: dir.to_path_buf(),
-            scheme: scheme.to_owned(),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Refuses an output directory that an earlier version of robostats
-/// made, whose tables differ from today's: rows of both would not make one
-/// data set. Those with a dense `agent_verdicts` table (now a view), and
-/// those with captures but no `verdict_counts` table (which the
-/// `agent_verdict_counts` view sums): its directory is made with every
-/// other table's, before any input is read, so a data set with a
-/// `captures` part file and no `verdict_counts` directory is older.
-fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
-    if !manifest::dir(dir).is_dir() {
-        return Ok(());
-    }
-    let older = |missing: &'static str| {
-        Err(OutputError::OlderFormat {
-            dir: dir.to_path_buf(),
-            missing,
-        })
-    };
-    if dir.join("rules").is_dir() {
-        return older(
-            "its line tables (rules, sitemaps, ...) hold a row per capture; they are now \
-             stored once per body (body_rules, ...) and the views join them to the captures",
-        );
-    }
-    if manifest::older_body_store(dir)? {
-        return older(
-            "its bodies are keyed by XXH3-128 digests, which anyone can make two bodies \
-             share, and its body files are not recorded in its manifest; they are now keyed \
-             by BLAKE3 digests and recorded",
-        );
-    }
-    if dir.join("agent_verdicts").is_dir() {
-        return older("it has an agent_verdicts table, which is now a view over named_verdicts");
-    }
-    let table_dir = |t: Table| dir.join(t.name());
-    let has_parts = fs::read_dir(table_dir(Table::Captures)).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| is_finished_part(&e.file_name().to_string_lossy()))
-    });
-    if has_parts && !table_dir(Table::VerdictCounts).exists() {
-        return older(
-            "it has no verdict_counts table, which the agent_verdict_counts view now sums",
-        );
-    }
-    Ok(())
-}
-
 /// An output directory.
 #[derive(Clone, Debug)]
 pub struct Dataset {
     dir: PathBuf,
+    /// Where the data set is, when it is on S3 (`dir` is then the local
+    /// staging directory its files are written in before they are
+    /// uploaded): see [`remote`].
+    remote: Option<std::sync::Arc<remote::Remote>>,
 }
 
 impl Dataset {
@@ -164,6 +115,7 @@ impl Dataset {
         fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
         Ok(Dataset {
             dir: dir.to_path_buf(),
+            remote: None,
         })
     }
 
@@ -224,6 +176,7 @@ impl Dataset {
         refuse_older_format(dir)?;
         Ok(Dataset {
             dir: dir.to_path_buf(),
+            remote: None,
         })
     }
 
@@ -314,7 +267,7 @@ impl Dataset {
 
     /// Opens (appending) the manifest file `_manifest/<name>.jsonl`.
     pub fn manifest(&self, name: &str) -> Result<Manifest, OutputError> {
-        Manifest::open(&self.dir, name)
+        Ok(Manifest::open(&self.dir, name)?.appended_to(self.remote.clone()))
     }
 
     fn write_empty_table(&self, table: Table) -> Result<(), OutputError> {
@@ -351,16 +304,15 @@ impl Dataset {
         schema: SchemaRef,
         batch: Option<&RecordBatch>,
     ) -> Result<(), OutputError> {
-        let path = self.table_dir(table).join(name);
-        if !path.exists() {
-            let written = PartFile::create(table, path.clone(), schema).and_then(|mut part| {
+        if !self.has_file(table, name) {
+            let written = self.create_part(table, name, schema).and_then(|mut part| {
                 if let Some(batch) = batch {
                     part.write(batch)?;
                 }
                 part.finish().and_then(FinishedPart::publish)
             });
             if let Err(e) = written
-                && !path.exists()
+                && !self.has_file(table, name)
             {
                 return Err(e);
             }
@@ -370,6 +322,13 @@ impl Dataset {
 
     /// Deletes the files of a table's directory whose name `doomed` picks.
     fn remove_in(&self, table: Table, doomed: impl Fn(&str) -> bool) -> Result<(), OutputError> {
+        if let Some(remote) = &self.remote {
+            for name in remote.names_in(table.name()) {
+                if doomed(&name) {
+                    remote.remove(&format!("{}/{name}", table.name()))?;
+                }
+            }
+        }
         let dir = self.table_dir(table);
         let Ok(entries) = fs::read_dir(&dir) else {
             return Ok(());
@@ -435,7 +394,11 @@ impl Dataset {
         name: &str,
         schema: SchemaRef,
     ) -> Result<PartFile, OutputError> {
-        PartFile::create(table, self.table_dir(table).join(name), schema)
+        let part = PartFile::create(table, self.table_dir(table).join(name), schema)?;
+        Ok(match &self.remote {
+            Some(remote) => part.uploaded_to(remote, format!("{}/{name}", table.name())),
+            None => part,
+        })
     }
 
     /// Writes the `agents` table: the crawlers of interest this data set is
@@ -449,7 +412,7 @@ impl Dataset {
         let dir = self.table_dir(Table::Agents);
         let digest = agents.version.trim_start_matches("sha256:");
         let name = format!("{AGENTS_PREFIX}{}.parquet", &digest[..digest.len().min(16)]);
-        if !dir.join(&name).exists() {
+        if !self.has_file(Table::Agents, &name) {
             let mut builder = TableBuilder::new(Table::Agents);
             for row in agents.rows() {
                 builder.push(&row);
@@ -477,53 +440,6 @@ impl Dataset {
         }
         Ok(())
     }
-}
-
-/// Up to three entries of `dir` that are not an output's, when it is not
-/// one already (it has no manifest): none for a directory that does not
-/// exist, is empty, or holds only what an interrupted first run left (table
-/// directories with their schema-only file).
-fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
-    if manifest::dir(dir).is_dir() {
-        return Ok(Vec::new());
-    }
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(OutputError::io(Op::ListDir, dir, e)),
-    };
-    let ours = |name: &str| Table::ALL.iter().any(|t| t.name() == name);
-    let mut others: Vec<String> = Vec::new();
-    for entry in entries {
-        let entry = entry.at(Op::ListDir, dir)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && name == manifest::DIR_NAME {
-            // Made by another shard since the check above.
-            continue;
-        }
-        if !(is_dir && ours(&name)) {
-            others.push(name);
-            continue;
-        }
-        // A table's directory before the first manifest line holds only
-        // its schema-only file, or the temporary file it is written to (by
-        // a run killed then, or by another shard starting at this moment).
-        for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
-            let inner = inner.at(Op::ListDir, entry.path())?.file_name();
-            let inner = inner.to_string_lossy();
-            let temporary = (inner.starts_with(&format!(".{EMPTY_PART}."))
-                || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
-                && inner.ends_with(".tmp");
-            let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
-            if !is_schema_only(&inner) && !list && !temporary {
-                others.push(format!("{name}/{inner}"));
-            }
-        }
-    }
-    others.sort();
-    others.truncate(3);
-    Ok(others)
 }
 
 /// Options that open a file without following a symbolic link at its

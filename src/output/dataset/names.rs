@@ -9,6 +9,10 @@ use sha2::{Digest, Sha256};
 
 use crate::shard::Shard;
 
+/// The manifest directory's name (the leading `_` keeps it out of DuckDB
+/// globs and pyarrow datasets).
+pub const DIR_NAME: &str = "_manifest";
+
 /// The name of the schema-only part file every table directory holds. It
 /// sorts after every part file (whose names are made of ASCII letters,
 /// digits, `-`, `_` and `.`: [`part_stem`]): DuckDB 2.0 estimates a glob's

@@ -5,13 +5,19 @@
 use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::{At, Op, OutputError, create_dir_no_follow, open_options_no_follow, temp_path};
 use crate::classify::Table;
+use crate::output::dataset::remote::Remote;
 use crate::output::sink::ParquetSink;
+
+/// Where a part file of a data set on S3 goes once published: the data
+/// set, and the file's key.
+type Upload = Option<(Arc<Remote>, String)>;
 
 /// A part file being written under its temporary name. Dropped before it
 /// is finished, it deletes its temporary file: a failure on any path
@@ -23,6 +29,7 @@ pub struct PartFile {
     sink: Option<ParquetSink<BufWriter<File>>>,
     /// The file is a [`FinishedPart`]'s now.
     handed_over: bool,
+    upload: Upload,
 }
 
 impl PartFile {
@@ -44,9 +51,17 @@ impl PartFile {
             path,
             sink: None,
             handed_over: false,
+            upload: None,
         };
         part.sink = Some(ParquetSink::new(BufWriter::new(file), schema).at(Op::CreatePart, &tmp)?);
         Ok(part)
+    }
+
+    /// Publishing the finished file uploads it to `remote` as `key` (and
+    /// deletes the local file).
+    pub fn uploaded_to(mut self, remote: &Arc<Remote>, key: String) -> PartFile {
+        self.upload = Some((Arc::clone(remote), key));
+        self
     }
 
     /// Closes row groups at `bytes` of encoded data (see
@@ -80,6 +95,7 @@ impl PartFile {
             path: std::mem::take(&mut self.path),
             rows,
             published: false,
+            upload: self.upload.take(),
         })
     }
 }
@@ -101,6 +117,7 @@ pub struct FinishedPart {
     path: PathBuf,
     rows: u64,
     published: bool,
+    upload: Upload,
 }
 
 impl FinishedPart {
@@ -109,10 +126,17 @@ impl FinishedPart {
         self.table
     }
 
-    /// Gives the file its final name: readers see it from now on.
+    /// Gives the file its final name: readers see it from now on. On S3,
+    /// the file is then uploaded whole (one create-only PUT: readers see
+    /// all of it or nothing) and deleted locally.
     pub fn publish(mut self) -> Result<PartSummary, OutputError> {
         fs::rename(temp_path(&self.path), &self.path).at(Op::PublishPart, &self.path)?;
         self.published = true;
+        if let Some((remote, key)) = self.upload.take() {
+            let uploaded = remote.upload(&key, &self.path);
+            let _ = fs::remove_file(&self.path);
+            uploaded?;
+        }
         Ok(PartSummary {
             table: self.table,
             path: std::mem::take(&mut self.path),

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub use crate::s3::S3Options;
+
 /// How the network is used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -68,18 +70,6 @@ impl Default for Options {
             s3: S3Options::default(),
         }
     }
-}
-
-/// How `s3://` URLs are read.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct S3Options {
-    /// The endpoint (an S3-compatible store); else `AWS_ENDPOINT_URL_S3`,
-    /// `AWS_ENDPOINT_URL` or the profile's, else AWS.
-    pub endpoint: Option<String>,
-    /// The region; else the AWS chain's, else `us-east-1`.
-    pub region: Option<String>,
-    /// Unsigned requests, for public buckets that allow them.
-    pub anonymous: bool,
 }
 
 /// What the network did in a run.

@@ -19,14 +19,13 @@
 //! (`pipeline::plan`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::classify::Table;
 use crate::output::dataset::manifest::{
     self, BodiesLine, Line, Manifest, Merges, OwedInput, Owing, PartEntry, RepairLine,
 };
-use crate::output::dataset::{At, Dataset, Op, OutputError, is_finished_part, short_hash};
+use crate::output::dataset::{Dataset, OutputError, is_finished_part, short_hash};
 
 /// What the check found, after it retired what had to be.
 #[derive(Debug, Default)]
@@ -140,11 +139,6 @@ impl Records {
     }
 }
 
-/// Whether `path` is a regular file (not a link, a FIFO, a directory).
-fn is_regular(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
-}
-
 /// Checks the body store of `dataset`: writers whose files are gone are
 /// retired (a `repair` line appended to `log`, then their `bodies` files
 /// deleted); returns what is stored and what is owed.
@@ -152,7 +146,7 @@ pub fn check(dataset: &Dataset, log: &mut Manifest) -> Result<Store, OutputError
     let out = dataset.dir();
     let records = Records::read(out)?;
     let merges = Merges::read(out)?;
-    let exists = |rel: &Path| is_regular(&out.join(rel));
+    let exists = |rel: &Path| dataset.is_part(rel);
     let retired_before: HashSet<&Path> = records
         .repairs
         .iter()
@@ -209,7 +203,7 @@ pub fn check(dataset: &Dataset, log: &mut Manifest) -> Result<Store, OutputError
         log.append(&Line::Repair(line.clone()))?;
     }
     for file in &doomed {
-        remove_regular(&out.join(file))?;
+        dataset.remove_part(file)?;
     }
     let mut store = Store {
         intact: intact.iter().map(|f| out.join(f)).collect(),
@@ -265,17 +259,11 @@ fn unrecorded(dataset: &Dataset, located: &[Option<PathBuf>]) -> Result<Vec<Path
     let recorded: HashSet<&Path> = located.iter().flatten().map(PathBuf::as_path).collect();
     let dir = dataset.table_dir(Table::Bodies);
     let mut found = Vec::new();
-    let Ok(entries) = fs::read_dir(&dir) else {
-        return Ok(found);
-    };
-    for entry in entries {
-        let entry = entry.at(Op::ListDir, &dir)?;
-        let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        let name = entry.file_name();
-        if !regular || !is_finished_part(&name.to_string_lossy()) {
+    for name in dataset.part_names(Table::Bodies)? {
+        if !is_finished_part(&name) {
             continue;
         }
-        let path = entry.path();
+        let path = dir.join(name);
         if !recorded.contains(dataset.relative(&path).as_path()) {
             found.push(path);
         }
@@ -284,31 +272,19 @@ fn unrecorded(dataset: &Dataset, located: &[Option<PathBuf>]) -> Result<Vec<Path
     Ok(found)
 }
 
-/// Deletes `path` if it is a regular file (never a link, nor what it
-/// points to); gone already is fine.
-pub fn remove_regular(path: &Path) -> Result<(), OutputError> {
-    if !is_regular(path) {
-        return Ok(());
-    }
-    match fs::remove_file(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        other => other.at(Op::RemoveLeftover, path),
-    }
-}
-
 /// Deletes the unrecorded `bodies` files `files` and the line files of
 /// the same name (their writer's): only under `compact`'s exclusive lock,
 /// where no run is between publishing and recording them.
 pub fn remove_unrecorded(dataset: &Dataset, files: &[PathBuf]) -> Result<usize, OutputError> {
     for file in files {
         // The `bodies` file first: from then on no view reads the others.
-        remove_regular(file)?;
+        dataset.remove_part(&dataset.relative(file))?;
         let name = file.file_name().unwrap_or_default();
         for &table in Table::ALL
             .iter()
             .filter(|t| t.per_body() && **t != Table::Bodies)
         {
-            remove_regular(&dataset.table_dir(table).join(name))?;
+            dataset.remove_part(&Path::new(table.name()).join(name))?;
         }
     }
     Ok(files.len())

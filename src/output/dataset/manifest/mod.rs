@@ -18,9 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{At, Op, OutputError};
 
-/// The manifest directory's name (the leading `_` keeps it out of DuckDB
-/// globs and pyarrow datasets).
-pub const DIR_NAME: &str = "_manifest";
+pub use super::names::DIR_NAME;
 
 /// The manifest directory under an output directory.
 pub fn dir(out: &Path) -> PathBuf {
@@ -214,6 +212,8 @@ pub(crate) fn for_each_line(
 pub struct Manifest {
     path: PathBuf,
     file: File,
+    /// The data set on S3 its lines are appended to as well.
+    remote: Option<std::sync::Arc<crate::output::dataset::remote::Remote>>,
 }
 
 impl Manifest {
@@ -243,7 +243,21 @@ impl Manifest {
         if torn {
             file.write_all(b"\n").at(Op::WriteManifest, &path)?;
         }
-        Ok(Manifest { path, file })
+        Ok(Manifest {
+            path,
+            file,
+            remote: None,
+        })
+    }
+
+    /// Appends to the manifest of the data set on S3 `remote` as well
+    /// (after the local file: the run's own reading is local).
+    pub fn appended_to(
+        mut self,
+        remote: Option<std::sync::Arc<crate::output::dataset::remote::Remote>>,
+    ) -> Manifest {
+        self.remote = remote;
+        self
     }
 
     /// Its path.
@@ -266,7 +280,11 @@ impl Manifest {
         self.file
             .write_all(text.as_bytes())
             .and_then(|()| self.file.sync_data())
-            .at(Op::WriteManifest, &self.path)
+            .at(Op::WriteManifest, &self.path)?;
+        match &self.remote {
+            Some(remote) => remote.append(text.as_bytes()),
+            None => Ok(()),
+        }
     }
 }
 

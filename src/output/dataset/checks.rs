@@ -1,0 +1,116 @@
+//! What an output directory is checked for before anything is written
+//! into it: not a URL, not of an earlier format, no foreign files.
+
+use std::fs;
+use std::path::Path;
+
+use super::{
+    AGENTS_PREFIX, At, EMPTY_PART, Op, OutputError, is_finished_part, is_schema_only, manifest,
+};
+use crate::classify::Table;
+
+/// Refuses a directory whose name reads as a URL (`s3://bucket/`), which
+/// would otherwise be made as a local directory `s3:`.
+pub(super) fn refuse_url(dir: &Path) -> Result<(), OutputError> {
+    match crate::output::location::url_scheme(dir) {
+        Some(scheme) => Err(OutputError::NotLocal {
+            dir: dir.to_path_buf(),
+            scheme: scheme.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses an output directory that an earlier version of robostats
+/// made, whose tables differ from today's: rows of both would not make one
+/// data set. Those with a dense `agent_verdicts` table (now a view), and
+/// those with captures but no `verdict_counts` table (which the
+/// `agent_verdict_counts` view sums): its directory is made with every
+/// other table's, before any input is read, so a data set with a
+/// `captures` part file and no `verdict_counts` directory is older.
+pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
+    if !manifest::dir(dir).is_dir() {
+        return Ok(());
+    }
+    let older = |missing: &'static str| {
+        Err(OutputError::OlderFormat {
+            dir: dir.to_path_buf(),
+            missing,
+        })
+    };
+    if dir.join("rules").is_dir() {
+        return older(
+            "its line tables (rules, sitemaps, ...) hold a row per capture; they are now \
+             stored once per body (body_rules, ...) and the views join them to the captures",
+        );
+    }
+    if manifest::older_body_store(dir)? {
+        return older(
+            "its bodies are keyed by XXH3-128 digests, which anyone can make two bodies \
+             share, and its body files are not recorded in its manifest; they are now keyed \
+             by BLAKE3 digests and recorded",
+        );
+    }
+    if dir.join("agent_verdicts").is_dir() {
+        return older("it has an agent_verdicts table, which is now a view over named_verdicts");
+    }
+    let table_dir = |t: Table| dir.join(t.name());
+    let has_parts = fs::read_dir(table_dir(Table::Captures)).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| is_finished_part(&e.file_name().to_string_lossy()))
+    });
+    if has_parts && !table_dir(Table::VerdictCounts).exists() {
+        return older(
+            "it has no verdict_counts table, which the agent_verdict_counts view now sums",
+        );
+    }
+    Ok(())
+}
+
+/// Up to three entries of `dir` that are not an output's, when it is not
+/// one already (it has no manifest): none for a directory that does not
+/// exist, is empty, or holds only what an interrupted first run left (table
+/// directories with their schema-only file).
+pub(super) fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
+    if manifest::dir(dir).is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(OutputError::io(Op::ListDir, dir, e)),
+    };
+    let ours = |name: &str| Table::ALL.iter().any(|t| t.name() == name);
+    let mut others: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry = entry.at(Op::ListDir, dir)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && name == manifest::DIR_NAME {
+            // Made by another shard since the check above.
+            continue;
+        }
+        if !(is_dir && ours(&name)) {
+            others.push(name);
+            continue;
+        }
+        // A table's directory before the first manifest line holds only
+        // its schema-only file, or the temporary file it is written to (by
+        // a run killed then, or by another shard starting at this moment).
+        for inner in fs::read_dir(entry.path()).at(Op::ListDir, entry.path())? {
+            let inner = inner.at(Op::ListDir, entry.path())?.file_name();
+            let inner = inner.to_string_lossy();
+            let temporary = (inner.starts_with(&format!(".{EMPTY_PART}."))
+                || inner.starts_with(&format!(".{AGENTS_PREFIX}")))
+                && inner.ends_with(".tmp");
+            let list = name == Table::Agents.name() && inner.starts_with(AGENTS_PREFIX);
+            if !is_schema_only(&inner) && !list && !temporary {
+                others.push(format!("{name}/{inner}"));
+            }
+        }
+    }
+    others.sort();
+    others.truncate(3);
+    Ok(others)
+}

@@ -1,0 +1,419 @@
+//! A data set on S3 (`--out s3://bucket/prefix/`): the same layout as
+//! on disk, written with S3's own guarantees instead of a file system's
+//! (the requests and the claim are `output::remote`'s).
+//!
+//! ```text
+//! staging dir (local) --a finished part file--> PUT If-None-Match: *  (whole or nothing)
+//!                     --the input's lines-----> PUT If-Match: <ETag> of the manifest segment
+//! _manifest/<name>.lease                        the run's claim (lease.rs)
+//! ```
+//!
+//! A run writes its part files into a local staging directory exactly as
+//! it writes a local data set; each finished file is uploaded by one
+//! create-only PUT and deleted locally, and only then is the input's line
+//! appended to the run's manifest segment, rewritten whole with
+//! `If-Match` on its last ETag (a run that lost its claim cannot append:
+//! the new holder's first append changed the ETag). What the run needs to
+//! know of the data set (which files are there, what the manifests say)
+//! it lists and reads once at its start: nobody else writes its
+//! manifest's inputs while it holds the claim.
+//!
+//! The promises of docs/concurrency.md, and S3's means for each, are in
+//! docs/object-storage.md.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::names::DIR_NAME;
+use super::{At, Op, OutputError};
+use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location};
+use crate::s3::S3Options;
+
+/// A manifest segment is closed at this size, and the next begun (each
+/// append rewrites the segment: this bounds the bytes an append sends).
+pub const SEGMENT_BYTES: usize = 256 * 1024;
+
+/// The segment of the run's manifest it appends to.
+#[derive(Debug, Default)]
+struct Segment {
+    /// The manifest's name (`run`, `shard-00001-of-00004`).
+    name: String,
+    /// 0 for `<name>.jsonl`, k for `<name>.000k.jsonl`.
+    index: u32,
+    bytes: Vec<u8>,
+    /// `None`: not created yet.
+    etag: Option<String>,
+    /// The run's own `run` line, which begins every segment it opens.
+    run_line: Vec<u8>,
+}
+
+impl Segment {
+    fn key(&self) -> String {
+        segment_key(&self.name, self.index)
+    }
+}
+
+/// The key of segment `index` of the manifest `name`.
+fn segment_key(name: &str, index: u32) -> String {
+    if index == 0 {
+        format!("{DIR_NAME}/{name}.jsonl")
+    } else {
+        format!("{DIR_NAME}/{name}.{index:04}.jsonl")
+    }
+}
+
+/// Which segment of the manifest `name` the file `file` (a name in
+/// `_manifest/`) is, if it is one.
+fn segment_index(name: &str, file: &str) -> Option<u32> {
+    let rest = file.strip_prefix(name)?.strip_suffix(".jsonl")?;
+    if rest.is_empty() {
+        return Some(0);
+    }
+    let digits = rest.strip_prefix('.')?;
+    (digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// A data set on S3, as one run writes it.
+pub struct Remote {
+    bucket: Arc<Bucket>,
+    lease: Lease,
+    /// Every object under the prefix, by key (relative to it): listed at
+    /// the start, kept up to date with what this run writes and deletes.
+    listing: Mutex<BTreeMap<String, Listed>>,
+    segment: Mutex<Segment>,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote")
+            .field("url", &self.bucket.url())
+            .finish()
+    }
+}
+
+/// A failure of a request, as the run's error.
+pub fn store_error(why: String) -> OutputError {
+    OutputError::Store(why)
+}
+
+impl Remote {
+    /// Takes the claim of the manifest `name` in the data set at
+    /// `location` for `holder`, checks that the store honours conditional
+    /// writes, and lists the data set.
+    pub fn open(
+        location: &S3Location,
+        options: &S3Options,
+        timeout: Duration,
+        name: &str,
+        holder: &str,
+    ) -> Result<Remote, OutputError> {
+        let bucket = Arc::new(
+            Bucket::new(&location.bucket, &location.prefix, options, timeout)
+                .map_err(store_error)?,
+        );
+        let key = format!("{DIR_NAME}/{name}.lease");
+        let lease = Lease::take(Arc::clone(&bucket), &key, holder)
+            .map_err(|e| lease_error(&bucket, &key, holder, e))?;
+        probe(&bucket, &lease, &key)?;
+        let listing: BTreeMap<String, Listed> = bucket
+            .list("")
+            .map_err(store_error)?
+            .into_iter()
+            .map(|l| (l.key.clone(), l))
+            .collect();
+        if let Some(compact) = listing.get(&format!("{DIR_NAME}/compact.lease")) {
+            return Err(OutputError::Locked {
+                path: bucket.shown(&compact.key).into(),
+                holder: "a compaction".to_owned(),
+                wanted_by: holder.to_owned(),
+            });
+        }
+        Ok(Remote {
+            bucket,
+            lease,
+            listing: Mutex::new(listing),
+            segment: Mutex::new(Segment {
+                name: name.to_owned(),
+                ..Segment::default()
+            }),
+        })
+    }
+
+    /// `s3://bucket/prefix/`.
+    pub fn url(&self) -> &str {
+        self.bucket.url()
+    }
+
+    /// Requests sent so far, and bytes uploaded.
+    pub fn traffic(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let t = &self.bucket.traffic;
+        (t.requests.load(Relaxed), t.bytes_up.load(Relaxed))
+    }
+
+    /// The keys listed under the prefix that are not a data set's (not a
+    /// table's part file, nor in `_manifest/`): up to three, when there is
+    /// no manifest yet.
+    pub fn other_objects(&self, tables: &[&str]) -> Vec<String> {
+        let listing = self.listing.lock().expect("listing");
+        let in_manifest = |k: &str| k.starts_with(&format!("{DIR_NAME}/"));
+        if listing
+            .keys()
+            .any(|k| in_manifest(k) && k.ends_with(".jsonl"))
+        {
+            return Vec::new();
+        }
+        // Claims (this run's own among them) are robostats'.
+        listing
+            .keys()
+            .filter(|k| !(in_manifest(k) && k.ends_with(".lease")))
+            .filter(|k| {
+                !k.split_once('/').is_some_and(|(dir, file)| {
+                    tables.contains(&dir) && super::is_finished_part(file) && !file.contains('/')
+                })
+            })
+            .take(3)
+            .cloned()
+            .collect()
+    }
+
+    /// Writes every manifest file of the data set into `dir` (the staging
+    /// directory's `_manifest/`): the run's own segments as one file
+    /// `<name>.jsonl`, the others under their own names. Remembers the
+    /// run's last segment, to append to it.
+    pub fn download_manifests(&self, dir: &Path) -> Result<(), OutputError> {
+        let keys: Vec<String> = {
+            let listing = self.listing.lock().expect("listing");
+            listing
+                .keys()
+                .filter(|k| k.starts_with(&format!("{DIR_NAME}/")) && k.ends_with(".jsonl"))
+                .cloned()
+                .collect()
+        };
+        let mut segment = self.segment.lock().expect("segment");
+        let mut own: BTreeMap<u32, (Vec<u8>, String)> = BTreeMap::new();
+        for key in keys {
+            let file = &key[DIR_NAME.len() + 1..];
+            if file.contains('/') {
+                continue;
+            }
+            let Some(object) = self.bucket.get(&key).map_err(store_error)? else {
+                continue;
+            };
+            if let Some(index) = segment_index(&segment.name, file) {
+                own.insert(index, (object.bytes, object.etag));
+            } else {
+                let path = dir.join(file);
+                std::fs::write(&path, &object.bytes).at(Op::WriteManifest, &path)?;
+            }
+        }
+        let mut whole = Vec::new();
+        for (bytes, _) in own.values() {
+            whole.extend_from_slice(bytes);
+            if !whole.ends_with(b"\n") && !whole.is_empty() {
+                whole.push(b'\n');
+            }
+        }
+        let path = dir.join(format!("{}.jsonl", segment.name));
+        std::fs::write(&path, &whole).at(Op::WriteManifest, &path)?;
+        if let Some((&index, (bytes, etag))) = own.iter().next_back() {
+            segment.index = index;
+            segment.bytes = bytes.clone();
+            segment.etag = Some(etag.clone());
+        }
+        Ok(())
+    }
+
+    /// Stops the run if its claim is lost.
+    fn check(&self) -> Result<(), OutputError> {
+        self.lease.check().map_err(|_| self.lost())
+    }
+
+    fn lost(&self) -> OutputError {
+        OutputError::Store(format!(
+            "this run no longer holds {}: another run of the same manifest took it over (this \
+             one was stopped or cut off for longer than the claim lasts). It stops here; what \
+             it uploaded and did not record is deleted by the next run",
+            self.lease.shown()
+        ))
+    }
+
+    /// Appends `text` (whole lines) to the run's manifest segment.
+    pub fn append(&self, text: &[u8]) -> Result<(), OutputError> {
+        self.check()?;
+        let mut segment = self.segment.lock().expect("segment");
+        if segment.run_line.is_empty()
+            && let Some(line) = text
+                .split_inclusive(|&b| b == b'\n')
+                .find(|l| l.starts_with(br#"{"type":"run""#))
+        {
+            segment.run_line = line.to_vec();
+        }
+        if segment.bytes.len() + text.len() > SEGMENT_BYTES && !segment.bytes.is_empty() {
+            segment.index += 1;
+            segment.bytes = segment.run_line.clone();
+            segment.etag = None;
+        }
+        let mut bytes = segment.bytes.clone();
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(text);
+        let key = segment.key();
+        let cond = match &segment.etag {
+            Some(etag) => Cond::Match(etag),
+            None => Cond::Create,
+        };
+        match self.bucket.put(&key, &bytes, cond).map_err(store_error)? {
+            Done::Yes(etag) => {
+                segment.etag = Some(etag);
+                segment.bytes = bytes;
+                Ok(())
+            }
+            Done::Refused => Err(OutputError::Store(format!(
+                "{} was written by another run since this one read it (a twin of this shard, \
+                 or a run that took over its claim): this run stops here",
+                self.bucket.shown(&key)
+            ))),
+        }
+    }
+
+    /// Uploads the finished part file `path` as `key`, create-only. An
+    /// object of that key with the same bytes (a retry, or a schema-only
+    /// file every run writes alike) is fine; with other bytes, the run
+    /// stops.
+    pub fn upload(&self, key: &str, path: &Path) -> Result<(), OutputError> {
+        self.check()?;
+        let bytes = std::fs::read(path).at(Op::PublishPart, path)?;
+        match self
+            .bucket
+            .put(key, &bytes, Cond::Create)
+            .map_err(store_error)?
+        {
+            Done::Yes(etag) => {
+                self.remember(key, etag, bytes.len() as u64);
+                Ok(())
+            }
+            Done::Refused => match self.bucket.get(key).map_err(store_error)? {
+                Some(there) if there.bytes == bytes => {
+                    self.remember(key, there.etag, bytes.len() as u64);
+                    Ok(())
+                }
+                _ => Err(OutputError::Store(format!(
+                    "{} exists with other bytes: another run wrote it since this one listed \
+                     the data set (a twin of this shard?); this run stops here",
+                    self.bucket.shown(key)
+                ))),
+            },
+        }
+    }
+
+    fn remember(&self, key: &str, etag: String, size: u64) {
+        self.listing.lock().expect("listing").insert(
+            key.to_owned(),
+            Listed {
+                key: key.to_owned(),
+                etag,
+                size,
+            },
+        );
+    }
+
+    /// Whether `key` is in the data set.
+    pub fn exists(&self, key: &str) -> bool {
+        self.listing.lock().expect("listing").contains_key(key)
+    }
+
+    /// The names of the objects directly under `dir/` (a table's).
+    pub fn names_in(&self, dir: &str) -> Vec<String> {
+        let start = format!("{dir}/");
+        self.listing
+            .lock()
+            .expect("listing")
+            .range(start.clone()..)
+            .take_while(|(k, _)| k.starts_with(&start))
+            .map(|(k, _)| k[start.len()..].to_owned())
+            .filter(|name| !name.contains('/'))
+            .collect()
+    }
+
+    /// Deletes `key`, the version listed (a newer one is someone else's:
+    /// the run stops).
+    pub fn remove(&self, key: &str) -> Result<(), OutputError> {
+        self.check()?;
+        let Some(listed) = self.listing.lock().expect("listing").get(key).cloned() else {
+            return Ok(());
+        };
+        match self
+            .bucket
+            .delete(key, Cond::Match(&listed.etag))
+            .map_err(store_error)?
+        {
+            Done::Yes(_) => {
+                self.listing.lock().expect("listing").remove(key);
+                Ok(())
+            }
+            Done::Refused => Err(OutputError::Store(format!(
+                "{} changed since this run listed it: not deleted, and the run stops here",
+                self.bucket.shown(key)
+            ))),
+        }
+    }
+}
+
+/// Checks that the store refuses a create-only PUT of an existing object
+/// and a PUT on a wrong ETag (412): a store that ignores them would let
+/// two runs of one manifest both write.
+fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
+    let bytes = lease.bytes();
+    let create = bucket.put(key, &bytes, Cond::Create).map_err(store_error)?;
+    let wrong = bucket
+        .put(key, &bytes, Cond::Match("\"robostats-probe\""))
+        .map_err(store_error)?;
+    if create == Done::Refused && wrong == Done::Refused {
+        return Ok(());
+    }
+    Err(OutputError::Store(format!(
+        "{} does not honour conditional writes (a create-only PUT of an existing object, or \
+         a PUT on a wrong ETag, was stored): two runs could both write one manifest. Use a \
+         store that honours If-None-Match and If-Match (S3 does), or a local --out",
+        bucket.endpoint_shown()
+    )))
+}
+
+/// A claim not taken, as the run's error.
+fn lease_error(bucket: &Bucket, key: &str, wanted_by: &str, e: LeaseError) -> OutputError {
+    match e {
+        LeaseError::Held { holder } => OutputError::Locked {
+            path: bucket.shown(key).into(),
+            holder,
+            wanted_by: wanted_by.to_owned(),
+        },
+        LeaseError::Lost => OutputError::Locked {
+            path: bucket.shown(key).into(),
+            holder: "another run, which took it over at the same moment".to_owned(),
+            wanted_by: wanted_by.to_owned(),
+        },
+        LeaseError::Store(why) => OutputError::Store(why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_named_and_recognised() {
+        assert_eq!(segment_key("run", 0), "_manifest/run.jsonl");
+        assert_eq!(segment_key("run", 3), "_manifest/run.0003.jsonl");
+        assert_eq!(segment_index("run", "run.jsonl"), Some(0));
+        assert_eq!(segment_index("run", "run.0012.jsonl"), Some(12));
+        assert_eq!(segment_index("run", "runner.jsonl"), None);
+        assert_eq!(segment_index("run", "run.12.jsonl"), None);
+        assert_eq!(segment_index("shard-00001-of-00002", "run.jsonl"), None);
+    }
+}

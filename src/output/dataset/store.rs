@@ -1,0 +1,150 @@
+//! Where a data set's files are: in its directory, or, for a data set on
+//! S3, in its bucket (listed once when the run starts) with the
+//! directory as the staging area files are written in before they are
+//! uploaded. Everything that asks whether a part file is there, lists a
+//! table or deletes a file asks here.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::remote::Remote;
+use super::{At, Dataset, Op, OutputError, lock, manifest};
+use crate::classify::Table;
+use crate::output::remote::S3Location;
+use crate::s3::S3Options;
+
+/// Where a run writes a data set on S3.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteOut {
+    /// The data set.
+    pub location: S3Location,
+    /// How S3 is reached (as for inputs).
+    pub options: S3Options,
+    /// How long to wait for a connection or an answer.
+    pub timeout: Duration,
+}
+
+impl RemoteOut {
+    /// The local directory a run of the manifest `name` stages its files
+    /// in: one per data set and manifest under the temporary directory,
+    /// named after both (so that no two share one).
+    pub fn staging_dir(&self, name: &str) -> PathBuf {
+        let place = format!(
+            "{}~{}",
+            self.location.bucket,
+            self.location.prefix.replace('/', "~")
+        );
+        std::env::temp_dir().join(format!("robostats-stage~{place}~{name}"))
+    }
+}
+
+impl Dataset {
+    /// [`Dataset::create_locked`] for a data set on S3: the claim on the
+    /// manifest `name` is taken (see [`super::remote`]), the data
+    /// set listed and its manifests read into a fresh staging directory
+    /// `stage`, and only then is anything written.
+    pub fn create_remote(
+        out: &RemoteOut,
+        stage: &Path,
+        allow_other_files: bool,
+        name: &str,
+    ) -> Result<(Dataset, lock::Held), OutputError> {
+        let holder = format!("ingest ({name})");
+        let remote = Remote::open(&out.location, &out.options, out.timeout, name, &holder)?;
+        if !allow_other_files {
+            let tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+            let others = remote.other_objects(&tables);
+            if !others.is_empty() {
+                return Err(OutputError::OtherFiles {
+                    dir: PathBuf::from(out.location.url()),
+                    examples: others,
+                });
+            }
+        }
+        clear_stage(stage)?;
+        let dataset = Dataset {
+            dir: stage.to_path_buf(),
+            remote: Some(Arc::new(remote)),
+        };
+        let held = dataset.lock_ingest(name)?;
+        if let Some(remote) = &dataset.remote {
+            remote.download_manifests(&manifest::dir(stage))?;
+        }
+        dataset.init_tables()?;
+        Ok((dataset, held))
+    }
+
+    /// The data set's place on S3, if it is there.
+    pub fn remote(&self) -> Option<&Remote> {
+        self.remote.as_deref()
+    }
+
+    /// Whether the finished file `name` of `table` is there.
+    pub(super) fn has_file(&self, table: Table, name: &str) -> bool {
+        self.is_part(&Path::new(table.name()).join(name))
+    }
+
+    /// Whether the file `rel` (relative to the data set) is there: a
+    /// regular file (never a link), or an object listed.
+    pub fn is_part(&self, rel: &Path) -> bool {
+        match &self.remote {
+            Some(remote) => rel.to_str().is_some_and(|key| remote.exists(key)),
+            None => fs::symlink_metadata(self.dir.join(rel)).is_ok_and(|m| m.file_type().is_file()),
+        }
+    }
+
+    /// Deletes the file `rel` (relative to the data set) if it is a
+    /// regular file (never a link, nor what it points to), or the object
+    /// listed; gone already is fine.
+    pub fn remove_part(&self, rel: &Path) -> Result<(), OutputError> {
+        if let Some(remote) = &self.remote
+            && let Some(key) = rel.to_str()
+        {
+            remote.remove(key)?;
+        }
+        let path = self.dir.join(rel);
+        if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
+            return Ok(());
+        }
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other.at(Op::RemoveLeftover, &path),
+        }
+    }
+
+    /// The names of the regular files (objects) of a table.
+    pub fn part_names(&self, table: Table) -> Result<Vec<String>, OutputError> {
+        if let Some(remote) = &self.remote {
+            return Ok(remote.names_in(table.name()));
+        }
+        let dir = self.table_dir(table);
+        let mut names = Vec::new();
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(names);
+        };
+        for entry in entries {
+            let entry = entry.at(Op::ListDir, &dir)?;
+            if entry.file_type().is_ok_and(|t| t.is_file()) {
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// Empties the staging directory `stage` (what a run killed on this node
+/// left), refusing a link planted under its name.
+fn clear_stage(stage: &Path) -> Result<(), OutputError> {
+    match fs::symlink_metadata(stage) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(stage).at(Op::RemoveDir, stage)?,
+        Ok(_) => {
+            return Err(OutputError::Linked {
+                path: stage.to_path_buf(),
+            });
+        }
+        Err(_) => {}
+    }
+    super::create_dir_no_follow(stage)
+}

@@ -1,0 +1,456 @@
+//! The requests a data set on S3 is written with: PUT (plain,
+//! create-only, or replacing a known version), GET, DELETE (of a known
+//! version) and a listing, each signed ([`crate::s3`]), bounded in time
+//! and retried where S3 asks for it.
+//!
+//! A retried conditional PUT may find its own first attempt stored (the
+//! answer was lost, not the request): a 412 after a retry reads the object
+//! back, and bytes equal to the request's are a success.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use url::Url;
+
+use super::listing::{self, Listed};
+use crate::s3::{S3Options, Setup};
+
+/// Attempts of one request (S3's 500, 503 `SlowDown`, 409
+/// `ConditionalRequestConflict`, a lost connection), with waits of 0.5,
+/// 1, 2, 4 and 8 s between them.
+const ATTEMPTS: u32 = 6;
+
+/// The condition a PUT or DELETE is made on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond<'a> {
+    /// None: the object is written whatever is there.
+    None,
+    /// Only if there is no object of that key (`If-None-Match: *`).
+    Create,
+    /// Only if the object is this version (`If-Match: <ETag>`).
+    Match(&'a str),
+}
+
+/// A PUT's or DELETE's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Done {
+    /// Written (the new ETag; empty for a DELETE).
+    Yes(String),
+    /// The condition did not hold: the object is there (create-only), or
+    /// is another version (412).
+    Refused,
+}
+
+/// An object read.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its ETag.
+    pub etag: String,
+    /// Seconds between its last write and the answer, by S3's clock
+    /// (`Date - Last-Modified`; 0 when either is missing).
+    pub age: u64,
+}
+
+/// Requests made, for the run's summary and the benchmark.
+#[derive(Debug, Default)]
+pub struct Traffic {
+    /// Requests sent (retries included).
+    pub requests: AtomicU64,
+    /// Bytes sent in PUT bodies.
+    pub bytes_up: AtomicU64,
+}
+
+/// A data set's prefix in a bucket, and the client that reaches it.
+pub struct Bucket {
+    /// `s3://bucket/prefix/`, as shown.
+    url: String,
+    bucket: String,
+    /// The prefix, without a leading or trailing `/` (may be empty).
+    prefix: String,
+    setup: Setup,
+    http: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+    timeout: Duration,
+    /// What was sent.
+    pub traffic: Traffic,
+}
+
+impl std::fmt::Debug for Bucket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bucket").field("url", &self.url).finish()
+    }
+}
+
+/// Why a request failed, in words (the key, S3's status and code; never
+/// a credential).
+pub type Failure = String;
+
+impl Bucket {
+    /// The data set `s3://bucket/prefix/`, reached with `options` (as the
+    /// inputs are). Resolves the credentials now.
+    pub fn new(
+        bucket: &str,
+        prefix: &str,
+        options: &S3Options,
+        timeout: Duration,
+    ) -> Result<Bucket, Failure> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("robostats-store")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the network thread: {e}"))?;
+        let setup = runtime.block_on(Setup::new(options))?;
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("robostats/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(timeout)
+            .read_timeout(timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
+        let prefix = prefix.trim_matches('/').to_owned();
+        let url = if prefix.is_empty() {
+            format!("s3://{bucket}/")
+        } else {
+            format!("s3://{bucket}/{prefix}/")
+        };
+        Ok(Bucket {
+            url,
+            bucket: bucket.to_owned(),
+            prefix,
+            setup,
+            http,
+            runtime,
+            timeout,
+            traffic: Traffic::default(),
+        })
+    }
+
+    /// `s3://bucket/prefix/`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Where requests go, to name it in a message.
+    pub fn endpoint_shown(&self) -> String {
+        self.setup.endpoint_shown()
+    }
+
+    /// The full key of `key` (relative to the prefix).
+    fn full_key(&self, key: &str) -> String {
+        if self.prefix.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}/{key}", self.prefix)
+        }
+    }
+
+    /// `s3://bucket/prefix/key`, to name an object in a message.
+    pub fn shown(&self, key: &str) -> String {
+        format!("{}{key}", self.url)
+    }
+
+    fn object_url(&self, key: &str) -> Result<Url, Failure> {
+        let s3 = Url::parse(&format!("s3://{}/{}", self.bucket, self.full_key(key)))
+            .map_err(|e| format!("no URL for {}: {e}", self.shown(key)))?;
+        self.setup.object_url(&s3)
+    }
+
+    /// Writes `bytes` as `key` if `cond` holds.
+    pub fn put(&self, key: &str, bytes: &[u8], cond: Cond<'_>) -> Result<Done, Failure> {
+        let url = self.object_url(key)?;
+        let sha = hex(&Sha256::digest(bytes));
+        let mut headers: Vec<(&str, &str)> = Vec::new();
+        match cond {
+            Cond::None => {}
+            Cond::Create => headers.push(("if-none-match", "*")),
+            Cond::Match(etag) => headers.push(("if-match", etag)),
+        }
+        let length = bytes.len().to_string();
+        headers.push(("content-length", &length));
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let answer = self.send("PUT", &url, &headers, Some((&sha, bytes)));
+            match self.judge("PUT", key, answer, attempt)? {
+                Judged::Retry => continue,
+                Judged::Answer(status, head, _) if status.is_success() => {
+                    return Ok(Done::Yes(etag_of(&head)));
+                }
+                Judged::Answer(status, _, _) if status.as_u16() == 412 => {
+                    // A retry may find its own first attempt stored.
+                    if attempt > 1
+                        && let Some(object) = self.get(key)?
+                        && object.bytes == bytes
+                    {
+                        return Ok(Done::Yes(object.etag));
+                    }
+                    return Ok(Done::Refused);
+                }
+                Judged::Answer(status, _, body) => {
+                    return Err(self.refusal("write", key, status, &body));
+                }
+            }
+        }
+    }
+
+    /// Reads `key`; `None` if there is no such object.
+    pub fn get(&self, key: &str) -> Result<Option<Object>, Failure> {
+        let url = self.object_url(key)?;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let answer = self.send("GET", &url, &[], None);
+            match self.judge("GET", key, answer, attempt)? {
+                Judged::Retry => continue,
+                Judged::Answer(status, head, body) if status.is_success() => {
+                    let time = |name| {
+                        head.get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| httpdate::parse_http_date(v).ok())
+                    };
+                    let age = match (time("date"), time("last-modified")) {
+                        (Some(now), Some(then)) => {
+                            now.duration_since(then).map_or(0, |d| d.as_secs())
+                        }
+                        _ => 0,
+                    };
+                    return Ok(Some(Object {
+                        bytes: body,
+                        etag: etag_of(&head),
+                        age,
+                    }));
+                }
+                Judged::Answer(status, _, _) if status.as_u16() == 404 => return Ok(None),
+                Judged::Answer(status, _, body) => {
+                    return Err(self.refusal("read", key, status, &body));
+                }
+            }
+        }
+    }
+
+    /// Deletes `key` if `cond` holds (`Cond::Match`: that version only).
+    /// An object already gone is deleted.
+    pub fn delete(&self, key: &str, cond: Cond<'_>) -> Result<Done, Failure> {
+        let url = self.object_url(key)?;
+        let mut headers: Vec<(&str, &str)> = Vec::new();
+        if let Cond::Match(etag) = cond {
+            headers.push(("if-match", etag));
+        }
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let answer = self.send("DELETE", &url, &headers, None);
+            match self.judge("DELETE", key, answer, attempt)? {
+                Judged::Retry => continue,
+                Judged::Answer(status, _, _) if status.is_success() || status.as_u16() == 404 => {
+                    return Ok(Done::Yes(String::new()));
+                }
+                // A retry finds its own first attempt done.
+                Judged::Answer(status, _, _) if status.as_u16() == 412 && attempt > 1 => {
+                    return match self.get(key)? {
+                        None => Ok(Done::Yes(String::new())),
+                        Some(_) => Ok(Done::Refused),
+                    };
+                }
+                Judged::Answer(status, _, _) if status.as_u16() == 412 => {
+                    return Ok(Done::Refused);
+                }
+                Judged::Answer(status, _, body) => {
+                    return Err(self.refusal("delete", key, status, &body));
+                }
+            }
+        }
+    }
+
+    /// Every object whose key (relative to the prefix) starts with
+    /// `under`, in key order.
+    pub fn list(&self, under: &str) -> Result<Vec<Listed>, Failure> {
+        let mut found = Vec::new();
+        let mut token: Option<String> = None;
+        let full = self.full_key(under);
+        loop {
+            let mut url = self.setup.bucket_url(&self.bucket)?;
+            {
+                let mut query = url.query_pairs_mut();
+                query.append_pair("list-type", "2");
+                if let Some(t) = &token {
+                    query.append_pair("continuation-token", t);
+                }
+                query.append_pair("prefix", &full);
+            }
+            let url = Url::parse(&url.as_str().replace('+', "%20"))
+                .map_err(|e| format!("no URL for the listing: {e}"))?;
+            let mut attempt = 0;
+            let body = loop {
+                attempt += 1;
+                let answer = self.send("GET", &url, &[], None);
+                match self.judge("LIST", under, answer, attempt)? {
+                    Judged::Retry => continue,
+                    Judged::Answer(status, _, body) if status.is_success() => break body,
+                    Judged::Answer(status, _, body) => {
+                        return Err(self.refusal("list", under, status, &body));
+                    }
+                }
+            };
+            let page = listing::parse(&body)
+                .map_err(|e| format!("S3's listing of {} does not read: {e}", self.shown(under)))?;
+            for item in page.items {
+                if let Some(key) = self.relative(&item.key) {
+                    found.push(Listed { key, ..item });
+                }
+            }
+            match page.next {
+                Some(next) if Some(&next) != token.as_ref() => token = Some(next),
+                _ => break,
+            }
+        }
+        Ok(found)
+    }
+
+    /// `key` relative to the prefix, if it is under it.
+    fn relative(&self, key: &str) -> Option<String> {
+        if self.prefix.is_empty() {
+            return Some(key.to_owned());
+        }
+        key.strip_prefix(&self.prefix)?
+            .strip_prefix('/')
+            .map(str::to_owned)
+    }
+
+    /// Sends one request, with its signature; the answer's status, headers
+    /// and body, or why there is none.
+    fn send(
+        &self,
+        method: &str,
+        url: &Url,
+        headers: &[(&str, &str)],
+        body: Option<(&str, &[u8])>,
+    ) -> Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), String> {
+        self.traffic.requests.fetch_add(1, Ordering::Relaxed);
+        if let Some((_, bytes)) = body {
+            self.traffic
+                .bytes_up
+                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        }
+        // The whole exchange is bounded: the timeout, plus a second per
+        // 256 KiB sent.
+        let bound =
+            self.timeout + Duration::from_secs(body.map_or(0, |(_, b)| b.len() as u64 / 262_144));
+        self.runtime.block_on(async {
+            let signature = self
+                .setup
+                .sign(method, url, headers, body.map(|(sha, _)| sha))
+                .await?;
+            let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+            let mut request = self.http.request(method, url.clone());
+            for (name, value) in headers.iter().filter(|(n, _)| *n != "content-length") {
+                request = request.header(*name, *value);
+            }
+            for (name, value) in &signature {
+                request = request.header(name, value);
+            }
+            if let Some((_, bytes)) = body {
+                request = request.body(bytes.to_vec());
+            }
+            let exchange = async {
+                let answer = request.send().await.map_err(|e| describe(&e))?;
+                let status = answer.status();
+                let head = answer.headers().clone();
+                let bytes = answer.bytes().await.map_err(|e| describe(&e))?;
+                Ok::<_, String>((status, head, bytes.to_vec()))
+            };
+            tokio::time::timeout(bound, exchange)
+                .await
+                .map_err(|_| format!("no whole answer within {} s", bound.as_secs()))?
+        })
+    }
+
+    /// What to do with an answer: retry it (after a wait), or take it.
+    fn judge(
+        &self,
+        what: &str,
+        key: &str,
+        answer: Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), String>,
+        attempt: u32,
+    ) -> Result<Judged, Failure> {
+        let retry = match &answer {
+            Err(_) => true,
+            Ok((status, _, _)) => {
+                matches!(status.as_u16(), 409 | 429 | 500 | 502 | 503 | 504)
+            }
+        };
+        if !retry {
+            let (status, head, body) = answer.expect("checked");
+            return Ok(Judged::Answer(status, head, body));
+        }
+        if attempt >= ATTEMPTS {
+            return Err(match answer {
+                Err(why) => format!(
+                    "{what} {} failed {ATTEMPTS} times ({}): {why}",
+                    self.shown(key),
+                    self.endpoint_shown()
+                ),
+                Ok((status, _, body)) => {
+                    self.refusal(&format!("{what} ({ATTEMPTS} times)"), key, status, &body)
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_millis(500 << (attempt - 1)));
+        Ok(Judged::Retry)
+    }
+
+    /// A refusal by S3, in words: the key, the status and S3's code.
+    fn refusal(&self, what: &str, key: &str, status: reqwest::StatusCode, body: &[u8]) -> Failure {
+        let code = listing::error_code(body)
+            .map(|c| format!(" {c}"))
+            .unwrap_or_default();
+        format!(
+            "cannot {what} {}: {} answered {}{code}",
+            self.shown(key),
+            self.endpoint_shown(),
+            status.as_u16()
+        )
+    }
+}
+
+enum Judged {
+    Retry,
+    Answer(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>),
+}
+
+/// An answer's ETag, as sent back in `If-Match` (quotes kept).
+fn etag_of(head: &reqwest::header::HeaderMap) -> String {
+    head.get("etag")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A transport error in words, without the URL (it could be printed with
+/// a signed query elsewhere; here it names nothing secret, but the key is
+/// said by the caller).
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "cannot connect".to_owned()
+    } else {
+        "the connection failed".to_owned()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

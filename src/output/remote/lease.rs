@@ -1,0 +1,270 @@
+//! A run's claim on a manifest of a data set on S3: an object
+//! `_manifest/<name>.lease` that only one run can create, renewed while
+//! the run lives, and taken over by another run only once S3's own clock
+//! says it was not renewed for its whole duration.
+//!
+//! ```text
+//! take:    PUT If-None-Match: *        412 -> GET it, wait, GET again:
+//!                                              changed      -> held by a live run: refused
+//!                                              unchanged past its duration -> PUT If-Match: <ETag>
+//! renew:   PUT If-Match: <own ETag>    every quarter of the duration; 412 -> lost
+//! check:   before each upload and append: lost, or not renewed for half
+//!          the duration (a process stopped, a network cut)  -> the run stops
+//! release: DELETE If-Match: <own ETag>
+//! ```
+//!
+//! A run that lost its claim may still have a request in flight: its
+//! appends are fenced (the manifest's ETag changed when the new holder
+//! appended its run line), and a part file it uploaded but never recorded
+//! is a leftover the next run of the manifest deletes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::bucket::{Bucket, Cond, Done};
+
+/// How long a claim lasts unrenewed: 120 s (`ROBOSTATS_S3_LEASE_SECONDS`
+/// shortens it for tests).
+pub fn duration() -> Duration {
+    let seconds = std::env::var("ROBOSTATS_S3_LEASE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|&s| s >= 2)
+        .unwrap_or(120);
+    Duration::from_secs(seconds)
+}
+
+/// What a lease object says: who holds it (no credential, no path).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Claim {
+    /// What holds it: `ingest (shard-00001-of-00004)`, `compact`.
+    pub holder: String,
+    /// The host it runs on.
+    pub host: String,
+    /// Its process id.
+    pub process: u32,
+    /// A random id of the run.
+    pub run: String,
+    /// Seconds since the Unix epoch when it was taken.
+    pub since: u64,
+    /// How long it lasts unrenewed, seconds.
+    pub seconds: u64,
+    /// Renewals so far (each changes the object, and so its ETag).
+    pub renewals: u64,
+}
+
+impl Claim {
+    fn new(holder: &str) -> Claim {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .or_else(|_| std::env::var("HOSTNAME"))
+            .unwrap_or_default();
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let run = format!("{:x}-{:x}", since.as_nanos(), std::process::id());
+        Claim {
+            holder: holder.to_owned(),
+            host: crate::terminal::escaped(host.trim())
+                .chars()
+                .take(64)
+                .collect(),
+            process: std::process::id(),
+            run,
+            since: since.as_secs(),
+            seconds: duration().as_secs(),
+            renewals: 0,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut text = serde_json::to_vec(self).expect("a claim serializes");
+        text.push(b'\n');
+        text
+    }
+
+    /// Who holds it, in words, as a lock holder is named.
+    pub fn shown(&self) -> String {
+        format!(
+            "{} (process {} on {}, since {})",
+            self.holder, self.process, self.host, self.since
+        )
+    }
+}
+
+/// Why a claim could not be taken or was lost.
+#[derive(Debug)]
+pub enum LeaseError {
+    /// Another run holds it, alive (it renewed it while this one waited).
+    Held {
+        /// Who, as its lease says.
+        holder: String,
+    },
+    /// Another run took it first, or took it over from this run.
+    Lost,
+    /// S3 could not be asked.
+    Store(String),
+}
+
+/// The state a renewal thread and the run share.
+struct State {
+    etag: Mutex<String>,
+    claim: Mutex<Claim>,
+    lost: AtomicBool,
+    renewed: Mutex<Instant>,
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// A claim held: renewed by a thread of its own until it is released
+/// (dropped).
+pub struct Lease {
+    bucket: Arc<Bucket>,
+    key: String,
+    state: Arc<State>,
+    renewer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Lease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lease").field("key", &self.key).finish()
+    }
+}
+
+impl Lease {
+    /// Takes the claim `key` for `holder`, waiting out an expired claim of
+    /// a run that died (at most its duration, plus one look).
+    pub fn take(bucket: Arc<Bucket>, key: &str, holder: &str) -> Result<Lease, LeaseError> {
+        let lasts = duration();
+        let look_every = (lasts / 8).clamp(Duration::from_secs(1), Duration::from_secs(15));
+        let claim = Claim::new(holder);
+        let store = LeaseError::Store;
+        let mut seen: Option<String> = None;
+        let etag = loop {
+            match bucket
+                .put(key, &claim.bytes(), Cond::Create)
+                .map_err(store)?
+            {
+                Done::Yes(etag) => break etag,
+                Done::Refused => {}
+            }
+            let Some(found) = bucket.get(key).map_err(LeaseError::Store)? else {
+                continue; // released meanwhile: create it again
+            };
+            let holder = serde_json::from_slice::<Claim>(&found.bytes)
+                .map(|c| c.shown())
+                .unwrap_or_else(|_| "a claim robostats cannot read".to_owned());
+            if seen.as_ref().is_some_and(|e| *e != found.etag) {
+                return Err(LeaseError::Held { holder });
+            }
+            // Expired by S3's clock: its holder has not renewed it for its
+            // whole duration (and a little more).
+            if found.age > lasts.as_secs() + (lasts.as_secs() / 24).max(1) {
+                match bucket
+                    .put(key, &claim.bytes(), Cond::Match(&found.etag))
+                    .map_err(LeaseError::Store)?
+                {
+                    Done::Yes(etag) => break etag,
+                    Done::Refused => return Err(LeaseError::Lost),
+                }
+            }
+            seen = Some(found.etag);
+            std::thread::sleep(look_every);
+        };
+        let state = Arc::new(State {
+            etag: Mutex::new(etag),
+            claim: Mutex::new(claim),
+            lost: AtomicBool::new(false),
+            renewed: Mutex::new(Instant::now()),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let renewer = {
+            let (bucket, key, state) = (Arc::clone(&bucket), key.to_owned(), Arc::clone(&state));
+            std::thread::Builder::new()
+                .name("robostats-lease".to_owned())
+                .spawn(move || renew(&bucket, &key, &state, lasts / 4))
+                .map_err(|e| LeaseError::Store(format!("cannot start a thread: {e}")))?
+        };
+        Ok(Lease {
+            bucket,
+            key: key.to_owned(),
+            state,
+            renewer: Some(renewer),
+        })
+    }
+
+    /// Whether the claim still holds: not taken over, and renewed within
+    /// half its duration (a run stopped or cut off for longer may have
+    /// been taken over already).
+    pub fn check(&self) -> Result<(), LeaseError> {
+        let fresh = self.state.renewed.lock().expect("lease").elapsed() < duration() / 2;
+        if self.state.lost.load(Ordering::SeqCst) || !fresh {
+            self.state.lost.store(true, Ordering::SeqCst);
+            return Err(LeaseError::Lost);
+        }
+        Ok(())
+    }
+
+    /// The claim's object, as shown in messages.
+    pub fn shown(&self) -> String {
+        self.bucket.shown(&self.key)
+    }
+
+    /// The claim's ETag now (for a probe of the store's conditions).
+    pub fn etag(&self) -> String {
+        self.state.etag.lock().expect("lease").clone()
+    }
+
+    /// The claim's bytes now.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.state.claim.lock().expect("lease").bytes()
+    }
+}
+
+/// Renews the claim every `every` until told to stop, or until it is lost.
+fn renew(bucket: &Bucket, key: &str, state: &State, every: Duration) {
+    let mut stop = state.stop.lock().expect("lease");
+    loop {
+        stop = state.wake.wait_timeout(stop, every).expect("lease").0;
+        if *stop || state.lost.load(Ordering::SeqCst) {
+            return;
+        }
+        let bytes = {
+            let mut claim = state.claim.lock().expect("lease");
+            claim.renewals += 1;
+            claim.bytes()
+        };
+        let etag = state.etag.lock().expect("lease").clone();
+        match bucket.put(key, &bytes, Cond::Match(&etag)) {
+            Ok(Done::Yes(new)) => {
+                *state.etag.lock().expect("lease") = new;
+                *state.renewed.lock().expect("lease") = Instant::now();
+            }
+            Ok(Done::Refused) => {
+                state.lost.store(true, Ordering::SeqCst);
+                return;
+            }
+            // Not answered: tried again at the next turn; the run stops
+            // itself once half the duration passed unrenewed.
+            Err(_) => {}
+        }
+    }
+}
+
+impl Drop for Lease {
+    /// Stops renewing, then deletes the claim if it is still this run's.
+    fn drop(&mut self) {
+        *self.state.stop.lock().expect("lease") = true;
+        self.state.wake.notify_all();
+        if let Some(thread) = self.renewer.take() {
+            let _ = thread.join();
+        }
+        if !self.state.lost.load(Ordering::SeqCst) {
+            let etag = self.etag();
+            let _ = self.bucket.delete(&self.key, Cond::Match(&etag));
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! S3: where an object is, and how a request for it is signed, for both
+//! halves of a run (inputs read from `s3://`, data sets written to it).
+//!
+//! Credentials and region come from the standard AWS chains, through
+//! `aws-config`, the SDK's own loader: environment variables, the shared
+//! profile files (`AWS_PROFILE`, SSO, `credential_process`), web
+//! identity, and container or instance roles, exactly as the AWS command
+//! line finds them. Requests are signed with `aws-sigv4` (SigV4 in an
+//! `Authorization` header, so that no credential is ever part of a URL
+//! that could be printed). The full `aws-sdk-s3` client is not used
+//! (BENCHMARKS.md, "Object storage output: the crate"): a GET, PUT,
+//! DELETE and a listing are all robostats asks of S3.
+//!
+//! Credentials never leave this module except as signature headers: no
+//! error, message or table holds them.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use aws_config::BehaviorVersion;
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, percent_encode};
+use url::Url;
+
+use crate::terminal::shown;
+
+/// How S3 is reached: for `s3://` inputs and data sets alike.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct S3Options {
+    /// The endpoint (an S3-compatible store); else `AWS_ENDPOINT_URL_S3`,
+    /// `AWS_ENDPOINT_URL` or the profile's, else AWS.
+    pub endpoint: Option<String>,
+    /// The region; else the AWS chain's, else `us-east-1`.
+    pub region: Option<String>,
+    /// Unsigned requests, for public buckets that allow them.
+    pub anonymous: bool,
+}
+
+/// The region Common Crawl's bucket is in, used when no chain says one.
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// How S3 objects are reached and requests signed.
+pub struct Setup {
+    /// A custom endpoint (S3-compatible stores): path-style URLs.
+    endpoint: Option<Url>,
+    region: String,
+    /// `None`: anonymous (unsigned) requests.
+    credentials: Option<SharedCredentialsProvider>,
+    /// The credentials last resolved, reused until close to expiry.
+    cached: Mutex<Option<Credentials>>,
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field(
+                "endpoint",
+                &self.endpoint.as_ref().map(|e| shown(e.as_str())),
+            )
+            .field("region", &self.region)
+            .field("signed", &self.credentials.is_some())
+            .finish()
+    }
+}
+
+impl Setup {
+    /// Resolves region, endpoint and the credential chain.
+    pub async fn new(options: &S3Options) -> Result<Setup, String> {
+        let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(
+            aws_smithy_http_client::Builder::new()
+                .tls_provider(Provider::Rustls(CryptoMode::Ring))
+                .build_https(),
+        );
+        if let Some(region) = &options.region {
+            loader = loader.region(aws_config::Region::new(region.clone()));
+        }
+        if options.anonymous {
+            loader = loader.no_credentials();
+        }
+        let config = loader.load().await;
+        let endpoint = options
+            .endpoint
+            .clone()
+            .or_else(|| std::env::var("AWS_ENDPOINT_URL_S3").ok())
+            .or_else(|| config.endpoint_url().map(str::to_owned))
+            .filter(|e| !e.is_empty());
+        let endpoint =
+            match endpoint {
+                Some(e) => Some(Url::parse(&e).map_err(|why| {
+                    format!("the S3 endpoint '{}' is not a URL: {why}", shown(&e))
+                })?),
+                None => None,
+            };
+        if endpoint
+            .as_ref()
+            .is_some_and(|e| !e.username().is_empty() || e.password().is_some())
+        {
+            return Err(format!(
+                "the S3 endpoint '{}' holds a user name or password: give credentials the AWS \
+                 way (environment, profile, role), not in the endpoint",
+                shown(endpoint.as_ref().map_or("", Url::as_str))
+            ));
+        }
+        Ok(Setup {
+            endpoint,
+            region: config
+                .region()
+                .map_or_else(|| DEFAULT_REGION.to_owned(), |r| r.to_string()),
+            credentials: if options.anonymous {
+                None
+            } else {
+                config.credentials_provider()
+            },
+            cached: Mutex::new(None),
+        })
+    }
+
+    /// The HTTP URL of `s3://bucket/key`: virtual-hosted on AWS,
+    /// path-style on a custom endpoint (and for bucket names with dots,
+    /// which TLS certificates of virtual hosts do not cover).
+    pub fn object_url(&self, s3: &Url) -> Result<Url, String> {
+        let bucket = s3.host_str().unwrap_or_default();
+        if bucket.is_empty() {
+            return Err("an s3:// URL names its bucket: s3://BUCKET/KEY".to_owned());
+        }
+        let key: Vec<String> = s3
+            .path()
+            .trim_start_matches('/')
+            .split('/')
+            .map(|segment| {
+                let bytes: Vec<u8> = percent_decode_str(segment).collect();
+                percent_encode(&bytes, S3_KEY).to_string()
+            })
+            .collect();
+        let key = key.join("/");
+        let text = match &self.endpoint {
+            Some(endpoint) => format!("{}/{bucket}/{key}", endpoint.as_str().trim_end_matches('/')),
+            None if bucket.contains('.') => {
+                format!("https://s3.{}.amazonaws.com/{bucket}/{key}", self.region)
+            }
+            None => format!("https://{bucket}.s3.{}.amazonaws.com/{key}", self.region),
+        };
+        Url::parse(&text).map_err(|e| format!("no URL for the object: {e}"))
+    }
+
+    /// The headers that sign a request `method` of `url` with `headers`
+    /// (signed too) and a body whose SHA-256 is `payload_sha256` (hex;
+    /// `None`: a request without a body, sent `UNSIGNED-PAYLOAD`). None
+    /// when anonymous.
+    pub async fn sign(
+        &self,
+        method: &str,
+        url: &Url,
+        headers: &[(&str, &str)],
+        payload_sha256: Option<&str>,
+    ) -> Result<Vec<(String, String)>, String> {
+        let Some(provider) = &self.credentials else {
+            return Ok(Vec::new());
+        };
+        let credentials = self.credentials(provider).await?;
+        let identity = credentials.into();
+        let mut settings = aws_sigv4::http_request::SigningSettings::default();
+        settings.payload_checksum_kind = aws_sigv4::http_request::PayloadChecksumKind::XAmzSha256;
+        // S3 signs the path as sent: encoded once, not normalised.
+        settings.percent_encoding_mode = aws_sigv4::http_request::PercentEncodingMode::Single;
+        settings.uri_path_normalization_mode =
+            aws_sigv4::http_request::UriPathNormalizationMode::Disabled;
+        let params = aws_sigv4::sign::v4::SigningParams::builder()
+            .identity(&identity)
+            .region(&self.region)
+            .name("s3")
+            .time(SystemTime::now())
+            .settings(settings)
+            .build()
+            .map_err(|e| format!("cannot sign the request: {e}"))?
+            .into();
+        let body = match payload_sha256 {
+            Some(hex) => aws_sigv4::http_request::SignableBody::Precomputed(hex.to_owned()),
+            None => aws_sigv4::http_request::SignableBody::UnsignedPayload,
+        };
+        let request = aws_sigv4::http_request::SignableRequest::new(
+            method,
+            url.as_str(),
+            headers.iter().copied(),
+            body,
+        )
+        .map_err(|e| format!("cannot sign the request: {e}"))?;
+        let (instructions, _) = aws_sigv4::http_request::sign(request, &params)
+            .map_err(|e| format!("cannot sign the request: {e}"))?
+            .into_parts();
+        Ok(instructions
+            .headers()
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect())
+    }
+
+    /// The URL of a listing of the bucket `bucket` (the query is added by
+    /// the caller): the bucket's own URL, as [`Setup::object_url`] makes
+    /// an object's.
+    pub fn bucket_url(&self, bucket: &str) -> Result<Url, String> {
+        let text = match &self.endpoint {
+            Some(endpoint) => format!("{}/{bucket}", endpoint.as_str().trim_end_matches('/')),
+            None if bucket.contains('.') => {
+                format!("https://s3.{}.amazonaws.com/{bucket}", self.region)
+            }
+            None => format!("https://{bucket}.s3.{}.amazonaws.com/", self.region),
+        };
+        Url::parse(&text).map_err(|e| format!("no URL for the bucket: {e}"))
+    }
+
+    /// The endpoint requests go to, to name it in a message: a custom
+    /// one's URL (without any user name or password), else the region's.
+    pub fn endpoint_shown(&self) -> String {
+        match &self.endpoint {
+            Some(e) => shown(e.as_str()),
+            None => format!("S3 in {}", self.region),
+        }
+    }
+
+    /// Credentials valid for at least five more minutes.
+    async fn credentials(
+        &self,
+        provider: &SharedCredentialsProvider,
+    ) -> Result<Credentials, String> {
+        let fresh = |c: &Credentials| {
+            c.expiry().is_none_or(|at| {
+                at.duration_since(SystemTime::now())
+                    .is_ok_and(|left| left > Duration::from_secs(300))
+            })
+        };
+        if let Some(c) = self.cached.lock().expect("credentials lock").as_ref()
+            && fresh(c)
+        {
+            return Ok(c.clone());
+        }
+        // The chain's own error is not repeated: a `credential_process`
+        // failure carries the process's output, which may hold a secret.
+        let credentials = provider.provide_credentials().await.map_err(|_| {
+            "no AWS credentials found (environment, profile, SSO, web identity, container or \
+             instance role): give credentials the AWS way, --s3-anonymous for a public bucket \
+             that allows unsigned requests, or read over HTTPS (Common Crawl: --prefix \
+             https://data.commoncrawl.org/)"
+                .to_owned()
+        })?;
+        *self.cached.lock().expect("credentials lock") = Some(credentials.clone());
+        Ok(credentials)
+    }
+}
+
+/// What S3 percent-encodes in a key's path segment, as it signs it: every
+/// byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`).
+const S3_KEY: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s3(endpoint: Option<&str>) -> Setup {
+        Setup {
+            endpoint: endpoint.map(|e| Url::parse(e).unwrap()),
+            region: "us-east-1".to_owned(),
+            credentials: None,
+            cached: Mutex::new(None),
+        }
+    }
+
+    #[test]
+    fn objects_are_virtual_hosted_on_aws_and_path_style_elsewhere() {
+        let url = Url::parse("s3://commoncrawl/crawl-data/CC-MAIN-2025-05/a b+c.warc.gz").unwrap();
+        assert_eq!(
+            s3(None).object_url(&url).unwrap().as_str(),
+            "https://commoncrawl.s3.us-east-1.amazonaws.com/crawl-data/CC-MAIN-2025-05/a%20b%2Bc.warc.gz"
+        );
+        assert_eq!(
+            s3(Some("http://127.0.0.1:9000/"))
+                .object_url(&url)
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9000/commoncrawl/crawl-data/CC-MAIN-2025-05/a%20b%2Bc.warc.gz"
+        );
+        let dotted = Url::parse("s3://my.bucket/k").unwrap();
+        assert_eq!(
+            s3(None).object_url(&dotted).unwrap().as_str(),
+            "https://s3.us-east-1.amazonaws.com/my.bucket/k"
+        );
+        assert!(
+            s3(None)
+                .object_url(&Url::parse("s3:///k").unwrap())
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn keys_are_encoded_once_whatever_their_spelling() {
+        let url = |key: &str| {
+            let s3_url = Url::parse(&format!("s3://b/{key}")).unwrap();
+            s3(Some("http://127.0.0.1:9000"))
+                .object_url(&s3_url)
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(url("é~x"), "http://127.0.0.1:9000/b/%C3%A9~x");
+        assert_eq!(url("a%20b%2"), "http://127.0.0.1:9000/b/a%20b%252");
+    }
+}
