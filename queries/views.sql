@@ -29,48 +29,55 @@ SET VARIABLE robostats_data_set = (
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
 
-CREATE OR REPLACE VIEW captures AS
-    SELECT * FROM read_parquet(robostats_dir() || '/captures/*.parquet');
+-- A table's part files but, compacted on S3, those the newest generation hides.
+SET VARIABLE robostats_generation = (SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'));
+SET VARIABLE robostats_kept = (FROM query(CASE WHEN getvariable('robostats_generation') IS NULL
+    THEN 'SELECT NULL::STRUCT(compactions VARCHAR[], retired VARCHAR[])'
+    ELSE 'SELECT {compactions: compactions, retired: retired} FROM read_json(getvariable(''robostats_generation''),
+        columns = {compactions: ''VARCHAR[]'', retired: ''VARCHAR[]''})' END));
+CREATE OR REPLACE MACRO robostats_visible(f) AS
+    NOT list_contains(getvariable('robostats_kept').retired, regexp_extract(f, '[^/]+/[^/]+$'))
+    AND list_contains(getvariable('robostats_kept').compactions || [''],
+        regexp_extract(f, '/compacted-([0-9a-f]+)-[0-9]+\.parquet$', 1))
+    AND ((SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'))
+        = getvariable('robostats_generation') OR error('robostats_out was compacted since '
+        || 'queries/views.sql was read: read it again'));
+CREATE OR REPLACE MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
+    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'')'
+    ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
+        || '/*.parquet'', filename = true) WHERE robostats_visible(filename)' END);
+
+CREATE OR REPLACE VIEW captures AS SELECT * FROM robostats_table('captures');
 
 CREATE OR REPLACE VIEW bodies AS
     SELECT body_digest, min(writer) AS writer, arg_min(bytes, writer) AS bytes
-    FROM read_parquet(robostats_dir() || '/bodies/*.parquet')
+    FROM robostats_table('bodies')
     GROUP BY body_digest;
 
 CREATE OR REPLACE VIEW body_user_agents AS
-    SELECT t.* FROM read_parquet(robostats_dir() || '/body_user_agents/*.parquet') t
-    SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t.* FROM robostats_table('body_user_agents') t SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_rules AS
-    SELECT t.* FROM read_parquet(robostats_dir() || '/body_rules/*.parquet') t
-    SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t.* FROM robostats_table('body_rules') t SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_sitemaps AS
-    SELECT t.* FROM read_parquet(robostats_dir() || '/body_sitemaps/*.parquet') t
-    SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t.* FROM robostats_table('body_sitemaps') t SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_directives AS
-    SELECT t.* FROM read_parquet(robostats_dir() || '/body_directives/*.parquet') t
-    SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t.* FROM robostats_table('body_directives') t SEMI JOIN bodies b USING (body_digest, writer);
 
 CREATE OR REPLACE VIEW body_preference_statements AS
-    SELECT t.* FROM read_parquet(robostats_dir() || '/body_preference_statements/*.parquet') t
-    SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t.* FROM robostats_table('body_preference_statements') t SEMI JOIN bodies b USING (body_digest, writer);
 
-CREATE OR REPLACE VIEW named_verdicts AS
-    SELECT * FROM read_parquet(robostats_dir() || '/named_verdicts/*.parquet');
+CREATE OR REPLACE VIEW named_verdicts AS SELECT * FROM robostats_table('named_verdicts');
 
-CREATE OR REPLACE VIEW resolved_preferences AS
-    SELECT * FROM read_parquet(robostats_dir() || '/resolved_preferences/*.parquet');
+CREATE OR REPLACE VIEW resolved_preferences AS SELECT * FROM robostats_table('resolved_preferences');
 
-CREATE OR REPLACE VIEW verdict_counts AS
-    SELECT * FROM read_parquet(robostats_dir() || '/verdict_counts/*.parquet');
+CREATE OR REPLACE VIEW verdict_counts AS SELECT * FROM robostats_table('verdict_counts');
 
-CREATE OR REPLACE VIEW errors AS
-    SELECT * FROM read_parquet(robostats_dir() || '/errors/*.parquet');
+CREATE OR REPLACE VIEW errors AS SELECT * FROM robostats_table('errors');
 
-CREATE OR REPLACE VIEW agents AS
-    SELECT * FROM read_parquet(robostats_dir() || '/agents/*.parquet');
+CREATE OR REPLACE VIEW agents AS SELECT * FROM robostats_table('agents');
 
 -- user_agents: body_user_agents joined to every capture of the body
 CREATE OR REPLACE VIEW user_agents AS
@@ -212,15 +219,11 @@ CREATE OR REPLACE VIEW agent_verdict_counts AS
 
 -- END robostats schema --views
 
--- Derived: the latest capture of each URL (Common Crawl's own analyses keep
--- only it: ROW_NUMBER() OVER (PARTITION BY url ORDER BY fetch_time DESC)).
--- Ties on fetch_time are broken by file and offset, so the choice is stable:
--- the latest is the capture ordered first by fetch_time DESC NULLS LAST,
--- warc_filename DESC, warc_record_offset DESC. Computed without a window
--- over whole rows: the largest key {has fetch_time, fetch_time, file,
--- offset} of each URL (a struct max: the same order), then the capture of
--- that key (warc_filename, warc_record_offset identify a capture), so a
--- query on the view reads only the columns it uses.
+-- Derived: the latest capture of each URL (as Common Crawl's ROW_NUMBER() OVER
+-- (PARTITION BY url ORDER BY fetch_time DESC)), ties broken by file and offset:
+-- ordered by fetch_time DESC NULLS LAST, warc_filename DESC, warc_record_offset
+-- DESC. No window over whole rows: the largest key {has fetch_time, fetch_time,
+-- file, offset} of each URL, then its capture, so a query reads only its columns.
 CREATE OR REPLACE VIEW latest_captures AS
     SELECT c.*
     FROM captures c
@@ -253,8 +256,7 @@ CREATE OR REPLACE VIEW latest_captures AS
 --   loop                 the last redirect's target is already in the chain
 --   too_many_hops        still a redirect after 5 hops (Google and Common
 --                        Crawl then allow everything, as after a loop)
--- Method: the latest captures computed once (a struct max per URL), then 5
--- joins of the chains still redirecting with those of redirect targets only.
+-- Method: the latest captures once (a struct max per URL), then 5 joins with redirect targets.
 CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
     WITH latest AS MATERIALIZED (
         SELECT CASE WHEN per_crawl THEN crawl END AS crawl, url, url_host_name, url_path, fetch_time,
@@ -268,9 +270,8 @@ CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
                          count(*) AS captures
                   FROM captures
                   GROUP BY CASE WHEN per_crawl THEN crawl END, url
-                  -- always true; without per_crawl, DuckDB 1.5 then estimates
-                  -- fewer URLs than captures and builds host_outcomes' join
-                  -- with captures on the chains (BENCHMARKS.md)
+                  -- always true: without it DuckDB 1.5 estimates fewer URLs than captures
+                  -- and builds host_outcomes' join with captures on the chains (BENCHMARKS.md)
                   HAVING per_crawl OR count(*) > 0)
         ) l USING (warc_filename, warc_record_offset)
     ),

@@ -4,12 +4,22 @@ use crate::cli::ExitCode;
 use std::path::PathBuf;
 
 use crate::output::compact::{self, Options};
+use crate::output::remote::S3Location;
+use crate::s3::S3Options;
 use anyhow::{Context, bail};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The output directory of `ingest`.
+    /// The output directory of `ingest`, or its `s3://BUCKET/PREFIX/`
+    /// (compacted in a local copy, then published as a new generation:
+    /// docs/object-storage.md).
+    #[arg(value_name = "OUT|S3-URL")]
     out: PathBuf,
+    /// On S3: seconds the merged files are kept after the new generation
+    /// is committed, for the queries begun before it (0 when nobody reads
+    /// the data set meanwhile).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    grace: u64,
     /// Merge part files into files of about this size (K, M, G, with or
     /// without iB; plain bytes); files this large already stay as they are.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
@@ -51,13 +61,23 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let started = std::time::Instant::now();
-    let done = compact::run(
-        &args.out,
-        &Options {
-            target_bytes: args.target_size,
-            threads,
-        },
-    )
+    let options = Options {
+        target_bytes: args.target_size,
+        threads,
+    };
+    let done = match args.out.to_str().filter(|t| t.starts_with("s3://")) {
+        Some(url) => {
+            let location = S3Location::parse(url).map_err(anyhow::Error::msg)?;
+            let at = compact::remote::RemoteCompact {
+                location: &location,
+                s3: &S3Options::default(),
+                timeout: std::time::Duration::from_secs(60),
+                grace: std::time::Duration::from_secs(args.grace),
+            };
+            compact::remote::run(&at, &options)
+        }
+        None => compact::run(&args.out, &options),
+    }
     .with_context(|| format!("cannot compact '{}'", args.out.display()))?;
     if done.unrecorded > 0 {
         println!(

@@ -98,10 +98,30 @@ SET VARIABLE robostats_data_set = (
         || 'SET VARIABLE robostats_out = ''DIR'', DIR being the --out of robostats ingest (relative: '
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
+
+-- A table's part files but, compacted on S3, those the newest generation hides.
+SET VARIABLE robostats_generation = (SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'));
+SET VARIABLE robostats_kept = (FROM query(CASE WHEN getvariable('robostats_generation') IS NULL
+    THEN 'SELECT NULL::STRUCT(compactions VARCHAR[], retired VARCHAR[])'
+    ELSE 'SELECT {compactions: compactions, retired: retired} FROM read_json(getvariable(''robostats_generation''),
+        columns = {compactions: ''VARCHAR[]'', retired: ''VARCHAR[]''})' END));
+CREATE OR REPLACE MACRO robostats_visible(f) AS
+    NOT list_contains(getvariable('robostats_kept').retired, regexp_extract(f, '[^/]+/[^/]+$'))
+    AND list_contains(getvariable('robostats_kept').compactions || [''],
+        regexp_extract(f, '/compacted-([0-9a-f]+)-[0-9]+\.parquet$', 1))
+    AND ((SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'))
+        = getvariable('robostats_generation') OR error('robostats_out was compacted since '
+        || 'queries/views.sql was read: read it again'));
+CREATE OR REPLACE MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
+    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'')'
+    ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
+        || '/*.parquet'', filename = true) WHERE robostats_visible(filename)' END);
 ";
 
 /// One view per table over `OUT/<table>/*.parquet`, `OUT` being
-/// [`DIR_MACRO`]'s `robostats_dir()`, then the views derived from them.
+/// [`DIR_MACRO`]'s `robostats_dir()` (through its `robostats_table`, which
+/// hides what a compaction on S3 retired), then the views derived from
+/// them.
 ///
 /// The tables stored once per body read one writer's rows per body
 /// ([`table_view_sql`]), and each of their line tables makes a view joined
@@ -109,12 +129,22 @@ SET VARIABLE robostats_data_set = (
 fn views(out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{DIR_MACRO}")?;
     for &table in Table::ALL {
-        let source = format!(
-            "read_parquet(robostats_dir() || '/{}/*.parquet')",
-            table.name()
-        );
-        writeln!(out, "CREATE OR REPLACE VIEW {} AS", table.name())?;
-        writeln!(out, "{};\n", table_view_sql(table, &source))?;
+        let source = format!("robostats_table('{}')", table.name());
+        // One line where the query is short (views.sql stays under its
+        // size rule).
+        let query = table_view_sql(table, &source).replace("\n    SEMI JOIN", " SEMI JOIN");
+        match query.strip_prefix("    SELECT * FROM ") {
+            Some(from) => writeln!(
+                out,
+                "CREATE OR REPLACE VIEW {} AS SELECT * FROM {from};\n",
+                table.name()
+            )?,
+            None => writeln!(
+                out,
+                "CREATE OR REPLACE VIEW {} AS\n{query};\n",
+                table.name()
+            )?,
+        }
     }
     for &table in Table::ALL {
         if let Some(view) = table.capture_view() {

@@ -40,6 +40,8 @@
 //! gone are retired, and `bodies` files no run recorded (a run killed
 //! between publishing and recording them) are deleted with their lines.
 
+pub mod remote;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;

@@ -26,6 +26,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
 use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location};
@@ -77,6 +79,38 @@ fn segment_index(name: &str, file: &str) -> Option<u32> {
         .flatten()
 }
 
+/// A generation: which compactions are visible, which files are not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generation {
+    /// Its number (`generation-NNNNNNNN.json`).
+    pub generation: u64,
+    /// The ids of the compactions whose `compacted-<id>-*` files are read.
+    pub compactions: Vec<String>,
+    /// Files merged into compacted ones (keys under the prefix), not read,
+    /// and deleted once no query can be reading them.
+    pub retired: Vec<String>,
+    /// When, seconds since the Unix epoch.
+    #[serde(default)]
+    pub unix: u64,
+}
+
+/// The key of generation `n`.
+pub fn generation_key(n: u64) -> String {
+    format!("{DIR_NAME}/generation-{n:08}.json")
+}
+
+impl Generation {
+    /// Writes it create-only; false if it exists.
+    pub fn put(&self, bucket: &Bucket) -> Result<bool, OutputError> {
+        let bytes = serde_json::to_vec(self).expect("a generation serializes");
+        let key = generation_key(self.generation);
+        Ok(bucket
+            .put(&key, &bytes, Cond::Create)
+            .map_err(store_error)?
+            != Done::Refused)
+    }
+}
+
 /// A data set on S3, as one run writes it.
 pub struct Remote {
     bucket: Arc<Bucket>,
@@ -119,12 +153,7 @@ impl Remote {
         let lease = Lease::take(Arc::clone(&bucket), &key, holder)
             .map_err(|e| lease_error(&bucket, &key, holder, e))?;
         probe(&bucket, &lease, &key)?;
-        let listing: BTreeMap<String, Listed> = bucket
-            .list("")
-            .map_err(store_error)?
-            .into_iter()
-            .map(|l| (l.key.clone(), l))
-            .collect();
+        let listing = bucket.listing().map_err(store_error)?;
         if let Some(compact) = listing.get(&format!("{DIR_NAME}/compact.lease")) {
             return Err(OutputError::Locked {
                 path: bucket.shown(&compact.key).into(),
@@ -141,6 +170,22 @@ impl Remote {
                 ..Segment::default()
             }),
         })
+    }
+
+    /// Writes generation 0 if the data set has no generation: readers of
+    /// a data set on S3 always read by generation, so that a session begun
+    /// before the first compaction is told of it (queries/views.sql).
+    pub fn begin_generations(&self) -> Result<(), OutputError> {
+        let any = self
+            .listing
+            .lock()
+            .expect("listing")
+            .keys()
+            .any(|k| k.starts_with(&format!("{DIR_NAME}/generation-")));
+        if !any {
+            Generation::default().put(&self.bucket)?;
+        }
+        Ok(())
     }
 
     /// `s3://bucket/prefix/`.
@@ -167,13 +212,14 @@ impl Remote {
         {
             return Vec::new();
         }
-        // Claims (this run's own among them) are robostats'.
+        // Claims (this run's own among them) and generations are robostats'.
         listing
             .keys()
-            .filter(|k| !(in_manifest(k) && k.ends_with(".lease")))
+            .filter(|k| !in_manifest(k))
             .filter(|k| {
                 !k.split_once('/').is_some_and(|(dir, file)| {
-                    tables.contains(&dir) && super::is_finished_part(file) && !file.contains('/')
+                    let ours = super::is_finished_part(file) || super::is_schema_only(file);
+                    tables.contains(&dir) && ours && !file.contains('/')
                 })
             })
             .take(3)
@@ -386,7 +432,12 @@ fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
 }
 
 /// A claim not taken, as the run's error.
-fn lease_error(bucket: &Bucket, key: &str, wanted_by: &str, e: LeaseError) -> OutputError {
+pub(crate) fn lease_error(
+    bucket: &Bucket,
+    key: &str,
+    wanted_by: &str,
+    e: LeaseError,
+) -> OutputError {
     match e {
         LeaseError::Held { holder } => OutputError::Locked {
             path: bucket.shown(key).into(),

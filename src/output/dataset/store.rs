@@ -31,11 +31,7 @@ impl RemoteOut {
     /// in: one per data set and manifest under the temporary directory,
     /// named after both (so that no two share one).
     pub fn staging_dir(&self, name: &str) -> PathBuf {
-        let place = format!(
-            "{}~{}",
-            self.location.bucket,
-            self.location.prefix.replace('/', "~")
-        );
+        let place = self.location.local_name();
         std::env::temp_dir().join(format!("robostats-stage~{place}~{name}"))
     }
 }
@@ -63,6 +59,7 @@ impl Dataset {
                 });
             }
         }
+        remote.begin_generations()?;
         clear_stage(stage)?;
         let dataset = Dataset {
             dir: stage.to_path_buf(),

@@ -312,6 +312,15 @@ impl Bucket {
         Ok(found)
     }
 
+    /// Every object under the prefix, by key (relative to it).
+    pub fn listing(&self) -> Result<std::collections::BTreeMap<String, Listed>, Failure> {
+        Ok(self
+            .list("")?
+            .into_iter()
+            .map(|l| (l.key.clone(), l))
+            .collect())
+    }
+
     /// `key` relative to the prefix, if it is under it.
     fn relative(&self, key: &str) -> Option<String> {
         if self.prefix.is_empty() {
@@ -330,7 +339,7 @@ impl Bucket {
         url: &Url,
         headers: &[(&str, &str)],
         body: Option<(&str, &[u8])>,
-    ) -> Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), String> {
+    ) -> Result<Answer, Unsent> {
         self.traffic.requests.fetch_add(1, Ordering::Relaxed);
         if let Some((_, bytes)) = body {
             self.traffic
@@ -342,10 +351,12 @@ impl Bucket {
         let bound =
             self.timeout + Duration::from_secs(body.map_or(0, |(_, b)| b.len() as u64 / 262_144));
         self.runtime.block_on(async {
+            // No credentials: not worth another try.
             let signature = self
                 .setup
                 .sign(method, url, headers, body.map(|(sha, _)| sha))
-                .await?;
+                .await
+                .map_err(Unsent::Fatal)?;
             let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
             let mut request = self.http.request(method, url.clone());
             for (name, value) in headers.iter().filter(|(n, _)| *n != "content-length") {
@@ -366,7 +377,9 @@ impl Bucket {
             };
             tokio::time::timeout(bound, exchange)
                 .await
-                .map_err(|_| format!("no whole answer within {} s", bound.as_secs()))?
+                .map_err(|_| format!("no whole answer within {} s", bound.as_secs()))
+                .and_then(|answer| answer)
+                .map_err(Unsent::Lost)
         })
     }
 
@@ -375,11 +388,14 @@ impl Bucket {
         &self,
         what: &str,
         key: &str,
-        answer: Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), String>,
+        answer: Result<Answer, Unsent>,
         attempt: u32,
     ) -> Result<Judged, Failure> {
         let retry = match &answer {
-            Err(_) => true,
+            Err(Unsent::Fatal(why)) => {
+                return Err(format!("cannot {what} {}: {why}", self.shown(key)));
+            }
+            Err(Unsent::Lost(_)) => true,
             Ok((status, _, _)) => {
                 matches!(status.as_u16(), 409 | 429 | 500 | 502 | 503 | 504)
             }
@@ -390,7 +406,7 @@ impl Bucket {
         }
         if attempt >= ATTEMPTS {
             return Err(match answer {
-                Err(why) => format!(
+                Err(Unsent::Lost(why) | Unsent::Fatal(why)) => format!(
                     "{what} {} failed {ATTEMPTS} times ({}): {why}",
                     self.shown(key),
                     self.endpoint_shown()
@@ -416,6 +432,18 @@ impl Bucket {
             status.as_u16()
         )
     }
+}
+
+/// An answer: its status, headers and body.
+type Answer = (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>);
+
+/// Why a request has no answer.
+#[derive(Debug)]
+enum Unsent {
+    /// Lost on the way, or not whole in time: tried again.
+    Lost(String),
+    /// It could not be made (no credentials): not tried again.
+    Fatal(String),
 }
 
 enum Judged {

@@ -50,6 +50,13 @@ impl S3Location {
         })
     }
 
+    /// A name for local directories of this data set (staging, compact's
+    /// copy): the bucket and the prefix's parts joined by `~`, which
+    /// neither may hold, so no two data sets share one.
+    pub fn local_name(&self) -> String {
+        format!("{}~{}", self.bucket, self.prefix.replace('/', "~"))
+    }
+
     /// `s3://bucket/prefix/`.
     pub fn url(&self) -> String {
         if self.prefix.is_empty() {

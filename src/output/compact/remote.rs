@@ -1,0 +1,318 @@
+//! `compact` of a data set on S3: the same merges as on disk, made in a
+//! local copy, then published as a new generation.
+//!
+//! ```text
+//! compact.lease (create-only)  -> no ingest's lease listed, else refused
+//! generation-00000000.json     -> written first if there is none: readers filter from now on
+//! the data set, downloaded     -> compact::run on the copy (the disk's rules, unchanged)
+//! new files                    -> PUT If-None-Match: *   (hidden: no generation names their compaction)
+//! changed manifests            -> PUT If-Match (compact.jsonl: its merges and repairs)
+//! generation-N.json            -> PUT If-None-Match: *   THE COMMIT: its compaction visible,
+//!                                                        the merged files hidden
+//! after --grace                -> the merged files deleted (If-Match on their listed ETag)
+//! ```
+//!
+//! Readers (`queries/views.sql`) read the newest generation: a file it
+//! lists as retired, or a compacted file of a compaction it does not name,
+//! is not read. So a reader sees the old files or the new ones, never both
+//! and never neither: a query begun before the commit finishes on the old
+//! files (deleted only after the grace), and a session that read views.sql
+//! before the commit is told to read it again. A compaction killed before
+//! its commit leaves files no generation names (hidden, and deleted by the
+//! next compaction); killed after it, the next one deletes what it retired.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{COMPACTED_PREFIX, Compaction, Options};
+use crate::classify::Table;
+use crate::output::dataset::manifest::DIR_NAME;
+use crate::output::dataset::remote::{Generation, generation_key, lease_error, store_error};
+use crate::output::dataset::{At, Op, OutputError, is_finished_part};
+use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location};
+use crate::s3::S3Options;
+
+/// The compaction id of a compacted file's name, if it is one.
+fn compaction_of(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(COMPACTED_PREFIX)?;
+    let (id, _) = rest.split_once('-')?;
+    Some(id)
+}
+
+/// Where a compaction on S3 goes.
+pub struct RemoteCompact<'a> {
+    /// The data set.
+    pub location: &'a S3Location,
+    /// How S3 is reached.
+    pub s3: &'a S3Options,
+    /// How long to wait for an answer.
+    pub timeout: Duration,
+    /// How long the merged files are kept after the commit, for queries
+    /// begun before it.
+    pub grace: Duration,
+}
+
+/// Compacts the data set on S3 `at` (see the module's documentation).
+pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, OutputError> {
+    let bucket = Arc::new(
+        Bucket::new(&at.location.bucket, &at.location.prefix, at.s3, at.timeout)
+            .map_err(store_error)?,
+    );
+    let key = format!("{DIR_NAME}/compact.lease");
+    let lease = Lease::take(Arc::clone(&bucket), &key, "compact")
+        .map_err(|e| lease_error(&bucket, &key, "compact", e))?;
+    let listing = bucket.listing().map_err(store_error)?;
+    let ingests: Vec<&String> = listing
+        .keys()
+        .filter(|k| k.starts_with(&format!("{DIR_NAME}/")) && k.ends_with(".lease") && **k != key)
+        .collect();
+    if let Some(first) = ingests.first() {
+        return Err(OutputError::Locked {
+            path: bucket.shown(first).into(),
+            holder: format!("{} ingest run(s)", ingests.len()),
+            wanted_by: "compact".to_owned(),
+        });
+    }
+    let previous = newest_generation(&bucket, &listing)?;
+    if previous.is_none() {
+        // Readers filter by generation from now on, before any compacted
+        // file is uploaded.
+        commit(&bucket, &Generation::default())?;
+    }
+    let previous = previous.unwrap_or_default();
+    let mirror = mirror_dir(at.location);
+    let (kept, garbage) = download(&bucket, &listing, &previous, &mirror)?;
+    let done = super::run(&mirror, options)?;
+    lease.check().map_err(|_| lost(&lease))?;
+    let ids = publish(&bucket, &listing, &kept, &mirror)?;
+    let retired: BTreeSet<String> = kept
+        .iter()
+        .filter(|k| is_table_file(k) && !mirror.join(k.as_str()).exists())
+        .cloned()
+        .chain(
+            previous
+                .retired
+                .iter()
+                .filter(|k| listing.contains_key(*k))
+                .cloned(),
+        )
+        .chain(garbage.iter().cloned())
+        .collect();
+    if ids.is_empty() && retired.is_empty() {
+        let _ = std::fs::remove_dir_all(&mirror);
+        return Ok(done);
+    }
+    let next = Generation {
+        generation: previous.generation + 1,
+        compactions: previous.compactions.iter().cloned().chain(ids).collect(),
+        retired: retired.iter().cloned().collect(),
+        unix: crate::output::dataset::manifest::unix_now(),
+    };
+    lease.check().map_err(|_| lost(&lease))?;
+    commit(&bucket, &next)?;
+    std::thread::sleep(at.grace);
+    for key in &retired {
+        if let Some(listed) = listing.get(key) {
+            bucket
+                .delete(key, Cond::Match(&listed.etag))
+                .map_err(store_error)?;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&mirror);
+    drop(lease);
+    Ok(done)
+}
+
+fn lost(lease: &Lease) -> OutputError {
+    OutputError::Store(format!(
+        "compact no longer holds {}: it stops before publishing anything more",
+        lease.shown()
+    ))
+}
+
+/// Whether `key` is a table's part file (not the manifest's).
+fn is_table_file(key: &str) -> bool {
+    key.split_once('/').is_some_and(|(dir, name)| {
+        Table::ALL.iter().any(|t| t.name() == dir) && is_finished_part(name) && !name.contains('/')
+    })
+}
+
+/// The newest generation, if any.
+fn newest_generation(
+    bucket: &Bucket,
+    listing: &BTreeMap<String, Listed>,
+) -> Result<Option<Generation>, OutputError> {
+    let Some(key) = listing
+        .keys()
+        .filter(|k| {
+            k.strip_prefix(&format!("{DIR_NAME}/generation-"))
+                .is_some_and(|rest| rest.ends_with(".json"))
+        })
+        .max()
+    else {
+        return Ok(None);
+    };
+    let object = bucket
+        .get(key)
+        .map_err(store_error)?
+        .ok_or_else(|| OutputError::Store(format!("{} vanished while read", bucket.shown(key))))?;
+    serde_json::from_slice(&object.bytes)
+        .map(Some)
+        .map_err(|e| {
+            OutputError::Store(format!(
+                "{} is not a generation robostats reads: {e}",
+                bucket.shown(key)
+            ))
+        })
+}
+
+/// Writes `generation` create-only: two compactions cannot both commit.
+fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
+    let key = generation_key(generation.generation);
+    let bytes = serde_json::to_vec(generation).expect("a generation serializes");
+    match bucket
+        .put(&key, &bytes, Cond::Create)
+        .map_err(store_error)?
+    {
+        Done::Yes(_) => Ok(()),
+        Done::Refused => Err(OutputError::Store(format!(
+            "{} exists: another compaction committed it meanwhile",
+            bucket.shown(&key)
+        ))),
+    }
+}
+
+/// The local directory a data set is compacted in.
+fn mirror_dir(location: &S3Location) -> PathBuf {
+    std::env::temp_dir().join(format!("robostats-compact~{}", location.local_name()))
+}
+
+/// Downloads the data set into `mirror` (emptied first): its manifests and
+/// the part files `previous` does not hide. Returns the keys downloaded,
+/// and the compacted files of compactions never committed (garbage).
+fn download(
+    bucket: &Bucket,
+    listing: &BTreeMap<String, Listed>,
+    previous: &Generation,
+    mirror: &Path,
+) -> Result<(BTreeSet<String>, Vec<String>), OutputError> {
+    if mirror.exists() {
+        std::fs::remove_dir_all(mirror).at(Op::RemoveDir, mirror)?;
+    }
+    let mut kept = BTreeSet::new();
+    let mut garbage = Vec::new();
+    for key in listing.keys() {
+        let manifest = key
+            .strip_prefix(&format!("{DIR_NAME}/"))
+            .is_some_and(|name| name.ends_with(".jsonl") && !name.contains('/'));
+        if !manifest && !is_table_file(key) {
+            continue;
+        }
+        if previous.retired.contains(key) {
+            continue;
+        }
+        let name = key.rsplit('/').next().unwrap_or_default();
+        if compaction_of(name).is_some_and(|id| !previous.compactions.iter().any(|c| c == id)) {
+            garbage.push(key.clone());
+            continue;
+        }
+        let path = mirror.join(key);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+        }
+        let object = bucket.get(key).map_err(store_error)?.ok_or_else(|| {
+            OutputError::Store(format!("{} vanished while read", bucket.shown(key)))
+        })?;
+        std::fs::write(&path, &object.bytes).at(Op::StageFile, &path)?;
+        kept.insert(key.clone());
+    }
+    for table in Table::ALL {
+        let dir = mirror.join(table.name());
+        std::fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
+    }
+    Ok((kept, garbage))
+}
+
+/// Uploads what the compaction of `mirror` wrote: new part files
+/// (create-only), then the manifests it changed (If-Match). Returns the
+/// ids of the compactions whose files were uploaded.
+fn publish(
+    bucket: &Bucket,
+    listing: &BTreeMap<String, Listed>,
+    kept: &BTreeSet<String>,
+    mirror: &Path,
+) -> Result<Vec<String>, OutputError> {
+    let mut ids = BTreeSet::new();
+    for table in Table::ALL {
+        let dir = mirror.join(table.name());
+        for entry in std::fs::read_dir(&dir).at(Op::ListDir, &dir)? {
+            let entry = entry.at(Op::ListDir, &dir)?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let key = format!("{}/{name}", table.name());
+            if !is_finished_part(&name) || kept.contains(&key) {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).at(Op::ReadPart, entry.path())?;
+            if let Done::Refused = bucket
+                .put(&key, &bytes, Cond::Create)
+                .map_err(store_error)?
+            {
+                return Err(OutputError::Store(format!(
+                    "{} exists: not overwritten",
+                    bucket.shown(&key)
+                )));
+            }
+            if let Some(id) = compaction_of(&name) {
+                ids.insert(id.to_owned());
+            }
+        }
+    }
+    let manifests = mirror.join(DIR_NAME);
+    for entry in std::fs::read_dir(&manifests).at(Op::ListDir, &manifests)? {
+        let entry = entry.at(Op::ListDir, &manifests)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".jsonl") {
+            continue;
+        }
+        let key = format!("{DIR_NAME}/{name}");
+        let bytes = std::fs::read(entry.path()).at(Op::ReadManifest, entry.path())?;
+        let cond = match listing.get(&key) {
+            Some(listed) if kept.contains(&key) => {
+                let there = bucket.get(&key).map_err(store_error)?;
+                if there.is_some_and(|t| t.bytes == bytes) {
+                    continue;
+                }
+                Cond::Match(&listed.etag)
+            }
+            _ => Cond::Create,
+        };
+        if let Done::Refused = bucket.put(&key, &bytes, cond).map_err(store_error)? {
+            return Err(OutputError::Store(format!(
+                "{} changed while compact ran: nothing is committed",
+                bucket.shown(&key)
+            )));
+        }
+    }
+    Ok(ids.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacted_files_are_known_by_their_compaction() {
+        assert_eq!(
+            compaction_of("compacted-1a2b3c4d-00003.parquet"),
+            Some("1a2b3c4d")
+        );
+        assert_eq!(compaction_of("captures-x.parquet"), None);
+        assert_eq!(generation_key(7), "_manifest/generation-00000007.json");
+        assert!(is_table_file("captures/a-00.parquet"));
+        assert!(!is_table_file("_manifest/run.jsonl"));
+        assert!(!is_table_file("other/a.parquet"));
+        assert!(!is_table_file("captures/.a.parquet.1.tmp"));
+    }
+}
