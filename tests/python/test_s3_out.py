@@ -1,192 +1,23 @@
-"""Data sets written to S3 (`ingest --out s3://bucket/prefix/`), against a
-real S3 API server: moto's, started here, which honours `If-None-Match: *`
-and `If-Match` on PUT (a 412 when the condition fails).
-
-A wrapper around moto's WSGI application records every request and plays
-the faults S3 or a network can: an answer S3 sends when busy (503
-SlowDown, 500), conditions a store ignores, and a run killed (SIGKILL) or
-stopped (SIGSTOP) at the k-th request of a kind, before or after moto
-handles it. Every case ends with every table equal, as a multiset, to a
-local single run over the same inputs, and with DuckDB reading the data
-set straight from S3 through its httpfs extension where the test
-environment has it (scripts/test-deps.sh installs DuckDB 1.5.5 and the
-`duckdb-extension-httpfs` package in a venv of their own)."""
+"""Data sets written to S3 by `ingest --out s3://bucket/prefix/`, against
+moto's S3 server with faults played by a wrapper (s3_store.py): shards at
+once, twins, claims that expire, kills and stops at each step, busy and
+lost answers, stores that ignore conditions, and DuckDB reading the data
+set through httpfs."""
 
 import json
-import logging
 import os
 import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from conftest import BIN, QUERIES, ROOT, SAMPLES, assert_same_tables, clean_env, connect, ingest
-
-BUCKET = "results"
-# A bucket whose answers ignore conditional headers (stripped on the way).
-NO_CONDITIONS = "noconds"
-# What other tools keep in the bucket, under other prefixes.
-FOREIGN = {"other/keep.txt": b"not robostats'", "cc-other/captures/x.parquet": b"PAR1 foreign"}
-# The lease of the tests that wait for one to expire (seconds).
-SHORT_LEASE = "4"
-HTTPFS_PYTHON = ROOT / "target" / "httpfs-venv" / "bin" / "python"
-
-
-@dataclass
-class Rule:
-    """A fault: on the `nth` request (and the `times - 1` after it) whose
-    method is `method` and whose path and query hold `key`, call `before` (before
-    moto handles it) or `after` (after), answer `answer` (status, S3
-    code) instead of moto, or `lose` moto's answer (a 500 in its place)."""
-
-    method: str
-    key: str
-    nth: int = 1
-    times: int = 1
-    before: object = None
-    after: object = None
-    answer: tuple = None
-    lose: bool = False
-    seen: int = 0
-
-
-@dataclass
-class Store:
-    endpoint: str
-    client: object
-    requests: list
-    rules: list = field(default_factory=list)
-
-    def env(self, **extra):
-        credentials = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-        return clean_env(
-            **{**credentials, "AWS_ENDPOINT_URL": self.endpoint, "AWS_REGION": "us-east-1", **extra}
-        )
-
-    def keys(self, prefix, bucket=BUCKET):
-        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
-        return sorted(o["Key"] for page in pages for o in page.get("Contents", []))
-
-    def download(self, prefix, dest, bucket=BUCKET):
-        """The data set under `prefix`, as a local directory."""
-        for key in self.keys(prefix + "/", bucket):
-            path = Path(dest) / key[len(prefix) + 1 :]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(self.client.get_object(Bucket=bucket, Key=key)["Body"].read())
-        return Path(dest)
-
-
-@pytest.fixture(scope="module")
-def store():
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] is installed by scripts/test.sh")
-    boto3 = pytest.importorskip("boto3")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    app = server._server.app
-    requests, rules, lock = [], [], threading.Lock()
-
-    def faulty(environ, start_response):
-        method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
-        target = f"{path}?{environ.get('QUERY_STRING', '')}"
-        requests.append((method, path, environ.get("HTTP_IF_NONE_MATCH"), environ.get("HTTP_IF_MATCH")))
-        if path.startswith(f"/{NO_CONDITIONS}/"):
-            environ.pop("HTTP_IF_NONE_MATCH", None)
-            environ.pop("HTTP_IF_MATCH", None)
-        acting = []
-        with lock:
-            for rule in rules:
-                if rule.method == method and rule.key in target:
-                    rule.seen += 1
-                    if rule.nth <= rule.seen < rule.nth + rule.times:
-                        acting.append(rule)
-        for rule in acting:
-            if rule.before:
-                rule.before()
-            if rule.answer:
-                status, code = rule.answer
-                environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
-                start_response(status, [("Content-Type", "application/xml")])
-                return [f"<Error><Code>{code}</Code></Error>".encode()]
-        if any(rule.lose for rule in acting):
-            list(app(environ, lambda *a, **k: None))
-            start_response("500 Internal Server Error", [("Content-Type", "application/xml")])
-            return [b"<Error><Code>InternalError</Code></Error>"]
-        answer = list(app(environ, start_response))
-        for rule in acting:
-            if rule.after:
-                rule.after()
-        return answer
-
-    server._server.app = faulty
-    client = boto3.client(
-        "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
-    )
-    for bucket in (BUCKET, NO_CONDITIONS):
-        client.create_bucket(Bucket=bucket)
-    for key, body in FOREIGN.items():
-        client.put_object(Bucket=BUCKET, Key=key, Body=body)
-    s = Store(endpoint, client, requests, rules)
-    yield s
-    server.stop()
-
-
-@pytest.fixture(autouse=True)
-def no_rules_left(store):
-    yield
-    store.rules.clear()
-
-
-@pytest.fixture(scope="module")
-def local(tmp_path_factory):
-    """The samples ingested into a local directory by one run."""
-    out = tmp_path_factory.mktemp("local") / "out"
-    ingest(SAMPLES, out)
-    return out
-
-
-def command(prefix, *extra):
-    return [str(BIN), "ingest", "-q", "--out", f"s3://{BUCKET}/{prefix}/", *map(str, extra), *SAMPLES]
-
-
-def run(store, prefix, *extra, status=0, **env):
-    proc = subprocess.run(
-        command(prefix, *extra), cwd=ROOT, env=store.env(**env), capture_output=True, text=True, timeout=240
-    )
-    assert proc.returncode == status, proc.stderr
-    return proc
-
-
-def start(store, prefix, *extra, **env):
-    return subprocess.Popen(
-        command(prefix, *extra), cwd=ROOT, env=store.env(**env), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )
-
-
-def assert_equals_local(store, prefix, local, tmp_path):
-    """The data set under `prefix` holds the local run's rows; no claim is
-    left; the other prefixes' objects are untouched."""
-    keys = store.keys(prefix + "/")
-    assert not [k for k in keys if k.endswith(".lease")], keys
-    assert_same_tables(local, store.download(prefix, tmp_path / prefix.replace("/", "_")))
-    for key, body in FOREIGN.items():
-        assert store.client.get_object(Bucket=BUCKET, Key=key)["Body"].read() == body
-
-
-def manifest_lines(store, prefix):
-    lines = []
-    for key in store.keys(f"{prefix}/_manifest/"):
-        if key.endswith(".jsonl"):
-            text = store.client.get_object(Bucket=BUCKET, Key=key)["Body"].read().decode()
-            lines += [json.loads(line) for line in text.splitlines() if line]
-    return lines
+from conftest import BIN, QUERIES, ROOT, SAMPLES, connect
+from s3_store import (
+    BUCKET, FOREIGN, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, kill_at, local,
+    manifest_lines, no_rules_left, run, start, store,
+)
 
 
 def test_three_shards_at_once_equal_a_local_run_and_a_rerun_does_nothing(store, local, tmp_path):
@@ -277,17 +108,6 @@ def test_a_run_killed_anywhere_is_finished_by_the_next(store, local, tmp_path, p
     assert_equals_local(store, prefix, local, tmp_path)
     done = [line for line in manifest_lines(store, prefix) if line.get("type") == "input"]
     assert sorted({d["input"] for d in done if d["status"] == "done"}) == sorted(SAMPLES)
-
-
-def kill_at(store, proc, rule):
-    """Kills `proc` with SIGKILL at `rule`'s request, and waits for it."""
-    kill = lambda: os.kill(proc.pid, signal.SIGKILL)  # noqa: E731
-    rule.before = kill if rule.before else None
-    rule.after = kill if rule.after else None
-    store.rules.append(rule)
-    proc.communicate(timeout=240)
-    assert proc.returncode == -signal.SIGKILL, "the kill point was never reached"
-    store.rules.remove(rule)
 
 
 def test_a_stopped_holder_is_taken_over_and_records_nothing_after(store, local, tmp_path):
@@ -386,86 +206,3 @@ print(json.dumps({{v: con.sql(f"SELECT count(*) FROM {{v}}").fetchone()[0] for v
     expected = {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in remote}
     assert remote == expected
     assert remote["captures"] == 717 and len(remote) > 20
-
-
-def compact(store, prefix, *extra, status=0):
-    proc = subprocess.run(
-        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", "--grace", "0", *extra],
-        cwd=ROOT, env=store.env(), capture_output=True, text=True, timeout=240,
-    )
-    assert proc.returncode == status, proc.stderr
-    return proc
-
-
-def view_counts(out):
-    con = connect(out)
-    views = [v for (v,) in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
-    return {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in views}
-
-
-def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, local, tmp_path):
-    for i in range(3):
-        run(store, "compacted", "--shard", f"{i}/3")
-    before = len(store.keys("compacted/"))
-    proc = compact(store, "compacted")
-    assert "part files ->" in proc.stdout
-    keys = store.keys("compacted/")
-    assert len(keys) < before
-    assert any("/compacted-" in k for k in keys) and "compacted/_manifest/generation-00000001.json" in keys
-    assert_equals_local(store, "compacted", local, tmp_path)
-    assert view_counts(store.download("compacted", tmp_path / "views")) == view_counts(local)
-    again = run(store, "compacted", "--shard", "0/3")
-    assert "0 files done" in again.stdout or again.stdout == ""
-    assert store.keys("compacted/") == keys
-
-
-def test_a_compaction_killed_before_its_commit_hides_its_files(store, local, tmp_path):
-    for i in range(3):
-        run(store, "half-compacted", "--shard", f"{i}/3")
-    proc = subprocess.Popen(
-        [str(BIN), "compact", f"s3://{BUCKET}/half-compacted/", "--grace", "0"],
-        cwd=ROOT, env=store.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    kill_at(store, proc, Rule("PUT", "/half-compacted/_manifest/generation-00000001.json", before=True))
-    keys = store.keys("half-compacted/")
-    assert any("/compacted-" in k for k in keys), keys
-    # The uploaded files are there, and hidden: every view reads as before.
-    assert view_counts(store.download("half-compacted", tmp_path / "half")) == view_counts(local)
-    # The next compaction waits out the dead one's claim, commits its own
-    # and deletes the files no generation names.
-    compact_env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
-    proc = subprocess.run(
-        [str(BIN), "compact", f"s3://{BUCKET}/half-compacted/", "--grace", "0"],
-        cwd=ROOT, env=store.env(**compact_env), capture_output=True, text=True, timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert_equals_local(store, "half-compacted", local, tmp_path)
-    assert view_counts(store.download("half-compacted", tmp_path / "whole")) == view_counts(local)
-
-
-def test_compact_is_refused_beside_an_ingest_and_an_ingest_beside_compact(store):
-    run(store, "busy-set")
-    key = "busy-set/_manifest/shard-00000-of-00002.lease"
-    store.client.put_object(Bucket=BUCKET, Key=key, Body=b'{"holder": "ingest"}')
-    proc = compact(store, "busy-set", status=2)
-    assert "ingest" in proc.stderr and key in proc.stderr, proc.stderr
-    store.client.delete_object(Bucket=BUCKET, Key=key)
-    store.client.put_object(Bucket=BUCKET, Key="busy-set/_manifest/compact.lease", Body=b"{}")
-    proc = run(store, "busy-set", status=2)
-    assert "compact" in proc.stderr, proc.stderr
-    store.client.delete_object(Bucket=BUCKET, Key="busy-set/_manifest/compact.lease")
-
-
-def test_a_session_that_read_the_views_before_a_compaction_is_told(store, local, tmp_path):
-    """views.sql read, then the data set compacted: the next query says to
-    read views.sql again rather than count old and new files."""
-    for i in range(2):
-        run(store, "session", "--shard", f"{i}/2")
-    copy = store.download("session", tmp_path / "before")
-    con = connect(copy)
-    assert con.sql("SELECT count(*) FROM captures").fetchall() == [(717,)]
-    compact(store, "session")
-    generation = store.client.get_object(Bucket=BUCKET, Key="session/_manifest/generation-00000001.json")
-    (copy / "_manifest" / "generation-00000001.json").write_bytes(generation["Body"].read())
-    with pytest.raises(Exception, match="compacted since queries/views.sql was read"):
-        con.sql("SELECT count(*) FROM captures").fetchall()
