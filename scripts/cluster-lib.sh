@@ -21,6 +21,44 @@ count_inputs() {
     grep -cvE '^[[:space:]]*(#|$)' <<<"$lines" || true
 }
 
+# The shard count of the paths file $1 at $2 inputs a shard: ceil(inputs /
+# $2), said on standard error with the inputs. Exits with status 2 when
+# there is no input, or more shards than $3 (a scheduler's limit, which $4
+# names).
+shard_count() {
+    local inputs shards
+    inputs=$(count_inputs "$1") || exit 2
+    if [ "$inputs" -eq 0 ]; then
+        echo "${0##*/}: no inputs in $1" >&2
+        exit 2
+    fi
+    shards=$(( (inputs + $2 - 1) / $2 ))
+    if [ "$shards" -gt "$3" ]; then
+        echo "${0##*/}: $inputs inputs make $shards shards, more than $4: raise --files-per-task" >&2
+        exit 2
+    fi
+    echo "${0##*/}: $inputs inputs in $shards shards" >&2
+    echo "$shards"
+}
+
+# For the schedulers whose tasks share no file system: exits with status 2
+# unless the data set $1 is s3://BUCKET/PREFIX/, and when a value (the
+# arguments) holds a quote, a backslash or a line break: they go into JSON
+# and YAML strings as they are.
+check_cloud_values() {
+    if [[ $1 != s3://?*/* ]]; then
+        echo "${0##*/}: --out must be s3://BUCKET/PREFIX/: the tasks share no file system" >&2
+        exit 2
+    fi
+    local value
+    for value in "$@"; do
+        if [[ $value == *[\"\\$'\n']* ]]; then
+            echo "${0##*/}: a quote, a backslash or a line break in $value" >&2
+            exit 2
+        fi
+    done
+}
+
 # Exits with status 2 unless every argument is empty or a positive whole
 # number.
 check_counts() {

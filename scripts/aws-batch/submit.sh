@@ -60,30 +60,11 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$paths" ] && [ -n "$out" ] && [ -n "$queue" ] || usage
 check_counts "$files_per_task"
-for value in "$paths" "$prefix" "$out"; do
-    if [[ $value == *[\"\\]* ]]; then
-        echo "submit.sh: a quote or a backslash in $value" >&2
-        exit 2
-    fi
-done
-if [[ $out != s3://?*/* ]]; then
-    echo "submit.sh: --out must be s3://BUCKET/PREFIX/: the children share no file system" >&2
-    exit 2
-fi
+check_cloud_values "$out" "$paths" "$prefix"
 
-inputs=$(count_inputs "$paths")
-if [ "$inputs" -eq 0 ]; then
-    echo "submit.sh: no inputs in $paths" >&2
-    exit 2
-fi
-size=$(( (inputs + files_per_task - 1) / files_per_task ))
-if [ "$size" -gt 10000 ]; then
-    echo "submit.sh: $inputs inputs make $size children, more than Batch's 10,000: raise --files-per-task" >&2
-    exit 2
-fi
+size=$(shard_count "$paths" "$files_per_task" 10000 "Batch's 10,000 children")
 # An array job has 2 children at least: the second then takes no input.
 size=$(( size < 2 ? 2 : size ))
-echo "submit.sh: $inputs inputs in $size children" >&2
 
 exec 3>&1
 # Submits a job and prints its ID; under --dry-run prints the command and

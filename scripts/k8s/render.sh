@@ -47,29 +47,11 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$paths" ] && [ -n "$out" ] && [ -n "$image" ] && [ -n "$dir" ] || usage
 check_counts "$files_per_task" "$parallelism"
-if [[ $out != s3://?*/* ]]; then
-    echo "render.sh: --out must be s3://BUCKET/PREFIX/: the pods share no volume" >&2
-    exit 2
-fi
+check_cloud_values "$out" "$paths" "$prefix" "$image"
+shards=$(shard_count "$paths" "$files_per_task" 100000 "an Indexed Job's 100,000 completions")
 
-inputs=$(count_inputs "$paths")
-if [ "$inputs" -eq 0 ]; then
-    echo "render.sh: no inputs in $paths" >&2
-    exit 2
-fi
-shards=$(( (inputs + files_per_task - 1) / files_per_task ))
-if [ "$shards" -gt 100000 ]; then
-    echo "render.sh: $inputs inputs make $shards pods, more than an Indexed Job's 100,000: raise --files-per-task" >&2
-    exit 2
-fi
-echo "render.sh: $inputs inputs in $shards completions" >&2
-
-# The value of a placeholder, as sed's replacement inside a YAML string.
+# The value of a placeholder, as sed's replacement.
 value() {
-    if [[ $1 == *[\"\\$'\n']* ]]; then
-        echo "render.sh: a quote, a backslash or a line break in $1" >&2
-        exit 2
-    fi
     printf '%s' "$1" | sed 's/[|&]/\\&/g'
 }
 fill=()

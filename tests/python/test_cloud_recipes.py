@@ -15,7 +15,6 @@ local run over local copies."""
 
 import gzip
 import json
-import logging
 import shlex
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, SAMPLES, assert_same_tables, clean_env, ingest
+from conftest import BIN, ROOT, SAMPLES, assert_same_tables, clean_env, ingest, start_moto
 
 FILES = 6
 FILES_PER_TASK = 2
@@ -92,15 +91,7 @@ def crawl(tmp_path_factory):
 @pytest.fixture(scope="module")
 def store(crawl, tmp_path_factory):
     """moto's S3 server holding the crawl under s3://crawl/inputs/."""
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] is installed by scripts/test.sh")
-    boto3 = pytest.importorskip("boto3")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id="t", aws_secret_access_key="t")
+    server, endpoint, client = start_moto()
     root, names = crawl
     client.create_bucket(Bucket=CRAWL)
     client.create_bucket(Bucket=RESULTS)
@@ -269,7 +260,7 @@ def test_the_scripts_parse_and_submit_sh_plans_the_array(tmp_path):
         return [shlex.split(line) for line in proc.stdout.splitlines()], proc.stderr
 
     (array, compact), err = plan(250)
-    assert "250 inputs in 3 children" in err
+    assert "250 inputs in 3 shards" in err
     assert array[:3] == ["aws", "batch", "submit-job"] and option(array, "--array-properties") == "size=3"
     assert json.loads(option(array, "--parameters")) == {
         "paths": str(paths), "prefix": "s3://commoncrawl/", "out": "s3://b/cc/"
@@ -285,3 +276,13 @@ def test_the_scripts_parse_and_submit_sh_plans_the_array(tmp_path):
     assert "more than Batch's 10,000" in err
     _, err = plan(0, status=2)
     assert "no inputs" in err
+
+    # A paths file that cannot be read plans nothing.
+    missing = str(tmp_path / "missing.paths")
+    for command in (
+        [BATCH / "submit.sh", "--out", "s3://b/cc/", "--queue", "q", "--dry-run"],
+        [K8S / "render.sh", "--out", "s3://b/cc/", "--image", "i", tmp_path / "jobs"],
+    ):
+        proc = subprocess.run([*map(str, command), "--paths", missing], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "could not read the paths file" in proc.stderr, proc.stderr
+        assert proc.stdout == "" and not (tmp_path / "jobs").exists()
