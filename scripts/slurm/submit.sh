@@ -27,6 +27,8 @@
 # K tasks run at once. Prints the job IDs joined by ':', as a dependency
 # takes them (sbatch --dependency=afterok:$(scripts/slurm/submit.sh ...)).
 set -euo pipefail
+# shellcheck source=../cluster-lib.sh
+. "$(dirname "$0")/../cluster-lib.sh"
 
 usage() {
     sed -n '4,6p' "$0" | sed 's/^# *//' >&2
@@ -54,22 +56,7 @@ while [ $# -gt 0 ]; do
     shift 2
 done
 [ -n "$paths" ] && [ -n "$out" ] || usage
-for n in "$files_per_task" "$shards" "$max_running" "$per_array"; do
-    if [ -n "$n" ] && ! [[ $n =~ ^[1-9][0-9]*$ ]]; then
-        echo "submit: '$n' is not a positive whole number" >&2
-        exit 2
-    fi
-done
-
-# Inputs, counted as robostats counts them: blank lines and # comments
-# are not inputs.
-count_inputs() {
-    if [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
-        gzip -dc "$1"
-    else
-        cat "$1"
-    fi | grep -cvE '^[[:space:]]*(#|$)' || true
-}
+check_counts "$files_per_task" "$shards" "$max_running" "$per_array"
 
 # Tasks one array may hold: MaxArraySize (task IDs 0 to MaxArraySize - 1),
 # and SchedulerParameters' max_array_tasks when it is lower.
@@ -164,11 +151,7 @@ for i in "${!arrays[@]}"; do
     fi
     command+=("$@" "${script[@]}" --shard-offset "${offsets[$i]}")
     if $dry_run; then
-        words=()
-        for word in "${command[@]}"; do
-            if [[ $word =~ ^[][A-Za-z0-9_./:=,%+@-]+$ ]]; then words+=("$word"); else words+=("$(printf %q "$word")"); fi
-        done
-        echo "${words[*]}"
+        print_command "${command[@]}"
         jobs+=("JOB$i")
         continue
     fi

@@ -2,6 +2,7 @@
 with queries/views.sql loaded, and facts about the sample WARC files computed
 independently of robostats with warcio."""
 
+import logging
 import os
 import subprocess
 from pathlib import Path
@@ -116,6 +117,22 @@ def ingest(inputs, out, *extra, exit_status=0):
     )
     assert proc.returncode == exit_status, proc.stderr
     return proc
+
+
+def start_moto():
+    """moto's S3 server on a free port of 127.0.0.1: the server, its
+    endpoint and a boto3 client of it."""
+    moto_server = pytest.importorskip("moto.server", reason="moto[server] is installed by scripts/test.sh")
+    boto3 = pytest.importorskip("boto3")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    client = boto3.client(
+        "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
+    )
+    return server, endpoint, client
 
 
 def connect(out):

@@ -14,7 +14,6 @@ environment has it (scripts/test-deps.sh installs DuckDB 1.5.5 and the
 `duckdb-extension-httpfs` package in a venv of their own)."""
 
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, SAMPLES, assert_same_tables, clean_env, ingest
+from conftest import BIN, ROOT, SAMPLES, assert_same_tables, clean_env, ingest, start_moto
 
 BUCKET = "results"
 # A bucket whose answers ignore conditional headers (stripped on the way).
@@ -82,13 +81,7 @@ class Store:
 
 @pytest.fixture(scope="module")
 def store():
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] is installed by scripts/test.sh")
-    boto3 = pytest.importorskip("boto3")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
+    server, endpoint, client = start_moto()
     app = server._server.app
     requests, rules, lock = [], [], threading.Lock()
 
@@ -125,9 +118,6 @@ def store():
         return answer
 
     server._server.app = faulty
-    client = boto3.client(
-        "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
-    )
     for bucket in (BUCKET, NO_CONDITIONS):
         client.create_bucket(Bucket=bucket)
     for key, body in FOREIGN.items():

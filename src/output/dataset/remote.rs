@@ -200,31 +200,10 @@ impl Remote {
         (t.requests.load(Relaxed), t.bytes_up.load(Relaxed))
     }
 
-    /// The keys listed under the prefix that are not a data set's (not a
-    /// table's part file, nor in `_manifest/`): up to three, when there is
-    /// no manifest yet.
+    /// The keys listed under the prefix that are not a data set's: up to
+    /// three, when there is no manifest yet (see [`other_keys`]).
     pub fn other_objects(&self, tables: &[&str]) -> Vec<String> {
-        let listing = self.listing.lock().expect("listing");
-        let in_manifest = |k: &str| k.starts_with(&format!("{DIR_NAME}/"));
-        if listing
-            .keys()
-            .any(|k| in_manifest(k) && k.ends_with(".jsonl"))
-        {
-            return Vec::new();
-        }
-        // Claims (this run's own among them) and generations are robostats'.
-        listing
-            .keys()
-            .filter(|k| !in_manifest(k))
-            .filter(|k| {
-                !k.split_once('/').is_some_and(|(dir, file)| {
-                    let ours = super::is_finished_part(file) || super::is_schema_only(file);
-                    tables.contains(&dir) && ours && !file.contains('/')
-                })
-            })
-            .take(3)
-            .cloned()
-            .collect()
+        other_keys(self.listing.lock().expect("listing").keys(), tables)
     }
 
     /// Writes every manifest file of the data set into `dir` (the staging
@@ -431,6 +410,32 @@ fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
     )))
 }
 
+/// Up to three of `keys` that are not a data set's, when none is a
+/// manifest segment: a data set's are a table's part files and schema-only
+/// files (which a shard starting at the same moment uploads before its
+/// first manifest line), and whatever is in `_manifest/` (claims,
+/// generations).
+fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone, tables: &[&str]) -> Vec<String> {
+    let in_manifest = |k: &str| k.starts_with(&format!("{DIR_NAME}/"));
+    if keys
+        .clone()
+        .any(|k| in_manifest(k) && k.ends_with(".jsonl"))
+    {
+        return Vec::new();
+    }
+    keys.filter(|k| !in_manifest(k))
+        .filter(|k| {
+            !k.split_once('/').is_some_and(|(dir, file)| {
+                tables.contains(&dir)
+                    && (super::is_finished_part(file) || super::is_schema_only(file))
+                    && !file.contains('/')
+            })
+        })
+        .take(3)
+        .cloned()
+        .collect()
+}
+
 /// A claim not taken, as the run's error.
 pub(crate) fn lease_error(
     bucket: &Bucket,
@@ -466,5 +471,36 @@ mod tests {
         assert_eq!(segment_index("run", "runner.jsonl"), None);
         assert_eq!(segment_index("run", "run.12.jsonl"), None);
         assert_eq!(segment_index("shard-00001-of-00002", "run.jsonl"), None);
+    }
+
+    #[test]
+    fn another_shard_starting_is_a_data_set() {
+        let tables = ["captures", "agents"];
+        let others = |keys: &[&str]| {
+            let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+            other_keys(keys.iter(), &tables)
+        };
+        // A shard that has claimed its manifest and uploaded its
+        // schema-only files and crawler list, but written no line yet.
+        let starting = [
+            "_manifest/shard-00000-of-00003.lease",
+            "captures/~empty.parquet",
+            "agents/~empty.parquet",
+            "agents/list-e421589ed6e89ba0.parquet",
+            "captures/x-00.parquet",
+        ];
+        assert_eq!(others(&starting), Vec::<String>::new());
+        assert_eq!(
+            others(&[
+                "captures/~empty.parquet",
+                "notes.txt",
+                "other/~empty.parquet"
+            ]),
+            ["notes.txt", "other/~empty.parquet"]
+        );
+        assert_eq!(
+            others(&["notes.txt", "_manifest/run.jsonl"]),
+            Vec::<String>::new()
+        );
     }
 }
