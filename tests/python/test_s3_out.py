@@ -7,6 +7,7 @@ set through httpfs."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -206,3 +207,82 @@ print(json.dumps({{v: con.sql(f"SELECT count(*) FROM {{v}}").fetchone()[0] for v
     expected = {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in remote}
     assert remote == expected
     assert remote["captures"] == 717 and len(remote) > 20
+
+
+class CuttingProxy:
+    """A TCP proxy in front of moto that closes the connection in the
+    middle of the body of the PUTs whose request line holds `key` (the
+    first `cuts` of them), after `after` bytes of it: a network cut
+    mid-upload. Every request is sent with `Connection: close`, so that
+    each comes on a connection of its own and is seen first."""
+
+    def __init__(self, endpoint, key, cuts, after=512):
+        host, port = endpoint.removeprefix("http://").split(":")
+        self.target = (host, int(port))
+        self.key, self.left, self.after, self.cut = key.encode(), cuts, after, 0
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.relay, args=(client,), daemon=True).start()
+
+    def relay(self, client):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(65536)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        header, body = head.split(b"\r\n\r\n", 1)
+        lines = [line for line in header.split(b"\r\n") if not line.lower().startswith(b"connection:")]
+        header = b"\r\n".join([*lines, b"Connection: close"])
+        upstream = socket.create_connection(self.target)
+        if lines[0].startswith(b"PUT ") and self.key in lines[0] and self.left > 0:
+            self.left -= 1
+            self.cut += 1
+            while len(body) < self.after:
+                body += client.recv(65536)
+            upstream.sendall(header + b"\r\n\r\n" + body[: self.after])
+            time.sleep(0.2)
+            upstream.close()
+            client.close()
+            return
+        upstream.sendall(header + b"\r\n\r\n" + body)
+        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+        pump(upstream, client)
+
+    def close(self):
+        self.server.close()
+
+
+def pump(source, sink):
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def test_an_upload_cut_mid_body_is_sent_again(store, local, tmp_path):
+    """Two part files' uploads cut in the middle of their bodies: S3
+    stores nothing of a cut PUT, and the run sends it again."""
+    proxy = CuttingProxy(store.endpoint, f"/{BUCKET}/cut/captures/", cuts=2)
+    try:
+        run(store, "cut", AWS_ENDPOINT_URL=proxy.endpoint)
+    finally:
+        proxy.close()
+    assert proxy.cut == 2
+    assert_equals_local(store, "cut", local, tmp_path)
