@@ -2,30 +2,52 @@
 # Runs every fuzz target for SECONDS each (default 60): scripts/fuzz.sh [SECONDS]
 # Only builds them (the test command does this ahead, in the background):
 # scripts/fuzz.sh --build
-# Needs the nightly toolchain (cargo-fuzz builds with sanitizers). When
-# cargo-fuzz is not on PATH, it is installed under target/tools/ of this
-# repository (nothing outside it). A target's dictionary is fuzz/<target>.dict.
+# Needs the nightly toolchain (the targets build with AddressSanitizer).
+# cargo itself builds them, with the flags `cargo fuzz build` gives (so
+# cargo-fuzz need not be installed; `cargo fuzz` works in fuzz/ as well).
+# A target's dictionary is fuzz/<target>.dict.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds=${1:-60}
-tools="$(cd .. && pwd)/target/tools"
-export PATH="$tools/bin:$PATH"
-command -v cargo-fuzz >/dev/null || cargo install --quiet --locked --root "$tools" cargo-fuzz
-if [ "$seconds" = --build ]; then
-    exec cargo +nightly fuzz build
-fi
+
+# cargo-fuzz 0.13's defaults: libFuzzer's coverage (8-bit counters, the
+# table of PCs, compares traced, no branch folding), AddressSanitizer,
+# debug assertions (and with them overflow checks), one codegen unit, an
+# optimised build with line tables, and the host as --target (which keeps
+# these flags off build scripts and procedural macros). RUSTFLAGS and
+# ASAN_OPTIONS of the caller are kept, after these.
+triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+flags=(-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
+    -Cllvm-args=-sanitizer-coverage-inline-8bit-counters
+    -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares
+    --cfg fuzzing -Cllvm-args=-simplifycfg-branch-fold-threshold=0 -Zsanitizer=address)
+case $triple in *-linux-*) flags+=(-Cllvm-args=-sanitizer-coverage-stack-depth) ;; esac
+flags+=(-Cdebug-assertions -Ccodegen-units=1)
+export RUSTFLAGS="${flags[*]} ${RUSTFLAGS:-}"
+export ASAN_OPTIONS="detect_odr_violation=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+build=(cargo +nightly build --locked --release --bins --target "$triple"
+    --config 'profile.release.debug="line-tables-only"')
+# (--build: cargo takes this process's place, so stopping it stops cargo)
+[ "$seconds" = --build ] && exec "${build[@]}"
+"${build[@]}"
+
 for src in fuzz_targets/*.rs; do
     target=$(basename "$src" .rs)
     dict=()
     [ -f "$target.dict" ] && dict=("-dict=$target.dict")
-    mkdir -p "corpus/$target"
+    mkdir -p "corpus/$target" "artifacts/$target"
     echo "== fuzz $target for ${seconds}s"
-    cargo +nightly fuzz run "$target" "corpus/$target" -- \
-        "${dict[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 |
-        grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|panicked|ERROR' || true
-    # libFuzzer's exit status is lost in the pipe: a crash leaves an artifact.
-    if ls "artifacts/$target"/crash-* "artifacts/$target"/timeout-* "artifacts/$target"/oom-* >/dev/null 2>&1; then
-        echo "fuzz $target found a failure: see fuzz/artifacts/$target" >&2
+    log=target/fuzz-$target.log
+    status=0
+    "target/$triple/release/$target" -artifact_prefix="artifacts/$target/" "${dict[@]}" \
+        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        "corpus/$target" >"$log" 2>&1 || status=$?
+    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|panicked|ERROR' "$log" || true
+    # A failure exits non-zero and leaves its input as an artifact (one
+    # left from an earlier run fails this one too, until it is removed).
+    if [ "$status" != 0 ] ||
+        ls "artifacts/$target"/crash-* "artifacts/$target"/timeout-* "artifacts/$target"/oom-* >/dev/null 2>&1; then
+        echo "fuzz $target found a failure (exit status $status): see fuzz/artifacts/$target and fuzz/$log" >&2
         exit 1
     fi
 done

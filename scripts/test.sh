@@ -54,7 +54,7 @@ step "tests (unit, integration, property, CLI)"
 # injection (ROBOSTATS_NO_STRACE=1 skips those tests).
 cargo test --workspace --locked --no-run
 deps_ready
-# The fuzz targets (a nightly build with sanitizers, and cargo-fuzz) build
+# The fuzz targets (a nightly build with sanitizers) build
 # in the background at the lowest priority from here on, on the time the
 # tests leave a core idle (they wait on the processes they start); the
 # fuzz step at the end waits for them.
