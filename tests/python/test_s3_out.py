@@ -1,12 +1,10 @@
 """Data sets written to S3 by `ingest --out s3://bucket/prefix/`, against
 moto's S3 server with faults played by a wrapper (s3_store.py): shards at
-once, twins, claims that expire, kills and stops at each step, busy and
-lost answers, stores that ignore conditions, and DuckDB reading the data
-set through httpfs."""
+once, a twin, busy and lost answers, a cut upload, stores that ignore
+conditions, and DuckDB reading the data set through httpfs (the claims,
+kills and stops: test_s3_claims.py)."""
 
 import json
-import os
-import signal
 import socket
 import subprocess
 import threading
@@ -16,8 +14,8 @@ import pytest
 
 from conftest import BIN, QUERIES, ROOT, SAMPLES, connect
 from s3_store import (
-    BUCKET, FOREIGN, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, kill_at, local,
-    manifest_lines, no_rules_left, run, start, store,
+    BUCKET, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, local, no_rules_left, run,
+    start, store,
 )
 
 
@@ -68,66 +66,6 @@ def test_a_twin_of_a_live_run_is_refused_naming_its_holder(store, tmp_path):
     assert "node-7" in proc.stderr and "process 4242" in proc.stderr, proc.stderr
     assert f"s3://{BUCKET}/twin/_manifest/run.lease" in proc.stderr
     assert store.keys("twin/") == [key]
-
-
-def test_the_claim_of_a_dead_run_is_taken_over_once_expired(store, local, tmp_path):
-    """A claim nobody renews (its run was killed) is taken over once S3's
-    clock says it expired: not before."""
-    key = "dead/_manifest/run.lease"
-    store.client.put_object(Bucket=BUCKET, Key=key, Body=b'{"holder": "ingest (run)"}')
-    started = time.monotonic()
-    run(store, "dead", ROBOSTATS_S3_LEASE_SECONDS=SHORT_LEASE)
-    assert time.monotonic() - started >= int(SHORT_LEASE)
-    assert_equals_local(store, "dead", local, tmp_path)
-
-
-@pytest.mark.parametrize(
-    "point",
-    [
-        # A part file stored, its input not recorded.
-        Rule("PUT", "/captures/", nth=2, after=True),
-        # Before its first input's line reaches the manifest.
-        Rule("PUT", "/_manifest/run.jsonl", nth=2, before=True),
-        # After the second input's line: one input left to do.
-        Rule("PUT", "/_manifest/run.jsonl", nth=3, after=True),
-        # While deleting a leftover (the second kill's re-run).
-        Rule("DELETE", "/captures/", nth=1, before=True),
-    ],
-    ids=["part-stored", "before-append", "after-append", "at-delete"],
-)
-def test_a_run_killed_anywhere_is_finished_by_the_next(store, local, tmp_path, point):
-    prefix = f"killed-{point.key.strip('/').split('/')[-1]}-{point.nth}-{point.method.lower()}"
-    env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
-    if point.method == "DELETE":
-        # A part file stored and not recorded first, for the re-run to delete.
-        first = start(store, prefix, "-j", "1", **env)
-        kill_at(store, first, Rule("PUT", f"/{prefix}/captures/", nth=2, after=True))
-    proc = start(store, prefix, "-j", "1", **env)
-    kill_at(store, proc, Rule(point.method, f"/{prefix}{point.key}", nth=point.nth,
-                              after=point.after, before=point.before))
-    run(store, prefix, **env)
-    assert_equals_local(store, prefix, local, tmp_path)
-    done = [line for line in manifest_lines(store, prefix) if line.get("type") == "input"]
-    assert sorted({d["input"] for d in done if d["status"] == "done"}) == sorted(SAMPLES)
-
-
-def test_a_stopped_holder_is_taken_over_and_records_nothing_after(store, local, tmp_path):
-    """A run stopped (SIGSTOP) longer than its claim lasts is taken over;
-    continued, it stops before its next upload or append, exit status 2."""
-    env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
-    first = start(store, "stopped", "-j", "1", **env)
-    store.rules.append(Rule("PUT", "/stopped/captures/", before=lambda: os.kill(first.pid, signal.SIGSTOP)))
-    deadline = time.monotonic() + 60
-    while not any(r.seen for r in store.rules) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    run(store, "stopped", **env)
-    lines_before = manifest_lines(store, "stopped")
-    os.kill(first.pid, signal.SIGCONT)
-    _, err = first.communicate(timeout=120)
-    assert first.returncode == 2, err
-    assert "no longer holds" in err or "written by another run" in err, err
-    assert manifest_lines(store, "stopped") == lines_before
-    assert_equals_local(store, "stopped", local, tmp_path)
 
 
 def test_busy_answers_are_retried(store, local, tmp_path):
