@@ -23,13 +23,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::{COMPACTED_PREFIX, Compaction, Options};
 use crate::classify::Table;
 use crate::output::dataset::manifest::DIR_NAME;
-use crate::output::dataset::remote::{Generation, generation_key, lease_error, store_error};
+use crate::output::dataset::remote::{Generation, claim, generation_key, is_table_file};
 use crate::output::dataset::{At, Op, OutputError, is_finished_part};
 use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location};
 use crate::s3::S3Options;
@@ -56,14 +55,9 @@ pub struct RemoteCompact<'a> {
 
 /// Compacts the data set on S3 `at` (see the module's documentation).
 pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, OutputError> {
-    let bucket = Arc::new(
-        Bucket::new(&at.location.bucket, &at.location.prefix, at.s3, at.timeout)
-            .map_err(store_error)?,
-    );
     let key = format!("{DIR_NAME}/compact.lease");
-    let lease = Lease::take(Arc::clone(&bucket), &key, "compact")
-        .map_err(|e| lease_error(&bucket, &key, "compact", e))?;
-    let listing = bucket.listing().map_err(store_error)?;
+    let (bucket, lease) = claim(at.location, at.s3, at.timeout, &key, "compact")?;
+    let listing = bucket.listing().map_err(OutputError::Store)?;
     let ingests: Vec<&String> = listing
         .keys()
         .filter(|k| k.starts_with(&format!("{DIR_NAME}/")) && k.ends_with(".lease") && **k != key)
@@ -83,10 +77,10 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
     }
     let previous = previous.unwrap_or_default();
     let mirror = mirror_dir(at.location);
-    let (kept, garbage) = download(&bucket, &listing, &previous, &mirror)?;
+    let (kept, manifests, garbage) = download(&bucket, &listing, &previous, &mirror)?;
     let done = super::run(&mirror, options)?;
     lease.check().map_err(|_| lost(&lease))?;
-    let ids = publish(&bucket, &listing, &kept, &mirror)?;
+    let ids = publish(&bucket, &listing, &manifests, &kept, &mirror)?;
     let retired: BTreeSet<String> = kept
         .iter()
         .filter(|k| is_table_file(k) && !mirror.join(k.as_str()).exists())
@@ -117,7 +111,7 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
         if let Some(listed) = listing.get(key) {
             bucket
                 .delete(key, Cond::Match(&listed.etag))
-                .map_err(store_error)?;
+                .map_err(OutputError::Store)?;
         }
     }
     let _ = std::fs::remove_dir_all(&mirror);
@@ -132,11 +126,15 @@ fn lost(lease: &Lease) -> OutputError {
     ))
 }
 
-/// Whether `key` is a table's part file (not the manifest's).
-fn is_table_file(key: &str) -> bool {
-    key.split_once('/').is_some_and(|(dir, name)| {
-        Table::ALL.iter().any(|t| t.name() == dir) && is_finished_part(name) && !name.contains('/')
-    })
+/// The bytes of `key`, which the listing holds.
+fn fetch(bucket: &Bucket, key: &str) -> Result<Vec<u8>, OutputError> {
+    match bucket.get(key).map_err(OutputError::Store)? {
+        Some(object) => Ok(object.bytes),
+        None => Err(OutputError::Store(format!(
+            "{} vanished while read",
+            bucket.shown(key)
+        ))),
+    }
 }
 
 /// The newest generation, if any.
@@ -154,11 +152,7 @@ fn newest_generation(
     else {
         return Ok(None);
     };
-    let object = bucket
-        .get(key)
-        .map_err(store_error)?
-        .ok_or_else(|| OutputError::Store(format!("{} vanished while read", bucket.shown(key))))?;
-    serde_json::from_slice(&object.bytes)
+    serde_json::from_slice(&fetch(bucket, key)?)
         .map(Some)
         .map_err(|e| {
             OutputError::Store(format!(
@@ -174,7 +168,7 @@ fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
     let bytes = serde_json::to_vec(generation).expect("a generation serializes");
     match bucket
         .put(&key, &bytes, Cond::Create)
-        .map_err(store_error)?
+        .map_err(OutputError::Store)?
     {
         Done::Yes(_) => Ok(()),
         Done::Refused => Err(OutputError::Store(format!(
@@ -189,19 +183,24 @@ fn mirror_dir(location: &S3Location) -> PathBuf {
     std::env::temp_dir().join(format!("robostats-compact~{}", location.local_name()))
 }
 
+/// What [`download`] fetched: the keys, the manifests' bytes (to tell
+/// which the compaction changed), and the compacted files of compactions
+/// never committed (garbage).
+type Downloaded = (BTreeSet<String>, BTreeMap<String, Vec<u8>>, Vec<String>);
+
 /// Downloads the data set into `mirror` (emptied first): its manifests and
-/// the part files `previous` does not hide. Returns the keys downloaded,
-/// and the compacted files of compactions never committed (garbage).
+/// the part files `previous` does not hide.
 fn download(
     bucket: &Bucket,
     listing: &BTreeMap<String, Listed>,
     previous: &Generation,
     mirror: &Path,
-) -> Result<(BTreeSet<String>, Vec<String>), OutputError> {
+) -> Result<Downloaded, OutputError> {
     if mirror.exists() {
         std::fs::remove_dir_all(mirror).at(Op::RemoveDir, mirror)?;
     }
     let mut kept = BTreeSet::new();
+    let mut manifests = BTreeMap::new();
     let mut garbage = Vec::new();
     for key in listing.keys() {
         let manifest = key
@@ -222,17 +221,18 @@ fn download(
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
         }
-        let object = bucket.get(key).map_err(store_error)?.ok_or_else(|| {
-            OutputError::Store(format!("{} vanished while read", bucket.shown(key)))
-        })?;
-        std::fs::write(&path, &object.bytes).at(Op::StageFile, &path)?;
+        let bytes = fetch(bucket, key)?;
+        std::fs::write(&path, &bytes).at(Op::StageFile, &path)?;
+        if manifest {
+            manifests.insert(key.clone(), bytes);
+        }
         kept.insert(key.clone());
     }
     for table in Table::ALL {
         let dir = mirror.join(table.name());
         std::fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
     }
-    Ok((kept, garbage))
+    Ok((kept, manifests, garbage))
 }
 
 /// Uploads what the compaction of `mirror` wrote: new part files
@@ -241,6 +241,7 @@ fn download(
 fn publish(
     bucket: &Bucket,
     listing: &BTreeMap<String, Listed>,
+    manifests: &BTreeMap<String, Vec<u8>>,
     kept: &BTreeSet<String>,
     mirror: &Path,
 ) -> Result<Vec<String>, OutputError> {
@@ -257,7 +258,7 @@ fn publish(
             let bytes = std::fs::read(entry.path()).at(Op::ReadPart, entry.path())?;
             if let Done::Refused = bucket
                 .put(&key, &bytes, Cond::Create)
-                .map_err(store_error)?
+                .map_err(OutputError::Store)?
             {
                 return Err(OutputError::Store(format!(
                     "{} exists: not overwritten",
@@ -269,26 +270,21 @@ fn publish(
             }
         }
     }
-    let manifests = mirror.join(DIR_NAME);
-    for entry in std::fs::read_dir(&manifests).at(Op::ListDir, &manifests)? {
-        let entry = entry.at(Op::ListDir, &manifests)?;
+    let dir = mirror.join(DIR_NAME);
+    for entry in std::fs::read_dir(&dir).at(Op::ListDir, &dir)? {
+        let entry = entry.at(Op::ListDir, &dir)?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if !name.ends_with(".jsonl") {
             continue;
         }
         let key = format!("{DIR_NAME}/{name}");
         let bytes = std::fs::read(entry.path()).at(Op::ReadManifest, entry.path())?;
-        let cond = match listing.get(&key) {
-            Some(listed) if kept.contains(&key) => {
-                let there = bucket.get(&key).map_err(store_error)?;
-                if there.is_some_and(|t| t.bytes == bytes) {
-                    continue;
-                }
-                Cond::Match(&listed.etag)
-            }
+        let cond = match (manifests.get(&key), listing.get(&key)) {
+            (Some(before), _) if *before == bytes => continue,
+            (Some(_), Some(listed)) => Cond::Match(&listed.etag),
             _ => Cond::Create,
         };
-        if let Done::Refused = bucket.put(&key, &bytes, cond).map_err(store_error)? {
+        if let Done::Refused = bucket.put(&key, &bytes, cond).map_err(OutputError::Store)? {
             return Err(OutputError::Store(format!(
                 "{} changed while compact ran: nothing is committed",
                 bucket.shown(&key)

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
+use crate::classify::Table;
 use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location};
 use crate::s3::S3Options;
 
@@ -106,7 +107,7 @@ impl Generation {
         let key = generation_key(self.generation);
         Ok(bucket
             .put(&key, &bytes, Cond::Create)
-            .map_err(store_error)?
+            .map_err(OutputError::Store)?
             != Done::Refused)
     }
 }
@@ -129,11 +130,6 @@ impl std::fmt::Debug for Remote {
     }
 }
 
-/// A failure of a request, as the run's error.
-pub fn store_error(why: String) -> OutputError {
-    OutputError::Store(why)
-}
-
 impl Remote {
     /// Takes the claim of the manifest `name` in the data set at
     /// `location` for `holder`, checks that the store honours conditional
@@ -145,15 +141,10 @@ impl Remote {
         name: &str,
         holder: &str,
     ) -> Result<Remote, OutputError> {
-        let bucket = Arc::new(
-            Bucket::new(&location.bucket, &location.prefix, options, timeout)
-                .map_err(store_error)?,
-        );
         let key = format!("{DIR_NAME}/{name}.lease");
-        let lease = Lease::take(Arc::clone(&bucket), &key, holder)
-            .map_err(|e| lease_error(&bucket, &key, holder, e))?;
+        let (bucket, lease) = claim(location, options, timeout, &key, holder)?;
         probe(&bucket, &lease, &key)?;
-        let listing = bucket.listing().map_err(store_error)?;
+        let listing = bucket.listing().map_err(OutputError::Store)?;
         if let Some(compact) = listing.get(&format!("{DIR_NAME}/compact.lease")) {
             return Err(OutputError::Locked {
                 path: bucket.shown(&compact.key).into(),
@@ -188,22 +179,10 @@ impl Remote {
         Ok(())
     }
 
-    /// `s3://bucket/prefix/`.
-    pub fn url(&self) -> &str {
-        self.bucket.url()
-    }
-
-    /// Requests sent so far, and bytes uploaded.
-    pub fn traffic(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        let t = &self.bucket.traffic;
-        (t.requests.load(Relaxed), t.bytes_up.load(Relaxed))
-    }
-
     /// The keys listed under the prefix that are not a data set's: up to
     /// three, when there is no manifest yet (see [`other_keys`]).
-    pub fn other_objects(&self, tables: &[&str]) -> Vec<String> {
-        other_keys(self.listing.lock().expect("listing").keys(), tables)
+    pub fn other_objects(&self) -> Vec<String> {
+        other_keys(self.listing.lock().expect("listing").keys())
     }
 
     /// Writes every manifest file of the data set into `dir` (the staging
@@ -226,7 +205,7 @@ impl Remote {
             if file.contains('/') {
                 continue;
             }
-            let Some(object) = self.bucket.get(&key).map_err(store_error)? else {
+            let Some(object) = self.bucket.get(&key).map_err(OutputError::Store)? else {
                 continue;
             };
             if let Some(index) = segment_index(&segment.name, file) {
@@ -293,7 +272,11 @@ impl Remote {
             Some(etag) => Cond::Match(etag),
             None => Cond::Create,
         };
-        match self.bucket.put(&key, &bytes, cond).map_err(store_error)? {
+        match self
+            .bucket
+            .put(&key, &bytes, cond)
+            .map_err(OutputError::Store)?
+        {
             Done::Yes(etag) => {
                 segment.etag = Some(etag);
                 segment.bytes = bytes;
@@ -317,13 +300,13 @@ impl Remote {
         match self
             .bucket
             .put(key, &bytes, Cond::Create)
-            .map_err(store_error)?
+            .map_err(OutputError::Store)?
         {
             Done::Yes(etag) => {
                 self.remember(key, etag, bytes.len() as u64);
                 Ok(())
             }
-            Done::Refused => match self.bucket.get(key).map_err(store_error)? {
+            Done::Refused => match self.bucket.get(key).map_err(OutputError::Store)? {
                 Some(there) if there.bytes == bytes => {
                     self.remember(key, there.etag, bytes.len() as u64);
                     Ok(())
@@ -376,7 +359,7 @@ impl Remote {
         match self
             .bucket
             .delete(key, Cond::Match(&listed.etag))
-            .map_err(store_error)?
+            .map_err(OutputError::Store)?
         {
             Done::Yes(_) => {
                 self.listing.lock().expect("listing").remove(key);
@@ -395,10 +378,12 @@ impl Remote {
 /// two runs of one manifest both write.
 fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
     let bytes = lease.bytes();
-    let create = bucket.put(key, &bytes, Cond::Create).map_err(store_error)?;
+    let create = bucket
+        .put(key, &bytes, Cond::Create)
+        .map_err(OutputError::Store)?;
     let wrong = bucket
         .put(key, &bytes, Cond::Match("\"robostats-probe\""))
-        .map_err(store_error)?;
+        .map_err(OutputError::Store)?;
     if create == Done::Refused && wrong == Done::Refused {
         return Ok(());
     }
@@ -415,7 +400,7 @@ fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
 /// files (which a shard starting at the same moment uploads before its
 /// first manifest line), and whatever is in `_manifest/` (claims,
 /// generations).
-fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone, tables: &[&str]) -> Vec<String> {
+fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone) -> Vec<String> {
     let in_manifest = |k: &str| k.starts_with(&format!("{DIR_NAME}/"));
     if keys
         .clone()
@@ -425,24 +410,45 @@ fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone, tables: &[&str
     }
     keys.filter(|k| !in_manifest(k))
         .filter(|k| {
-            !k.split_once('/').is_some_and(|(dir, file)| {
-                tables.contains(&dir)
-                    && (super::is_finished_part(file) || super::is_schema_only(file))
-                    && !file.contains('/')
-            })
+            !in_table(k)
+                .is_some_and(|file| super::is_finished_part(file) || super::is_schema_only(file))
         })
         .take(3)
         .cloned()
         .collect()
 }
 
-/// A claim not taken, as the run's error.
-pub(crate) fn lease_error(
-    bucket: &Bucket,
+/// The name of the file `key` is, when it is directly in a table's
+/// directory.
+fn in_table(key: &str) -> Option<&str> {
+    let (dir, file) = key.split_once('/')?;
+    (Table::ALL.iter().any(|t| t.name() == dir) && !file.contains('/')).then_some(file)
+}
+
+/// Whether `key` is a table's finished part file (not the manifest's).
+pub(crate) fn is_table_file(key: &str) -> bool {
+    in_table(key).is_some_and(super::is_finished_part)
+}
+
+/// Reaches the data set at `location` and takes the claim `key` for
+/// `holder` (an ingest's manifest, or compact): the bucket and the lease.
+pub(crate) fn claim(
+    location: &S3Location,
+    options: &S3Options,
+    timeout: Duration,
     key: &str,
-    wanted_by: &str,
-    e: LeaseError,
-) -> OutputError {
+    holder: &str,
+) -> Result<(Arc<Bucket>, Lease), OutputError> {
+    let bucket = Bucket::new(&location.bucket, &location.prefix, options, timeout)
+        .map_err(OutputError::Store)?;
+    let bucket = Arc::new(bucket);
+    let lease = Lease::take(Arc::clone(&bucket), key, holder)
+        .map_err(|e| lease_error(&bucket, key, holder, e))?;
+    Ok((bucket, lease))
+}
+
+/// A claim not taken, as the run's error.
+fn lease_error(bucket: &Bucket, key: &str, wanted_by: &str, e: LeaseError) -> OutputError {
     match e {
         LeaseError::Held { holder } => OutputError::Locked {
             path: bucket.shown(key).into(),
@@ -475,10 +481,9 @@ mod tests {
 
     #[test]
     fn another_shard_starting_is_a_data_set() {
-        let tables = ["captures", "agents"];
         let others = |keys: &[&str]| {
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-            other_keys(keys.iter(), &tables)
+            other_keys(keys.iter())
         };
         // A shard that has claimed its manifest and uploaded its
         // schema-only files and crawler list, but written no line yet.

@@ -50,8 +50,7 @@ impl Dataset {
         let holder = format!("ingest ({name})");
         let remote = Remote::open(&out.location, &out.options, out.timeout, name, &holder)?;
         if !allow_other_files {
-            let tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-            let others = remote.other_objects(&tables);
+            let others = remote.other_objects();
             if !others.is_empty() {
                 return Err(OutputError::OtherFiles {
                     dir: PathBuf::from(out.location.url()),

@@ -7,7 +7,6 @@
 //! answer was lost, not the request): a 412 after a retry reads the object
 //! back, and bytes equal to the request's are a success.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -54,15 +53,6 @@ pub struct Object {
     pub age: u64,
 }
 
-/// Requests made, for the run's summary and the benchmark.
-#[derive(Debug, Default)]
-pub struct Traffic {
-    /// Requests sent (retries included).
-    pub requests: AtomicU64,
-    /// Bytes sent in PUT bodies.
-    pub bytes_up: AtomicU64,
-}
-
 /// A data set's prefix in a bucket, and the client that reaches it.
 pub struct Bucket {
     /// `s3://bucket/prefix/`, as shown.
@@ -74,8 +64,6 @@ pub struct Bucket {
     http: reqwest::Client,
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
-    /// What was sent.
-    pub traffic: Traffic,
 }
 
 impl std::fmt::Debug for Bucket {
@@ -126,7 +114,6 @@ impl Bucket {
             http,
             runtime,
             timeout,
-            traffic: Traffic::default(),
         })
     }
 
@@ -172,65 +159,48 @@ impl Bucket {
         }
         let length = bytes.len().to_string();
         headers.push(("content-length", &length));
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let answer = self.send("PUT", &url, &headers, Some((&sha, bytes)));
-            match self.judge("PUT", key, answer, attempt)? {
-                Judged::Retry => continue,
-                Judged::Answer(status, head, _) if status.is_success() => {
-                    return Ok(Done::Yes(etag_of(&head)));
+        let ((status, head, body), attempts) =
+            self.ask("PUT", key, &url, &headers, Some((&sha, bytes)))?;
+        match status.as_u16() {
+            _ if status.is_success() => Ok(Done::Yes(etag_of(&head))),
+            412 => {
+                // A retry may find its own first attempt stored.
+                if attempts > 1
+                    && let Some(object) = self.get(key)?
+                    && object.bytes == bytes
+                {
+                    return Ok(Done::Yes(object.etag));
                 }
-                Judged::Answer(status, _, _) if status.as_u16() == 412 => {
-                    // A retry may find its own first attempt stored.
-                    if attempt > 1
-                        && let Some(object) = self.get(key)?
-                        && object.bytes == bytes
-                    {
-                        return Ok(Done::Yes(object.etag));
-                    }
-                    return Ok(Done::Refused);
-                }
-                Judged::Answer(status, _, body) => {
-                    return Err(self.refusal("write", key, status, &body));
-                }
+                Ok(Done::Refused)
             }
+            _ => Err(self.refusal("write", key, status, &body)),
         }
     }
 
     /// Reads `key`; `None` if there is no such object.
     pub fn get(&self, key: &str) -> Result<Option<Object>, Failure> {
         let url = self.object_url(key)?;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let answer = self.send("GET", &url, &[], None);
-            match self.judge("GET", key, answer, attempt)? {
-                Judged::Retry => continue,
-                Judged::Answer(status, head, body) if status.is_success() => {
-                    let time = |name| {
-                        head.get(name)
-                            .and_then(|v| v.to_str().ok())
-                            .and_then(|v| httpdate::parse_http_date(v).ok())
-                    };
-                    let age = match (time("date"), time("last-modified")) {
-                        (Some(now), Some(then)) => {
-                            now.duration_since(then).map_or(0, |d| d.as_secs())
-                        }
-                        _ => 0,
-                    };
-                    return Ok(Some(Object {
-                        bytes: body,
-                        etag: etag_of(&head),
-                        age,
-                    }));
-                }
-                Judged::Answer(status, _, _) if status.as_u16() == 404 => return Ok(None),
-                Judged::Answer(status, _, body) => {
-                    return Err(self.refusal("read", key, status, &body));
-                }
-            }
+        let ((status, head, body), _) = self.ask("GET", key, &url, &[], None)?;
+        if status.as_u16() == 404 {
+            return Ok(None);
         }
+        if !status.is_success() {
+            return Err(self.refusal("read", key, status, &body));
+        }
+        let time = |name| {
+            head.get(name)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| httpdate::parse_http_date(v).ok())
+        };
+        let age = match (time("date"), time("last-modified")) {
+            (Some(now), Some(then)) => now.duration_since(then).map_or(0, |d| d.as_secs()),
+            _ => 0,
+        };
+        Ok(Some(Object {
+            bytes: body,
+            etag: etag_of(&head),
+            age,
+        }))
     }
 
     /// Deletes `key` if `cond` holds (`Cond::Match`: that version only).
@@ -241,29 +211,14 @@ impl Bucket {
         if let Cond::Match(etag) = cond {
             headers.push(("if-match", etag));
         }
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let answer = self.send("DELETE", &url, &headers, None);
-            match self.judge("DELETE", key, answer, attempt)? {
-                Judged::Retry => continue,
-                Judged::Answer(status, _, _) if status.is_success() || status.as_u16() == 404 => {
-                    return Ok(Done::Yes(String::new()));
-                }
-                // A retry finds its own first attempt done.
-                Judged::Answer(status, _, _) if status.as_u16() == 412 && attempt > 1 => {
-                    return match self.get(key)? {
-                        None => Ok(Done::Yes(String::new())),
-                        Some(_) => Ok(Done::Refused),
-                    };
-                }
-                Judged::Answer(status, _, _) if status.as_u16() == 412 => {
-                    return Ok(Done::Refused);
-                }
-                Judged::Answer(status, _, body) => {
-                    return Err(self.refusal("delete", key, status, &body));
-                }
-            }
+        let ((status, _, body), attempts) = self.ask("DELETE", key, &url, &headers, None)?;
+        match status.as_u16() {
+            _ if status.is_success() => Ok(Done::Yes(String::new())),
+            404 => Ok(Done::Yes(String::new())),
+            // A retry finds its own first attempt done.
+            412 if attempts > 1 && self.get(key)?.is_none() => Ok(Done::Yes(String::new())),
+            412 => Ok(Done::Refused),
+            _ => Err(self.refusal("delete", key, status, &body)),
         }
     }
 
@@ -285,18 +240,10 @@ impl Bucket {
             }
             let url = Url::parse(&url.as_str().replace('+', "%20"))
                 .map_err(|e| format!("no URL for the listing: {e}"))?;
-            let mut attempt = 0;
-            let body = loop {
-                attempt += 1;
-                let answer = self.send("GET", &url, &[], None);
-                match self.judge("LIST", under, answer, attempt)? {
-                    Judged::Retry => continue,
-                    Judged::Answer(status, _, body) if status.is_success() => break body,
-                    Judged::Answer(status, _, body) => {
-                        return Err(self.refusal("list", under, status, &body));
-                    }
-                }
-            };
+            let ((status, _, body), _) = self.ask("LIST", under, &url, &[], None)?;
+            if !status.is_success() {
+                return Err(self.refusal("list", under, status, &body));
+            }
             let page = listing::parse(&body)
                 .map_err(|e| format!("S3's listing of {} does not read: {e}", self.shown(under)))?;
             for item in page.items {
@@ -340,12 +287,6 @@ impl Bucket {
         headers: &[(&str, &str)],
         body: Option<(&str, &[u8])>,
     ) -> Result<Answer, Unsent> {
-        self.traffic.requests.fetch_add(1, Ordering::Relaxed);
-        if let Some((_, bytes)) = body {
-            self.traffic
-                .bytes_up
-                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        }
         // The whole exchange is bounded: the timeout, plus a second per
         // 256 KiB sent.
         let bound =
@@ -383,14 +324,36 @@ impl Bucket {
         })
     }
 
-    /// What to do with an answer: retry it (after a wait), or take it.
+    /// Sends a request until it has an answer S3 does not ask to retry, or
+    /// [`ATTEMPTS`] times: that answer, and the attempts it took.
+    fn ask(
+        &self,
+        what: &str,
+        key: &str,
+        url: &Url,
+        headers: &[(&str, &str)],
+        body: Option<(&str, &[u8])>,
+    ) -> Result<(Answer, u32), Failure> {
+        let method = if what == "LIST" { "GET" } else { what };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let answer = self.send(method, url, headers, body);
+            if let Some(answer) = self.judge(what, key, answer, attempt)? {
+                return Ok((answer, attempt));
+            }
+        }
+    }
+
+    /// What to do with an answer: take it, or retry (`None`, after a
+    /// wait).
     fn judge(
         &self,
         what: &str,
         key: &str,
         answer: Result<Answer, Unsent>,
         attempt: u32,
-    ) -> Result<Judged, Failure> {
+    ) -> Result<Option<Answer>, Failure> {
         let retry = match &answer {
             Err(Unsent::Fatal(why)) => {
                 return Err(format!("cannot {what} {}: {why}", self.shown(key)));
@@ -401,8 +364,7 @@ impl Bucket {
             }
         };
         if !retry {
-            let (status, head, body) = answer.expect("checked");
-            return Ok(Judged::Answer(status, head, body));
+            return Ok(Some(answer.expect("checked")));
         }
         if attempt >= ATTEMPTS {
             return Err(match answer {
@@ -417,7 +379,7 @@ impl Bucket {
             });
         }
         std::thread::sleep(Duration::from_millis(500 << (attempt - 1)));
-        Ok(Judged::Retry)
+        Ok(None)
     }
 
     /// A refusal by S3, in words: the key, the status and S3's code.
@@ -444,11 +406,6 @@ enum Unsent {
     Lost(String),
     /// It could not be made (no credentials): not tried again.
     Fatal(String),
-}
-
-enum Judged {
-    Retry,
-    Answer(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>),
 }
 
 /// An answer's ETag, as sent back in `If-Match` (quotes kept).
