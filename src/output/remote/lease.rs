@@ -140,12 +140,11 @@ impl Lease {
         let lasts = duration();
         let look_every = (lasts / 8).clamp(Duration::from_secs(1), Duration::from_secs(15));
         let claim = Claim::new(holder);
-        let store = LeaseError::Store;
         let mut seen: Option<String> = None;
         let etag = loop {
             match bucket
                 .put(key, &claim.bytes(), Cond::Create)
-                .map_err(store)?
+                .map_err(LeaseError::Store)?
             {
                 Done::Yes(etag) => break etag,
                 Done::Refused => {}
@@ -213,8 +212,8 @@ impl Lease {
         self.bucket.shown(&self.key)
     }
 
-    /// The claim's ETag now (for a probe of the store's conditions).
-    pub fn etag(&self) -> String {
+    /// The claim's ETag now.
+    fn etag(&self) -> String {
         self.state.etag.lock().expect("lease").clone()
     }
 
