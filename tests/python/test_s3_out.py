@@ -224,3 +224,15 @@ def test_an_upload_cut_mid_body_is_sent_again(store, local, tmp_path):
         proxy.close()
     assert proxy.cut == 2
     assert_equals_local(store, "cut", local, tmp_path)
+
+
+def test_an_answer_that_never_comes_is_given_up_on_and_sent_again(store, local, tmp_path):
+    """moto holds back its answer to a part file's PUT far past --timeout
+    (the stored object is the same whenever it comes): the run gives up on
+    that request within its bound, sends it again, and finishes."""
+    store.rules.append(Rule("PUT", "/silent/captures/", before=lambda: time.sleep(20)))
+    started = time.monotonic()
+    run(store, "silent", "--timeout", "2")
+    assert time.monotonic() - started < 18
+    assert store.rules[0].seen >= 2
+    assert_equals_local(store, "silent", local, tmp_path)
