@@ -17,8 +17,10 @@
 #   tests/package; the wheel is installed into it when it is built.
 # - A virtual environment target/httpfs-venv with DuckDB 1.5.5 and its
 #   httpfs extension as PyPI packages it (no download at run time; the
-#   DuckDB 2 of target/python-venv has no such package), for the test that
-#   reads a data set straight from S3 (tests/python/test_s3_out.py).
+#   DuckDB 2 of target/python-venv has no such package), and the wheel's
+#   other dependencies, for the tests that read a data set straight from
+#   S3 (tests/python/test_s3_out.py and test_s3_report.py; with the wheel,
+#   which scripts/test.sh installs there, tests/package/test_s3_connect.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p target
@@ -52,11 +54,12 @@ PIP_BREAK_SYSTEM_PACKAGES=1 "$py" -m pip install --quiet --disable-pip-version-c
     "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" \
     "blake3==1.*" "pytest==8.*" "pytest-xdist==3.*" "moto[server]==5.*" "maturin>=1.9,<2"
 
-if [ ! -x target/httpfs-venv/bin/python ]; then
+if ! target/httpfs-venv/bin/python -c "import duckdb_extension_httpfs, numpy, pyarrow" >/dev/null 2>&1; then
     echo "installing DuckDB 1.5.5 and its httpfs extension into target/httpfs-venv/"
-    { python3 -m venv target/httpfs-venv >/dev/null 2>&1 &&
+    { { [ -x target/httpfs-venv/bin/python ] || python3 -m venv target/httpfs-venv >/dev/null 2>&1; } &&
         target/httpfs-venv/bin/python -m pip install --quiet --disable-pip-version-check \
-            "duckdb==1.5.5" "duckdb-extension-httpfs==1.5.5"; } || rm -rf target/httpfs-venv
+            "duckdb==1.5.5" "duckdb-extension-httpfs==1.5.5" "numpy>=1.21" "pyarrow>=14"; } ||
+        rm -rf target/httpfs-venv
 fi
 
 rm -rf target/package-venv

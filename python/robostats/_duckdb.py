@@ -109,6 +109,16 @@ def connect(
     the connection is an ordinary one with ``register``'s function.
     ``native_duckdb(con)`` tells which one a connection has.
 
+    ``out`` may be a data set on S3, ``"s3://bucket/prefix/"`` (written by
+    ``robostats ingest --out s3://...``): it is read where it is, through
+    DuckDB's httpfs extension (loaded if installed, else from PyPI's
+    ``duckdb-extension-httpfs`` package, else installed), with the
+    credentials ``robostats ingest`` would use (the AWS chains:
+    environment, profile, role; ``AWS_ENDPOINT_URL`` for S3-compatible
+    stores), given to the connection as a temporary DuckDB secret scoped
+    to the data set. Temporary credentials are not renewed: connect again
+    after they expire.
+
     ``database`` is DuckDB's (in memory by default). Raises ``ValueError``
     when ``out`` is not such a data set, with the message of
     ``robostats report``.
@@ -116,14 +126,69 @@ def connect(
     import duckdb
 
     out = os.fspath(out)
-    _robostats.check_data_set(out)
+    secret = None
+    if out.startswith("s3://"):
+        out, secret = _robostats.open_s3_data_set(out)
+    else:
+        _robostats.check_data_set(out)
     database = database if database is not None else ":memory:"
     con = _native_connection(database) if native else None
     if con is None:
         con = register(duckdb.connect(database))
+    if secret is not None:
+        _load_httpfs(con)
+        _create_secret(con, out + "/", secret)
     con.execute("SET VARIABLE robostats_out = ?", [out])
     con.execute(_robostats.views_sql())
     return con
+
+
+def _load_httpfs(con: Any) -> None:
+    """DuckDB's httpfs extension: installed already, or from PyPI's
+    ``duckdb-extension-httpfs`` package (no download), or installed now.
+    (The same steps as the report's bridge.py, which runs where this
+    package may not be installed.)"""
+    import duckdb
+
+    try:
+        con.execute("LOAD httpfs")
+        return
+    except duckdb.Error:
+        pass
+    try:
+        import duckdb_extension_httpfs  # type: ignore[import-not-found]
+
+        place = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions",
+                             "v" + duckdb.__version__, "httpfs.duckdb_extension")
+        if os.path.exists(place):
+            con.execute("LOAD '" + place.replace("'", "''") + "'")
+            return
+    except (ImportError, duckdb.Error):
+        pass
+    try:
+        con.execute("INSTALL httpfs")
+        con.execute("LOAD httpfs")
+    except duckdb.Error as error:
+        raise RuntimeError(
+            f"reading a data set on S3 takes DuckDB's httpfs extension, which DuckDB {duckdb.__version__} "
+            f"could not load or install ({str(error).strip()}): run INSTALL httpfs where DuckDB can "
+            f"download, or pip install duckdb-extension-httpfs=={duckdb.__version__}"
+        ) from None
+
+
+def _create_secret(con: Any, scope: str, params: "list[tuple[str, str]]") -> None:
+    """A temporary (in-memory) DuckDB S3 secret scoped to ``scope``
+    (DuckDB's message, which could quote it, is not repeated)."""
+    import duckdb
+
+    def text(value: str) -> str:
+        return "'" + value.replace("'", "''") + "'"
+
+    settings = ", ".join(f"{name} {text(value)}" for name, value in params)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMPORARY SECRET robostats_out (TYPE s3, SCOPE {text(scope)}, {settings})")
+    except duckdb.Error:
+        raise RuntimeError(f"DuckDB did not take the S3 secret of {scope}") from None
 
 
 def native_duckdb(con: Any) -> bool:

@@ -16,6 +16,7 @@ __all__ = [
     "escape_pattern",
     "is_valid_user_agent_to_obey",
     "main",
+    "open_s3_data_set",
     "path_params_query",
     "views_sql",
 ]
@@ -225,6 +226,11 @@ def views_sql() -> str:
 def check_data_set(out: Union[str, "PathLike[str]"]) -> None:
     """Raises ValueError, with ``robostats report``'s message, when ``out``
     is not a data set the views can read."""
+def open_s3_data_set(url: str) -> Tuple[str, List[Tuple[str, str]]]:
+    """Opens the data set on S3 ``url`` for reading as ``robostats report``
+    does; returns the URL DuckDB reads it by and its DuckDB S3 secret's
+    parameters (credentials). Raises ValueError with the command's
+    message."""
 def duckdb_footer(platform: str) -> bytes:
     """DuckDB's 512-byte metadata footer that makes this module's file the
     DuckDB extension ``robostats`` (C API v1.2.0, ABI ``C_STRUCT``, no

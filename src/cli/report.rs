@@ -4,20 +4,24 @@
 //! (`robostats_report`) runs the queries and draws.
 
 use crate::cli::ExitCode;
-use crate::output::dataset::Dataset;
+use crate::output::dataset::{Dataset, RemoteOut};
+use crate::output::remote::S3Location;
+use crate::s3::S3Options;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use robostats_report::Report;
-use robostats_report::engine::Engine;
+use robostats_report::engine::{Engine, Out, Secret};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output directories of `ingest` (several are read as one data set:
-    /// one per crawl, for example).
-    #[arg(required = true, value_name = "OUT")]
+    /// Output directories of `ingest`, or its `s3://BUCKET/PREFIX/` data
+    /// sets (read through DuckDB's httpfs extension, with the credentials
+    /// ingest uses: docs/object-storage.md). Several are read as one data
+    /// set: one per crawl, for example.
+    #[arg(required = true, value_name = "OUT|S3-URL")]
     outs: Vec<PathBuf>,
     /// The HTML file to write (replaced if it exists).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -46,7 +50,7 @@ pub struct Args {
 /// What `robostats report` does, every flag checked.
 pub struct ReportConfig {
     /// The data sets, each checked and named once.
-    outs: Vec<PathBuf>,
+    outs: Vec<Out>,
     /// The HTML file.
     output: PathBuf,
     /// Where the SVG files go, if anywhere.
@@ -62,15 +66,17 @@ impl Args {
     /// as ingest and compact open it, for reading only; none named twice),
     /// the timeout, and the Python found.
     pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
-        let mut seen = Vec::new();
+        let mut outs = Vec::new();
         for out in &self.outs {
-            Dataset::open_read(out)?;
-            let canonical = fs::canonicalize(out)
-                .with_context(|| format!("cannot resolve {}", out.display()))?;
-            if seen.contains(&canonical) {
-                bail!("{} is named twice", out.display());
+            let out = open(out)?;
+            let same = |other: &Out| match (&out, other) {
+                (Out::Dir(a), Out::Dir(b)) => fs::canonicalize(a).ok() == fs::canonicalize(b).ok(),
+                (a, b) => a.name() == b.name(),
+            };
+            if outs.iter().any(same) {
+                bail!("{} is named twice", out.name());
             }
-            seen.push(canonical);
+            outs.push(out);
         }
         if self.timeout == 0 {
             bail!("--timeout must be more than 0 seconds");
@@ -79,13 +85,34 @@ impl Args {
             .with_timeout(std::time::Duration::from_secs(self.timeout))
             .with_verbose(self.verbose);
         Ok(ReportConfig {
-            outs: self.outs.clone(),
+            outs,
             output: self.output.clone(),
             figures: self.figures.clone(),
             engine,
             quiet: self.quiet,
         })
     }
+}
+
+/// The data set `out`, opened for reading as ingest and compact open it:
+/// a directory, or a prefix of an S3 bucket (reached as ingest reaches
+/// it, with the DuckDB secret that reads it there).
+fn open(out: &Path) -> anyhow::Result<Out> {
+    let Some(url) = out.to_str().filter(|t| t.starts_with("s3://")) else {
+        Dataset::open_read(out)?;
+        return Ok(Out::Dir(out.to_owned()));
+    };
+    let remote = RemoteOut {
+        location: S3Location::parse(url).map_err(anyhow::Error::msg)?,
+        options: S3Options::default(),
+        timeout: std::time::Duration::from_secs(60),
+    };
+    let read = remote.open_read()?;
+    let params = read.secret.0.into_iter();
+    Ok(Out::S3 {
+        url: read.url,
+        secret: Secret(params.map(|(k, v)| (k.to_owned(), v)).collect()),
+    })
 }
 
 /// Runs `robostats report`.

@@ -11,8 +11,9 @@
 //! (BENCHMARKS.md, "Object storage output: the crate"): a GET, PUT,
 //! DELETE and a listing are all robostats asks of S3.
 //!
-//! Credentials never leave this module except as signature headers: no
-//! error, message or table holds them.
+//! Credentials never leave this module but as signature headers and as
+//! the DuckDB secret of a reader of a data set ([`DuckdbSecret`], handed
+//! to that DuckDB alone): no error, message or table holds them.
 
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -219,6 +220,42 @@ impl Setup {
         }
     }
 
+    /// The parameters of a DuckDB S3 secret (httpfs' `CREATE SECRET
+    /// (TYPE s3, ...)`) that reaches `bucket` as these requests do: the
+    /// region, the credentials resolved now (DuckDB does not renew them),
+    /// and a custom endpoint's host, URL style and TLS. Handed only to the
+    /// DuckDB that reads a data set there (`robostats report`,
+    /// `robostats.connect`), never printed: its `Debug` names the keys
+    /// only.
+    pub async fn duckdb_secret(&self, bucket: &str) -> Result<DuckdbSecret, String> {
+        let mut params = vec![("REGION", self.region.clone())];
+        if let Some(provider) = &self.credentials {
+            let credentials = self.credentials(provider).await?;
+            params.push(("KEY_ID", credentials.access_key_id().to_owned()));
+            params.push(("SECRET", credentials.secret_access_key().to_owned()));
+            if let Some(token) = credentials.session_token() {
+                params.push(("SESSION_TOKEN", token.to_owned()));
+            }
+        }
+        match &self.endpoint {
+            Some(endpoint) => {
+                let host = endpoint.host_str().unwrap_or_default();
+                let mut at = match endpoint.port() {
+                    Some(port) => format!("{host}:{port}"),
+                    None => host.to_owned(),
+                };
+                at.push_str(endpoint.path().trim_end_matches('/'));
+                params.push(("ENDPOINT", at));
+                params.push(("URL_STYLE", "path".to_owned()));
+                let tls = endpoint.scheme() == "https";
+                params.push(("USE_SSL", tls.to_string()));
+            }
+            None if bucket.contains('.') => params.push(("URL_STYLE", "path".to_owned())),
+            None => {}
+        }
+        Ok(DuckdbSecret(params))
+    }
+
     /// Credentials valid for at least five more minutes.
     async fn credentials(
         &self,
@@ -246,6 +283,19 @@ impl Setup {
         })?;
         *self.cached.lock().expect("credentials lock") = Some(credentials.clone());
         Ok(credentials)
+    }
+}
+
+/// The parameters of a DuckDB S3 secret, by name (`KEY_ID`, `SECRET`,
+/// `REGION`, ...): see [`Setup::duckdb_secret`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct DuckdbSecret(pub Vec<(&'static str, String)>);
+
+impl std::fmt::Debug for DuckdbSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
     }
 }
 
@@ -307,5 +357,46 @@ mod tests {
         };
         assert_eq!(url("é~x"), "http://127.0.0.1:9000/b/%C3%A9~x");
         assert_eq!(url("a%20b%2"), "http://127.0.0.1:9000/b/a%20b%252");
+    }
+
+    #[test]
+    fn duckdb_reaches_the_bucket_as_the_requests_do() {
+        let secret = |endpoint: Option<&str>, bucket: &str| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            let setup = s3(endpoint);
+            runtime.block_on(setup.duckdb_secret(bucket)).unwrap().0
+        };
+        let params = |pairs: &[(&'static str, &str)]| {
+            pairs
+                .iter()
+                .map(|&(k, v)| (k, v.to_owned()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(secret(None, "b"), params(&[("REGION", "us-east-1")]));
+        assert_eq!(
+            secret(None, "my.bucket"),
+            params(&[("REGION", "us-east-1"), ("URL_STYLE", "path")])
+        );
+        assert_eq!(
+            secret(Some("http://127.0.0.1:9000/"), "b"),
+            params(&[
+                ("REGION", "us-east-1"),
+                ("ENDPOINT", "127.0.0.1:9000"),
+                ("URL_STYLE", "path"),
+                ("USE_SSL", "false")
+            ])
+        );
+        assert_eq!(
+            secret(Some("https://minio.example/s3"), "b")[1..],
+            params(&[
+                ("ENDPOINT", "minio.example/s3"),
+                ("URL_STYLE", "path"),
+                ("USE_SSL", "true")
+            ])
+        );
+        let shown = format!("{:?}", DuckdbSecret(vec![("SECRET", "s3cr3t".to_owned())]));
+        assert_eq!(shown, "[\"SECRET\"]");
     }
 }

@@ -46,19 +46,42 @@ fn views_sql() -> &'static str {
 /// them.
 #[pyfunction]
 fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
-    match robostats::output::dataset::Dataset::open_read(&out) {
-        Ok(_) => Ok(()),
-        Err(err) => {
-            let mut message = err.to_string();
-            let mut cause = std::error::Error::source(&err);
-            while let Some(c) = cause {
-                message.push_str(": ");
-                message.push_str(&c.to_string());
-                cause = c.source();
-            }
-            Err(PyValueError::new_err(message))
-        }
+    robostats::output::dataset::Dataset::open_read(&out)
+        .map(drop)
+        .map_err(|err| PyValueError::new_err(chain(&err)))
+}
+
+/// Opens the data set on S3 `url` (`s3://bucket/prefix/`) for reading,
+/// as `robostats report` does: the credentials of the AWS chains (as for
+/// ingest), a listing that finds its manifest and captures. Returns the
+/// URL DuckDB reads it by and the parameters of the DuckDB S3 secret that
+/// reaches it; raises `ValueError` with the command's message.
+#[pyfunction]
+fn open_s3_data_set(py: Python<'_>, url: &str) -> PyResult<(String, Vec<(String, String)>)> {
+    let location =
+        robostats::output::remote::S3Location::parse(url).map_err(PyValueError::new_err)?;
+    let remote = robostats::output::dataset::RemoteOut {
+        location,
+        options: robostats::s3::S3Options::default(),
+        timeout: std::time::Duration::from_secs(60),
+    };
+    let read = py
+        .detach(|| remote.open_read())
+        .map_err(|err| PyValueError::new_err(chain(&err)))?;
+    let params = read.secret.0.into_iter();
+    Ok((read.url, params.map(|(k, v)| (k.to_owned(), v)).collect()))
+}
+
+/// `err` and its causes, joined by colons as the command prints them.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        message.push_str(": ");
+        message.push_str(&c.to_string());
+        cause = c.source();
     }
+    message
 }
 
 /// DuckDB's metadata footer for this module's file as the extension
@@ -87,6 +110,7 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
     m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
+    m.add_function(wrap_pyfunction!(open_s3_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;
     Ok(())
 }

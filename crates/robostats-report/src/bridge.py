@@ -2,7 +2,9 @@
 
 Reads one JSON request, one line, on standard input:
   {"dir": the directory to read the data sets from (null: the current one),
-   "outs": [each data set as DuckDB reads it, from "dir"],
+   "outs": [each data set as DuckDB reads it, from "dir", or its s3:// URL],
+   "secrets": [{"scope": "s3://bucket/prefix/", "params": [[name, value]]}]:
+              DuckDB's S3 secrets for the data sets on S3 (httpfs),
    "names": [each data set as the user named it, for messages],
    "tables": [[table name, its view's query FROM {source}], ...],
    "body_tables": [the tables stored once per body],
@@ -77,16 +79,97 @@ def glob_text(path):
     return re.sub(r"([*?\[])", r"[\1]", path)
 
 
+def load_httpfs(con):
+    """DuckDB's httpfs extension: installed already, or from PyPI's
+    duckdb-extension-httpfs package (no download), or installed now. (The
+    same steps as python/robostats/_duckdb.py's _load_httpfs: this script
+    runs in any Python with duckdb, where robostats may not be installed.)"""
+    try:
+        con.execute("LOAD httpfs")
+        return
+    except duckdb.Error:
+        pass
+    try:
+        import duckdb_extension_httpfs
+        place = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions",
+                             "v" + duckdb.__version__, "httpfs.duckdb_extension")
+        if os.path.exists(place):
+            con.execute("LOAD " + sql_text(place))
+            return
+    except (ImportError, duckdb.Error):
+        pass
+    try:
+        con.execute("INSTALL httpfs")
+        con.execute("LOAD httpfs")
+    except duckdb.Error as error:
+        raise Failure(6, (
+            f"reading a data set on S3 takes DuckDB's httpfs extension, which DuckDB {duckdb.__version__} "
+            f"here could not load or install ({str(error).strip()}): run INSTALL httpfs in this Python's "
+            f"DuckDB where it can download, or pip install duckdb-extension-httpfs=={duckdb.__version__}"))
+
+
+def secrets(con, request):
+    """The S3 secret of each data set on S3, scoped to it, in memory only
+    (DuckDB's message, which could quote one, is not repeated)."""
+    if not request.get("secrets"):
+        return
+    load_httpfs(con)
+    for i, secret in enumerate(request["secrets"]):
+        params = ", ".join(f"{name} {sql_text(value)}" for name, value in secret["params"])
+        try:
+            con.execute(f"CREATE TEMPORARY SECRET robostats_{i} "
+                        f"(TYPE s3, SCOPE {sql_text(secret['scope'])}, {params})")
+        except duckdb.Error:
+            raise Failure(6, f"DuckDB did not take the S3 secret of {secret['scope']}") from None
+
+
+def generation(con, out):
+    """(compactions, retired) of a data set's newest generation (one that
+    robostats compact committed on S3), or None: every part file counts."""
+    newest = con.execute("SELECT max(file) FROM glob(?)",
+                         [f"{glob_text(out)}/_manifest/generation-*.json"]).fetchall()[0][0]
+    if newest is None:
+        return None
+    return con.execute("SELECT compactions, retired FROM read_json(?, columns = "
+                       "{compactions: 'VARCHAR[]', retired: 'VARCHAR[]'})", [newest]).fetchall()[0]
+
+
+def source(table, outs, generations):
+    """The part files of `table` in every data set: one read_parquet of
+    them all, or, where a data set has generations, its visible files only
+    (views.sql's robostats_visible, with the generation's lists)."""
+    plain = [out for out in outs if generations[out] is None]
+    parts = []
+    if plain:
+        globs = ", ".join(sql_text(f"{glob_text(out)}/{table}/*.parquet") for out in plain)
+        parts.append(f"SELECT * FROM read_parquet([{globs}])")
+    def listed(names):
+        return "[" + ", ".join(sql_text(n) for n in names) + "]::VARCHAR[]"
+
+    for out in outs:
+        if generations[out] is None:
+            continue
+        compactions, retired = (names or [] for names in generations[out])
+        parts.append(
+            f"SELECT * EXCLUDE (filename) FROM read_parquet({sql_text(f'{glob_text(out)}/{table}/*.parquet')}, "
+            f"filename = true) WHERE NOT list_contains({listed(retired)}, regexp_extract(filename, '[^/]+/[^/]+$')) "
+            f"AND list_contains({listed(compactions + [''])}, "
+            f"regexp_extract(filename, '/compacted-([0-9a-f]+)-[0-9]+\\.parquet$', 1))")
+    if len(parts) == 1 and plain:
+        return f"read_parquet([{globs}])"
+    return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+
 def views(con, outs, tables, views_sql):
-    """queries/views.sql over the first directory, then every table view
+    """queries/views.sql over the first data set, then every table view
     again over all of them (the derived views read the tables by name)."""
     con.execute("SET VARIABLE robostats_out = ?", [outs[0]])
     con.execute(views_sql)
     if len(outs) > 1:
+        generations = {out: generation(con, out) for out in outs}
         # In views.sql's order: a body table's view reads `bodies`' view.
         for table, sql in tables:
-            globs = ", ".join(sql_text(f"{glob_text(out)}/{table}/*.parquet") for out in outs)
-            view = sql.replace("{source}", f"read_parquet([{globs}])")
+            view = sql.replace("{source}", source(table, outs, generations))
             # The crawler list is written once per data set: the same rows.
             if table == "agents":
                 view = f"SELECT DISTINCT * FROM ({view})"
@@ -193,6 +276,7 @@ def run(request, data_sets):
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     started = time.monotonic()
+    secrets(con, request)
     views(con, request["outs"], request["tables"], request["views"])
     check(con, request["outs"])
     cache(con)

@@ -25,6 +25,44 @@ use super::queries::{Query, VIEWS};
 /// The bridge between robostats and DuckDB's Python package.
 const BRIDGE: &str = include_str!("bridge.py");
 
+/// A data set the report reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Out {
+    /// An output directory of `robostats ingest`.
+    Dir(PathBuf),
+    /// A data set on S3, read through DuckDB's httpfs extension.
+    S3 {
+        /// `s3://bucket/prefix`, without a trailing `/`.
+        url: String,
+        /// DuckDB's S3 secret for it.
+        secret: Secret,
+    },
+}
+
+impl Out {
+    /// The data set as the user named it.
+    pub fn name(&self) -> String {
+        match self {
+            Out::Dir(dir) => dir.display().to_string(),
+            Out::S3 { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// The parameters of a DuckDB S3 secret (`CREATE SECRET (TYPE s3, ...)`)
+/// by name: credentials, handed to the bridge on its standard input and
+/// to nothing else (`Debug` names the parameters only).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub Vec<(String, String)>);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
 /// A query's result: its columns and rows, values as JSON.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Table {
@@ -232,9 +270,9 @@ impl Engine {
 
     /// Runs `views.sql` over the data sets `outs` (their tables read as
     /// one), then every query of [`Query::ALL`].
-    pub fn run(&self, outs: &[PathBuf]) -> Result<Results, EngineError> {
+    pub fn run(&self, outs: &[Out]) -> Result<Results, EngineError> {
         let links = Links::new(outs).map_err(EngineError::Links)?;
-        let mut request = self.request(&links).to_string();
+        let mut request = self.request(&links, outs).to_string();
         // One line: the bridge then reads its standard input to the end, to
         // learn when robostats is gone.
         request.push('\n');
@@ -285,8 +323,9 @@ impl Engine {
 
     /// The bridge's request: the data sets as DuckDB reads them (the
     /// links, from the directory holding them) and as the user named them
-    /// (for messages), each table's view, `views.sql` and the queries.
-    fn request(&self, links: &Links) -> Value {
+    /// (for messages), the secrets of those on S3, each table's view,
+    /// `views.sql` and the queries.
+    fn request(&self, links: &Links, outs: &[Out]) -> Value {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
         // views.sql, or a body in two data sets would read twice.
@@ -308,8 +347,20 @@ impl Engine {
             .iter()
             .map(|q| serde_json::json!({"name": q.name(), "sql": q.sql(), "limit": q.limit()}))
             .collect();
+        // Each scoped to its data set: `s3://bucket/prefix/`.
+        let secrets: Vec<Value> = outs
+            .iter()
+            .filter_map(|out| match out {
+                Out::S3 { url, secret } => Some(serde_json::json!({
+                    "scope": format!("{url}/"),
+                    "params": secret.0,
+                })),
+                Out::Dir(_) => None,
+            })
+            .collect();
         serde_json::json!({
             "dir": links.dir().map(|d| d.to_string_lossy()),
+            "secrets": secrets,
             "outs": links.outs(),
             "names": links.names(),
             "tables": tables,

@@ -36,9 +36,7 @@ pub mod queries;
 pub mod svg;
 mod text;
 
-use std::path::PathBuf;
-
-use engine::{Engine, EngineError, Table};
+use engine::{Engine, EngineError, Out, Table};
 use figures::Figure;
 use queries::Query;
 
@@ -61,10 +59,10 @@ pub struct Report {
 impl Report {
     /// Runs every query over `outs` (their tables read as one data set)
     /// and draws the figures.
-    pub fn build(engine: &Engine, outs: &[PathBuf]) -> Result<Report, EngineError> {
+    pub fn build(engine: &Engine, outs: &[Out]) -> Result<Report, EngineError> {
         let results = engine.run(outs)?;
         Ok(Report {
-            outs: outs.iter().map(|p| p.display().to_string()).collect(),
+            outs: outs.iter().map(Out::name).collect(),
             data_set: results.get(Query::DataSet).clone(),
             figures: figures::all(&results),
             duckdb: results.duckdb.clone(),

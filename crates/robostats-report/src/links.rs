@@ -11,10 +11,14 @@
 //! but `[\]` matches nothing). `{`, `}`, `,` and `]` alone are plain. So
 //! the report reads `data-set-0/captures/*.parquet`, ... from a private
 //! directory of links to the data sets: the globs of `queries/views.sql`,
-//! and no name of the user's in them.
+//! and no name of the user's in them. A data set on S3 is read by its
+//! URL (`s3://bucket/prefix`, whose characters `S3Location` limits to
+//! plain ones).
 
 use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::engine::Out;
 
 /// A private directory of links to the data sets, removed when dropped.
 #[derive(Debug)]
@@ -26,13 +30,15 @@ pub struct Links {
     outs: Vec<String>,
     /// Each data set as the user named it.
     names: Vec<String>,
+    /// The links made in `dir`.
+    made: Vec<String>,
 }
 
 impl Links {
-    /// Links to the directories `outs`, in a new directory of the
+    /// Links to the directories of `outs`, in a new directory of the
     /// system's temporary directory that only the user can enter.
     #[cfg(unix)]
-    pub fn new(outs: &[PathBuf]) -> io::Result<Links> {
+    pub fn new(outs: &[Out]) -> io::Result<Links> {
         use std::os::unix::fs::DirBuilderExt;
         let temp = std::env::temp_dir();
         let mut attempt = 0;
@@ -53,13 +59,22 @@ impl Links {
         let mut links = Links {
             dir: Some(dir),
             outs: Vec::new(),
-            names: outs.iter().map(|p| p.display().to_string()).collect(),
+            names: outs.iter().map(Out::name).collect(),
+            made: Vec::new(),
         };
         for (i, out) in outs.iter().enumerate() {
+            let out = match out {
+                Out::Dir(dir) => dir,
+                Out::S3 { url, .. } => {
+                    links.outs.push(url.clone());
+                    continue;
+                }
+            };
             let name = format!("data-set-{i}");
             let target = std::fs::canonicalize(out)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
             std::os::unix::fs::symlink(&target, links.path(&name))?;
+            links.made.push(name.clone());
             links.outs.push(name);
         }
         Ok(links)
@@ -67,12 +82,13 @@ impl Links {
 
     /// The data sets by their own paths (no symbolic links here).
     #[cfg(not(unix))]
-    pub fn new(outs: &[PathBuf]) -> io::Result<Links> {
-        let names: Vec<String> = outs.iter().map(|p| p.display().to_string()).collect();
+    pub fn new(outs: &[Out]) -> io::Result<Links> {
+        let names: Vec<String> = outs.iter().map(Out::name).collect();
         Ok(Links {
             dir: None,
             outs: names.clone(),
             names,
+            made: Vec::new(),
         })
     }
 
@@ -100,7 +116,7 @@ impl Links {
 impl Drop for Links {
     fn drop(&mut self) {
         if let Some(dir) = &self.dir {
-            for name in &self.outs {
+            for name in &self.made {
                 let _ = std::fs::remove_file(dir.join(name));
             }
             let _ = std::fs::remove_dir(dir);
@@ -117,16 +133,24 @@ mod tests {
         let root = std::env::temp_dir().join(format!("robostats-links-{}", std::process::id()));
         let odd = root.join("a*?[b]{c} \\'d");
         std::fs::create_dir_all(odd.join("captures")).unwrap();
-        let links = Links::new(&[odd.clone(), root.clone()]).unwrap();
+        let s3 = Out::S3 {
+            url: "s3://b/p".to_owned(),
+            secret: crate::engine::Secret(Vec::new()),
+        };
+        let links = Links::new(&[Out::Dir(odd.clone()), s3, Out::Dir(root.clone())]).unwrap();
         let dir = links.dir().unwrap().to_owned();
-        assert_eq!(links.outs(), ["data-set-0", "data-set-1"]);
+        assert_eq!(links.outs(), ["data-set-0", "s3://b/p", "data-set-2"]);
         assert_eq!(
             links.names(),
-            [odd.display().to_string(), root.display().to_string()]
+            [
+                odd.display().to_string(),
+                "s3://b/p".to_owned(),
+                root.display().to_string()
+            ]
         );
         assert!(dir.join("data-set-0/captures").is_dir());
         assert!(
-            dir.join("data-set-1")
+            dir.join("data-set-2")
                 .join(odd.file_name().unwrap())
                 .is_dir()
         );

@@ -47,7 +47,7 @@ pub use names::{
     temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
-pub use store::RemoteOut;
+pub use store::{RemoteOut, RemoteRead};
 
 use crate::classify::Table;
 use crate::classify::agents::AgentList;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::remote::Remote;
 use super::{At, Dataset, Op, OutputError, lock, manifest};
 use crate::classify::Table;
-use crate::output::remote::S3Location;
-use crate::s3::S3Options;
+use crate::output::remote::{Bucket, S3Location};
+use crate::s3::{DuckdbSecret, S3Options};
 
 /// Where a run writes a data set on S3.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +33,55 @@ impl RemoteOut {
     pub fn staging_dir(&self, name: &str) -> PathBuf {
         let place = self.location.local_name();
         std::env::temp_dir().join(format!("robostats-stage~{place}~{name}"))
+    }
+}
+
+/// A data set on S3 opened for reading only: where DuckDB reads it, and
+/// the secret that reaches it there.
+#[derive(Debug)]
+pub struct RemoteRead {
+    /// `s3://bucket/prefix`, without a trailing `/` (views.sql appends
+    /// `/<table>/*.parquet`).
+    pub url: String,
+    /// DuckDB's S3 secret for it (credentials: shown to no one).
+    pub secret: DuckdbSecret,
+}
+
+impl RemoteOut {
+    /// Opens the data set for reading only (`robostats report`,
+    /// `robostats.connect`): nothing is written and no claim taken; a
+    /// listing of its manifest and of its captures' part files (the first
+    /// page of each) says it is a data set the views can read.
+    pub fn open_read(&self) -> Result<RemoteRead, OutputError> {
+        let location = &self.location;
+        let bucket = Bucket::new(
+            &location.bucket,
+            &location.prefix,
+            &self.options,
+            self.timeout,
+        )
+        .map_err(OutputError::Store)?;
+        let url = location.url();
+        if bucket
+            .list_first(&format!("{}/", manifest::DIR_NAME))
+            .map_err(OutputError::Store)?
+            .is_empty()
+        {
+            return Err(OutputError::NotADataset { dir: url.into() });
+        }
+        let captures = bucket
+            .list_first(&format!("{}/", Table::Captures.name()))
+            .map_err(OutputError::Store)?;
+        if !captures.iter().any(|l| l.key.ends_with(".parquet")) {
+            return Err(OutputError::Store(format!(
+                "{url} has a manifest but no captures/*.parquet yet: its first ingest has not \
+                 finished a part file"
+            )));
+        }
+        Ok(RemoteRead {
+            url: url.trim_end_matches('/').to_owned(),
+            secret: bucket.duckdb_secret().map_err(OutputError::Store)?,
+        })
     }
 }
 

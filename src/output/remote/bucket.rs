@@ -227,36 +227,61 @@ impl Bucket {
     pub fn list(&self, under: &str) -> Result<Vec<Listed>, Failure> {
         let mut found = Vec::new();
         let mut token: Option<String> = None;
-        let full = self.full_key(under);
         loop {
-            let mut url = self.setup.bucket_url(&self.bucket)?;
-            {
-                let mut query = url.query_pairs_mut();
-                query.append_pair("list-type", "2");
-                if let Some(t) = &token {
-                    query.append_pair("continuation-token", t);
-                }
-                query.append_pair("prefix", &full);
-            }
-            let url = Url::parse(&url.as_str().replace('+', "%20"))
-                .map_err(|e| format!("no URL for the listing: {e}"))?;
-            let ((status, _, body), _) = self.ask("LIST", under, &url, &[], None)?;
-            if !status.is_success() {
-                return Err(self.refusal("list", under, status, &body));
-            }
-            let page = listing::parse(&body)
-                .map_err(|e| format!("S3's listing of {} does not read: {e}", self.shown(under)))?;
-            for item in page.items {
-                if let Some(key) = self.relative(&item.key) {
-                    found.push(Listed { key, ..item });
-                }
-            }
+            let page = self.page(under, token.as_deref())?;
+            found.extend(page.items);
             match page.next {
                 Some(next) if Some(&next) != token.as_ref() => token = Some(next),
                 _ => break,
             }
         }
         Ok(found)
+    }
+
+    /// The first objects (up to S3's page, 1,000) whose key starts with
+    /// `under`: one request, to learn whether there are any.
+    pub fn list_first(&self, under: &str) -> Result<Vec<Listed>, Failure> {
+        Ok(self.page(under, None)?.items)
+    }
+
+    /// One page of the listing of `under`, from `token` on; its keys
+    /// relative to the prefix.
+    fn page(&self, under: &str, token: Option<&str>) -> Result<listing::Page, Failure> {
+        let mut url = self.setup.bucket_url(&self.bucket)?;
+        {
+            let mut query = url.query_pairs_mut();
+            query.append_pair("list-type", "2");
+            if let Some(t) = token {
+                query.append_pair("continuation-token", t);
+            }
+            query.append_pair("prefix", &self.full_key(under));
+        }
+        let url = Url::parse(&url.as_str().replace('+', "%20"))
+            .map_err(|e| format!("no URL for the listing: {e}"))?;
+        let ((status, _, body), _) = self.ask("LIST", under, &url, &[], None)?;
+        if !status.is_success() {
+            return Err(self.refusal("list", under, status, &body));
+        }
+        let mut page = listing::parse(&body)
+            .map_err(|e| format!("S3's listing of {} does not read: {e}", self.shown(under)))?;
+        page.items = page
+            .items
+            .into_iter()
+            .filter_map(|item| {
+                Some(Listed {
+                    key: self.relative(&item.key)?,
+                    ..item
+                })
+            })
+            .collect();
+        Ok(page)
+    }
+
+    /// The parameters of the DuckDB secret that reads this data set
+    /// ([`crate::s3::Setup::duckdb_secret`]).
+    pub fn duckdb_secret(&self) -> Result<crate::s3::DuckdbSecret, Failure> {
+        self.runtime
+            .block_on(self.setup.duckdb_secret(&self.bucket))
     }
 
     /// Every object under the prefix, by key (relative to it).

@@ -1,0 +1,89 @@
+"""`robostats report s3://bucket/prefix/` against moto's S3 server
+(s3_store.py): the page of a data set read where it is, through DuckDB's
+httpfs (DuckDB 1.5.5 and PyPI's httpfs package: target/httpfs-venv), is
+the page of the same inputs ingested locally, during a compaction's grace
+too (the merged files still there beside the new ones), alone and read as
+one with a local data set; and what is not a data set is refused."""
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, ROOT, SAMPLES, ingest
+from s3_store import BUCKET, HTTPFS_PYTHON, no_rules_left, run, store  # noqa: F401
+
+pytestmark = pytest.mark.skipif(not HTTPFS_PYTHON.exists(), reason="DuckDB 1.5 with httpfs: scripts/test-deps.sh")
+
+# The secret key the runs are given: it must reach no output.
+SECRET = "s3cr3t-Key-Value"
+PREFERENCES = "samples/preferences/"
+
+
+def report(store, outs, html, status=0):
+    proc = subprocess.run(
+        [str(BIN), "report", *map(str, outs), "-o", str(html), "--python", str(HTTPFS_PYTHON)],
+        cwd=ROOT, env=store.env(AWS_SECRET_ACCESS_KEY=SECRET), capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == status, proc.stderr
+    assert SECRET not in proc.stdout + proc.stderr
+    return proc
+
+
+def page(html, *names):
+    """The page with the data sets' names (its only mention of where they
+    are) taken out."""
+    text = html.read_text()
+    assert SECRET not in text
+    return text.replace(", ".join(map(str, names)), "OUT")
+
+
+@pytest.fixture(scope="module")
+def in_grace(store):
+    """The samples ingested to S3 in three shards, then compacted; the
+    compaction is stopped in its grace, after its commit: the merged files
+    are still there beside the new ones, hidden by the new generation."""
+    for i in range(3):
+        run(store, "report", "--shard", f"{i}/3")
+    proc = subprocess.Popen(
+        [str(BIN), "compact", f"s3://{BUCKET}/report/", "--grace", "600"],
+        cwd=ROOT, env=store.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    generation = "report/_manifest/generation-00000001.json"
+    deadline = time.monotonic() + 120
+    while generation not in store.keys("report/_manifest/"):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    retired = json.loads(store.client.get_object(Bucket=BUCKET, Key=generation)["Body"].read())["retired"]
+    assert retired and set(f"report/{k}" for k in retired) <= set(store.keys("report/"))
+    return f"s3://{BUCKET}/report/"
+
+
+def test_the_page_of_a_data_set_on_s3_is_the_local_page(store, in_grace, tmp_path):
+    local = tmp_path / "local"
+    ingest(SAMPLES, local)
+    report(store, [in_grace], tmp_path / "s3.html")
+    report(store, [local], tmp_path / "local.html")
+    assert page(tmp_path / "s3.html", in_grace.rstrip("/")) == page(tmp_path / "local.html", local)
+
+
+def test_a_data_set_on_s3_and_a_local_one_read_as_one(store, in_grace, tmp_path):
+    """The merged files on S3 are read as the generation says beside a
+    local data set's plain globs."""
+    prefs, both = tmp_path / "prefs", tmp_path / "both"
+    ingest([PREFERENCES], prefs)
+    ingest([*SAMPLES, PREFERENCES], both)
+    report(store, [in_grace, prefs], tmp_path / "two.html")
+    report(store, [both], tmp_path / "one.html")
+    assert page(tmp_path / "two.html", in_grace.rstrip("/"), prefs) == page(tmp_path / "one.html", both)
+
+
+def test_what_is_not_a_data_set_on_s3_is_refused(store, tmp_path):
+    proc = report(store, [f"s3://{BUCKET}/nothing/"], tmp_path / "r.html", status=2)
+    assert f"s3://{BUCKET}/nothing/ is not an ingest output directory" in proc.stderr
+    proc = report(store, ["s3://Bad_Bucket/x/"], tmp_path / "r.html", status=2)
+    assert "is not a bucket name" in proc.stderr
+    assert not (tmp_path / "r.html").exists()
