@@ -31,23 +31,33 @@ build=(cargo +nightly build --locked --release --bins --target "$triple"
 [ "$seconds" = --build ] && exec "${build[@]}"
 "${build[@]}"
 
+# Every target at once (each libFuzzer run is one process on one core),
+# then each one's outcome in order.
+targets=()
 for src in fuzz_targets/*.rs; do
     target=$(basename "$src" .rs)
     dict=()
     [ -f "$target.dict" ] && dict=("-dict=$target.dict")
     mkdir -p "corpus/$target" "artifacts/$target"
-    echo "== fuzz $target for ${seconds}s"
-    log=target/fuzz-$target.log
-    status=0
     "target/$triple/release/$target" -artifact_prefix="artifacts/$target/" "${dict[@]}" \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-        "corpus/$target" >"$log" 2>&1 || status=$?
+        "corpus/$target" >"target/fuzz-$target.log" 2>&1 &
+    targets+=("$target:$!")
+done
+failed=0
+for entry in "${targets[@]}"; do
+    target=${entry%%:*}
+    log=target/fuzz-$target.log
+    status=0
+    wait "${entry#*:}" || status=$?
+    echo "== fuzz $target for ${seconds}s"
     grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|panicked|ERROR' "$log" || true
     # A failure exits non-zero and leaves its input as an artifact (one
     # left from an earlier run fails this one too, until it is removed).
     if [ "$status" != 0 ] ||
         ls "artifacts/$target"/crash-* "artifacts/$target"/timeout-* "artifacts/$target"/oom-* >/dev/null 2>&1; then
         echo "fuzz $target found a failure (exit status $status): see fuzz/artifacts/$target and fuzz/$log" >&2
-        exit 1
+        failed=1
     fi
 done
+exit "$failed"
