@@ -54,8 +54,8 @@ for entry in "${targets[@]}"; do
     grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|panicked|ERROR' "$log" || true
     # A failure exits non-zero and leaves its input as an artifact (one
     # left from an earlier run fails this one too, until it is removed).
-    if [ "$status" != 0 ] ||
-        ls "artifacts/$target"/crash-* "artifacts/$target"/timeout-* "artifacts/$target"/oom-* >/dev/null 2>&1; then
+    found=$(find "artifacts/$target" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -print -quit)
+    if [ "$status" != 0 ] || [ -n "$found" ]; then
         echo "fuzz $target found a failure (exit status $status): see fuzz/artifacts/$target and fuzz/$log" >&2
         failed=1
     fi
