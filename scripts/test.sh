@@ -23,7 +23,7 @@ step() {
     echo "== $1"
 }
 print_times() {
-    for job in "${deps:-}" "${fuzz_build:-}" "${pytest:-}"; do
+    for job in "${deps:-}" "${fuzz_build:-}"; do
         [ -z "$job" ] || kill "$job" 2>/dev/null || true
     done
     step ""
@@ -59,37 +59,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "release build"
 cargo build --release --locked
 
-# ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
-# tests/python (pytest) over the release binary's output, with the Python
-# scripts/test-deps.sh installed them into. test_slurm.py starts a private
-# single-node Slurm with scripts/slurm/local-cluster.sh
-# (ROBOSTATS_NO_SLURM=1 skips that test); test_report.py renders the
-# report's page in headless Chromium. Four workers on two cores, one test
-# file each at a time (pytest-xdist's loadfile: a file's fixtures are made
-# once): most of these tests wait on the processes, servers and clocks
-# they start (215 s in one worker, 96 s in four), so they run in the
-# background from here on, beside the Rust tests' build and run, which
-# keep the cores busy (CONTRIBUTING.md, "Tests"); their output is printed
-# when they end.
-step "tests: Rust (unit, integration, property, CLI) and Python (tests/python) at once"
-deps_ready
-py=target/python-venv/bin/python3
-[ -x "$py" ] || py=python3
-PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile tests/python >target/pytest.log 2>&1 &
-pytest=$!
-python_ready() {
-    [ -z "$pytest" ] && return
-    local status=0
-    wait "$pytest" || status=$?
-    pytest=""
-    cat target/pytest.log
-    [ "$status" = 0 ] || { echo "tests/python failed (target/pytest.log)" >&2; exit 1; }
-}
-
+step "tests (unit, integration, property, CLI)"
 # tests/faults.rs kills compact at each of its steps with strace's fault
-# injection (ROBOSTATS_NO_STRACE=1 skips those tests). The build runs at
-# a lower priority than the Python tests' processes, whose clocks run.
-nice -n 5 cargo test --workspace --locked --no-run
+# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
+cargo test --workspace --locked --no-run
+deps_ready
 # The fuzz targets (a nightly build with sanitizers) build
 # in the background at the lowest priority from here on, on the time the
 # tests leave a core idle (they wait on the processes they start); the
@@ -100,7 +74,22 @@ if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     fuzz_build=$!
 fi
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
-python_ready
+
+# ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
+# tests/python (pytest) over the release binary's output, with the Python
+# scripts/test-deps.sh installed them into. test_slurm.py starts a private
+# single-node Slurm with scripts/slurm/local-cluster.sh
+# (ROBOSTATS_NO_SLURM=1 skips that test); test_report.py renders the
+# report's page in headless Chromium.
+step "python: tables and queries (tests/python)"
+py=target/python-venv/bin/python3
+[ -x "$py" ] || py=python3
+# Four workers on two cores, one test file each at a time (pytest-xdist's
+# loadfile: a file's fixtures are made once): most of these tests wait on
+# the processes, servers and clocks they start (215 s in one worker, 96 s
+# in four; CONTRIBUTING.md, "Tests").
+PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile tests/python
+# ---- end of the Python block ---------------------------------------------
 
 # ---- the Python package: its wheel, in a fresh environment without Rust ----
 # The wheel a release publishes (maturin build; the release build above is
