@@ -4,8 +4,8 @@ use crate::cli::ExitCode;
 use std::path::PathBuf;
 
 use crate::output::compact::{self, Options};
+use crate::output::dataset::RemoteOut;
 use crate::output::remote::S3Location;
-use crate::s3::S3Options;
 use anyhow::{Context, bail};
 
 #[derive(Debug, clap::Args)]
@@ -68,10 +68,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let done = match args.out.to_str().filter(|t| t.starts_with("s3://")) {
         Some(url) => {
             let location = S3Location::parse(url).map_err(anyhow::Error::msg)?;
+            let out = RemoteOut::from_environment(location);
             let at = compact::remote::RemoteCompact {
-                location: &location,
-                s3: &S3Options::default(),
-                timeout: std::time::Duration::from_secs(60),
+                location: &out.location,
+                s3: &out.options,
+                timeout: out.timeout,
                 grace: std::time::Duration::from_secs(args.grace),
             };
             compact::remote::run(&at, &options)

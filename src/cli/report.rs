@@ -6,7 +6,6 @@
 use crate::cli::ExitCode;
 use crate::output::dataset::{Dataset, RemoteOut};
 use crate::output::remote::S3Location;
-use crate::s3::S3Options;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -66,16 +65,19 @@ impl Args {
     /// as ingest and compact open it, for reading only; none named twice),
     /// the timeout, and the Python found.
     pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
-        let mut outs = Vec::new();
+        let (mut outs, mut seen) = (Vec::new(), Vec::new());
         for out in &self.outs {
             let out = open(out)?;
-            let same = |other: &Out| match (&out, other) {
-                (Out::Dir(a), Out::Dir(b)) => fs::canonicalize(a).ok() == fs::canonicalize(b).ok(),
-                (a, b) => a.name() == b.name(),
+            // Where it is: a directory by its canonical path, S3 by URL.
+            let place = match &out {
+                Out::Dir(dir) => fs::canonicalize(dir)
+                    .with_context(|| format!("cannot resolve {}", dir.display()))?,
+                Out::S3 { url, .. } => PathBuf::from(url),
             };
-            if outs.iter().any(same) {
+            if seen.contains(&place) {
                 bail!("{} is named twice", out.name());
             }
+            seen.push(place);
             outs.push(out);
         }
         if self.timeout == 0 {
@@ -102,16 +104,11 @@ fn open(out: &Path) -> anyhow::Result<Out> {
         Dataset::open_read(out)?;
         return Ok(Out::Dir(out.to_owned()));
     };
-    let remote = RemoteOut {
-        location: S3Location::parse(url).map_err(anyhow::Error::msg)?,
-        options: S3Options::default(),
-        timeout: std::time::Duration::from_secs(60),
-    };
-    let read = remote.open_read()?;
-    let params = read.secret.0.into_iter();
+    let location = S3Location::parse(url).map_err(anyhow::Error::msg)?;
+    let read = RemoteOut::from_environment(location).open_read()?;
     Ok(Out::S3 {
         url: read.url,
-        secret: Secret(params.map(|(k, v)| (k.to_owned(), v)).collect()),
+        secret: Secret(read.secret.into_pairs()),
     })
 }
 

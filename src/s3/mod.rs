@@ -291,6 +291,14 @@ impl Setup {
 #[derive(Clone, PartialEq, Eq)]
 pub struct DuckdbSecret(pub Vec<(&'static str, String)>);
 
+impl DuckdbSecret {
+    /// The parameters as (name, value) pairs of strings, for a reader
+    /// outside this crate.
+    pub fn into_pairs(self) -> Vec<(String, String)> {
+        self.0.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+    }
+}
+
 impl std::fmt::Debug for DuckdbSecret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()

@@ -60,16 +60,11 @@ fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
 fn open_s3_data_set(py: Python<'_>, url: &str) -> PyResult<(String, Vec<(String, String)>)> {
     let location =
         robostats::output::remote::S3Location::parse(url).map_err(PyValueError::new_err)?;
-    let remote = robostats::output::dataset::RemoteOut {
-        location,
-        options: robostats::s3::S3Options::default(),
-        timeout: std::time::Duration::from_secs(60),
-    };
+    let remote = robostats::output::dataset::RemoteOut::from_environment(location);
     let read = py
         .detach(|| remote.open_read())
         .map_err(|err| PyValueError::new_err(chain(&err)))?;
-    let params = read.secret.0.into_iter();
-    Ok((read.url, params.map(|(k, v)| (k.to_owned(), v)).collect()))
+    Ok((read.url, read.secret.into_pairs()))
 }
 
 /// `err` and its causes, joined by colons as the command prints them.

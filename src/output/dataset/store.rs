@@ -26,7 +26,22 @@ pub struct RemoteOut {
     pub timeout: Duration,
 }
 
+/// How long a command without a `--timeout` flag (`compact`, `report`,
+/// `robostats.connect`) waits for a connection or an answer of S3.
+pub const STORE_TIMEOUT: Duration = Duration::from_secs(60);
+
 impl RemoteOut {
+    /// The data set at `location`, reached as the environment says (the
+    /// AWS chains, `AWS_ENDPOINT_URL`), each wait bounded by
+    /// [`STORE_TIMEOUT`]: for the commands that take no S3 flags.
+    pub fn from_environment(location: S3Location) -> RemoteOut {
+        RemoteOut {
+            location,
+            options: S3Options::default(),
+            timeout: STORE_TIMEOUT,
+        }
+    }
+
     /// The local directory a run of the manifest `name` stages its files
     /// in: one per data set and manifest under the temporary directory,
     /// named after both (so that no two share one).
@@ -34,20 +49,7 @@ impl RemoteOut {
         let place = self.location.local_name();
         std::env::temp_dir().join(format!("robostats-stage~{place}~{name}"))
     }
-}
 
-/// A data set on S3 opened for reading only: where DuckDB reads it, and
-/// the secret that reaches it there.
-#[derive(Debug)]
-pub struct RemoteRead {
-    /// `s3://bucket/prefix`, without a trailing `/` (views.sql appends
-    /// `/<table>/*.parquet`).
-    pub url: String,
-    /// DuckDB's S3 secret for it (credentials: shown to no one).
-    pub secret: DuckdbSecret,
-}
-
-impl RemoteOut {
     /// Opens the data set for reading only (`robostats report`,
     /// `robostats.connect`): nothing is written and no claim taken; a
     /// listing of its manifest and of its captures' part files (the first
@@ -83,6 +85,17 @@ impl RemoteOut {
             secret: bucket.duckdb_secret().map_err(OutputError::Store)?,
         })
     }
+}
+
+/// A data set on S3 opened for reading only: where DuckDB reads it, and
+/// the secret that reaches it there.
+#[derive(Debug)]
+pub struct RemoteRead {
+    /// `s3://bucket/prefix`, without a trailing `/` (views.sql appends
+    /// `/<table>/*.parquet`).
+    pub url: String,
+    /// DuckDB's S3 secret for it (credentials: shown to no one).
+    pub secret: DuckdbSecret,
 }
 
 impl Dataset {
