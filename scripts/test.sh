@@ -60,9 +60,12 @@ step "release build"
 cargo build --release --locked
 
 step "tests (unit, integration, property, CLI)"
-# tests/faults.rs kills compact at each of its steps with strace's fault
-# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
-cargo test --workspace --locked --no-run
+# In the release profile: the tests then build on every crate the release
+# build above built (tests/crates.rs keeps the dev-dependencies' features
+# the same), and only the tests themselves compile. tests/faults.rs kills
+# compact at each of its steps with strace's fault injection
+# (ROBOSTATS_NO_STRACE=1 skips those tests).
+cargo test --workspace --release --locked --no-run
 deps_ready
 # The fuzz targets (a nightly build with sanitizers) build
 # in the background at the lowest priority from here on, on the time the
@@ -73,7 +76,7 @@ if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     nice -n 19 scripts/fuzz.sh --build >target/fuzz-build.log 2>&1 &
     fuzz_build=$!
 fi
-ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --locked
+ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --release --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output, with the Python

@@ -7,34 +7,36 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-/// The crates in the normal (not dev, not build) dependency tree of
-/// `package`, itself excluded.
-fn tree(package: &str, depth: Option<u32>) -> BTreeSet<String> {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "tree",
-        "--offline",
-        "--edges",
-        "normal",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-        "--package",
-        package,
-    ]);
-    if let Some(depth) = depth {
-        cmd.args(["--depth", &depth.to_string()]);
-    }
-    let out = cmd.output().expect("cargo runs");
+/// `cargo tree --prefix none ARGS`'s lines, in the workspace.
+fn cargo_tree(args: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["tree", "--offline", "--prefix", "none"])
+        .args(args)
+        .output()
+        .expect("cargo runs");
     assert!(
         out.status.success(),
-        "cargo tree -p {package}: {}",
+        "cargo tree {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The crates in the normal (not dev, not build) dependency tree of
+/// `package`, itself excluded.
+fn tree(package: &str, depth: Option<u32>) -> BTreeSet<String> {
+    let depth = depth.map(|d| d.to_string());
+    let mut args = vec!["--edges", "normal", "--format", "{p}", "--package", package];
+    if let Some(depth) = &depth {
+        args.extend(["--depth", depth]);
+    }
+    cargo_tree(&args)
+        .iter()
         .filter_map(|l| l.split_whitespace().next())
         .filter(|name| *name != package)
         .map(str::to_owned)
@@ -53,6 +55,45 @@ const HEAVY: &[&str] = &[
     "aws-sigv4",
     "rayon",
     "clap",
+];
+
+/// The command's crate's direct dependencies.
+const ROOT: &[&str] = &[
+    "anyhow",
+    "arrow-array",
+    "arrow-schema",
+    "arrow-select",
+    "aws-config",
+    "aws-credential-types",
+    "aws-sigv4",
+    "aws-smithy-http-client",
+    "aws-smithy-xml",
+    "bytes",
+    "clap",
+    "either",
+    "fastrand",
+    "flate2",
+    "getrandom",
+    "glob",
+    "httpdate",
+    "indicatif",
+    "libc",
+    "parquet",
+    "percent-encoding",
+    "rayon",
+    "reqwest",
+    "robostats-report",
+    "robostats-robots",
+    "robostats-rows",
+    "robostats-warc",
+    "rustix",
+    "rustls",
+    "serde",
+    "serde_json",
+    "sha2",
+    "tokio",
+    "url",
+    "walkdir",
 ];
 
 #[test]
@@ -79,44 +120,7 @@ fn each_crate_depends_only_on_what_it_owns() {
         ])
     );
     // The command's crate: what it declares, it uses (the next test).
-    assert_eq!(
-        direct("robostats"),
-        set(&[
-            "anyhow",
-            "arrow-array",
-            "arrow-schema",
-            "arrow-select",
-            "aws-config",
-            "aws-credential-types",
-            "aws-sigv4",
-            "aws-smithy-http-client",
-            "aws-smithy-xml",
-            "bytes",
-            "clap",
-            "fastrand",
-            "flate2",
-            "glob",
-            "httpdate",
-            "indicatif",
-            "libc",
-            "parquet",
-            "percent-encoding",
-            "rayon",
-            "reqwest",
-            "robostats-report",
-            "robostats-robots",
-            "robostats-rows",
-            "robostats-warc",
-            "rustix",
-            "rustls",
-            "serde",
-            "serde_json",
-            "sha2",
-            "tokio",
-            "url",
-            "walkdir",
-        ])
-    );
+    assert_eq!(direct("robostats"), set(ROOT));
     // The report (the printer): the tables' names and views, JSON, and
     // the process calls that bound its Python; not the ingest.
     assert_eq!(
@@ -186,6 +190,10 @@ fn sources(dir: &Path) -> Vec<String> {
     out
 }
 
+/// The root crate's feature-only dependencies (Cargo.toml): declared for
+/// the features they turn on, never named in the source.
+const FEATURE_ONLY: &[&str] = &["either", "getrandom"];
+
 #[test]
 fn every_declared_dependency_is_used() {
     // A dependency declared and never named is a build for nothing (four
@@ -194,6 +202,9 @@ fn every_declared_dependency_is_used() {
     for (package, dir) in CRATES {
         let text = sources(&root.join(dir)).concat();
         for dep in tree(package, Some(1)) {
+            if *package == "robostats" && FEATURE_ONLY.contains(&dep.as_str()) {
+                continue;
+            }
             let name = dep.replace('-', "_");
             let named = [
                 format!("{name}::"),
@@ -207,5 +218,33 @@ fn every_declared_dependency_is_used() {
                 "{package} declares {dep} but its source never names it"
             );
         }
+    }
+}
+
+/// Each crate of the workspace's normal and build trees, with its
+/// features: one line per crate and feature set (`cargo tree`'s).
+fn features(edges: &str) -> BTreeSet<String> {
+    let args = ["--workspace", "--edges", edges, "--format", "{p} [{f}]"];
+    cargo_tree(&args)
+        .iter()
+        .map(|l| l.trim_end_matches(" (*)").to_owned())
+        .collect()
+}
+
+#[test]
+fn the_tests_build_on_the_release_build() {
+    // The dev-dependencies turn no new feature on in a crate the binary
+    // builds: then `cargo test --release` (the test command) reuses every
+    // crate `cargo build --release` built, instead of building parquet,
+    // arrow and the AWS crates again with other features. A new
+    // dev-dependency that breaks this adds the feature to Cargo.toml's
+    // feature-only dependencies.
+    let dev = features("normal,build,dev");
+    for line in features("normal,build") {
+        assert!(
+            dev.contains(&line),
+            "the tests build {line} with other features than the release build does \
+             (Cargo.toml, feature-only dependencies)"
+        );
     }
 }

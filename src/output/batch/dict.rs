@@ -34,7 +34,7 @@ impl DictBuilder {
             b.key_of(l);
         }
         b.preset = b.values.len();
-        debug_assert_eq!(b.preset, labels.len(), "labels are distinct");
+        assert_eq!(b.preset, labels.len(), "labels are distinct");
         b
     }
 
@@ -52,7 +52,7 @@ impl DictBuilder {
 
     /// Appends a label by its index.
     pub(super) fn append_label(&mut self, index: Option<usize>) {
-        debug_assert!(index.is_none_or(|i| i < self.preset), "not a label");
+        assert!(index.is_none_or(|i| i < self.preset), "not a label");
         self.keys.append_option(index.map(|i| i as i32));
     }
 

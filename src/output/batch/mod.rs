@@ -132,7 +132,7 @@ impl TableBuilder {
             at: 0,
         };
         row.visit(&mut appender);
-        debug_assert_eq!(appender.at, self.builders.len(), "{:?}", self.table);
+        assert_eq!(appender.at, self.builders.len(), "{:?}", self.table);
         self.rows += 1;
     }
 
@@ -354,10 +354,11 @@ mod tests {
         assert_eq!(batches.len(), 1);
         let (table, batch) = &batches[0];
         assert_eq!(*table, crate::classify::Table::NamedVerdicts);
-        let agent =
-            arrow::compute::cast(batch.column(2), &arrow::datatypes::DataType::Utf8).unwrap();
-        let agent = agent.as_string::<i32>();
-        let names: Vec<&str> = (0..agent.len()).map(|i| agent.value(i)).collect();
+        let agent = batch.column(2).as_dictionary::<Int32Type>();
+        let labels = agent.values().as_string::<i32>();
+        let names: Vec<&str> = (agent.keys().values().iter())
+            .map(|&k| labels.value(k as usize))
+            .collect();
         // In the list's order, with the list's spelling.
         assert_eq!(names, ["CCBot", "GPTBot"]);
         let root = batch.column(3).as_boolean();
