@@ -24,6 +24,8 @@ flags=(-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 case $triple in *-linux-*) flags+=(-Cllvm-args=-sanitizer-coverage-stack-depth) ;; esac
 flags+=(-Cdebug-assertions -Ccodegen-units=1)
 export RUSTFLAGS="${flags[*]} ${RUSTFLAGS:-}"
+# (The test command's clippy-driver is the stable toolchain's: not here.)
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 export ASAN_OPTIONS="detect_odr_violation=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 build=(cargo +nightly build --locked --release --bins --target "$triple"
     --config 'profile.release.debug="line-tables-only"')

@@ -50,32 +50,45 @@ deps_ready() {
     deps=""
 }
 
-step "format and lints"
+step "format"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
 
-# The release binary first: the Rust integration tests run it (ROBOSTATS_BIN)
-# as the Python tests and the README's commands do.
-step "release build"
-cargo build --release --locked
-
-step "tests (unit, integration, property, CLI)"
-# In the release profile: the tests then build on every crate the release
-# build above built (tests/crates.rs keeps the dev-dependencies' features
-# the same), and only the tests themselves compile. tests/faults.rs kills
-# compact at each of its steps with strace's fault injection
-# (ROBOSTATS_NO_STRACE=1 skips those tests).
-cargo test --workspace --release --locked --no-run
-deps_ready
-# The fuzz targets (a nightly build with sanitizers) build
+# The fuzz targets (a nightly build with sanitizers, in fuzz/target) build
 # in the background at the lowest priority from here on, on the time the
-# tests leave a core idle (they wait on the processes they start); the
-# fuzz step at the end waits for them.
+# other steps leave a core idle; the fuzz step at the end waits for them.
 fuzz_build=""
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     nice -n 19 scripts/fuzz.sh --build >target/fuzz-build.log 2>&1 &
     fuzz_build=$!
 fi
+
+# One build of the dependency tree serves the lints, the release binary,
+# the tests and the wheel: the workspace's own crates compile with
+# clippy-driver (rustc with clippy's lints, as `cargo clippy` runs it;
+# CLIPPY_ARGS is how `cargo clippy -- -D warnings` hands it the flag), the
+# dependencies with rustc. `cargo clippy` would check the whole tree a
+# second time (about 150 s of CPU). Every cargo below, the README's
+# commands in tests/python/test_docs.py and the wheel's builds included,
+# inherits these and so rebuilds nothing.
+RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+if ! [ -x "$RUSTC_WORKSPACE_WRAPPER" ]; then
+    echo "clippy is not installed (rustup component add clippy)" >&2
+    exit 1
+fi
+export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS=-Dwarnings
+
+# The release binary, and every target clippy --all-targets lints (tests,
+# benchmarks, examples), in the release profile: the tests then reuse
+# every crate the binary's build compiled (tests/crates.rs keeps the
+# dev-dependencies' features the same). The Rust integration tests run the
+# binary (ROBOSTATS_BIN), as the Python tests and the README's commands do.
+step "release build, tests' build and lints (clippy-driver)"
+cargo build --release --locked --workspace --all-targets
+
+step "tests (unit, integration, property, CLI)"
+deps_ready
+# tests/faults.rs kills compact at each of its steps with strace's fault
+# injection (ROBOSTATS_NO_STRACE=1 skips those tests).
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --release --locked
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
