@@ -49,10 +49,8 @@ impl UrlFacts {
 /// The registrable domain of a lower-case ASCII host name.
 pub fn registered_domain(host: &str) -> Option<String> {
     let host = host.strip_suffix('.').unwrap_or(host);
-    let domain = psl::domain(host.as_bytes())?;
-    std::str::from_utf8(domain.as_bytes())
-        .ok()
-        .map(str::to_owned)
+    let domain = robostats_psl::domain(host.as_bytes())?;
+    std::str::from_utf8(domain).ok().map(str::to_owned)
 }
 
 #[cfg(test)]
