@@ -82,8 +82,11 @@ export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS=-Dwarnings
 # every crate the binary's build compiled (tests/crates.rs keeps the
 # dev-dependencies' features the same). The Rust integration tests run the
 # binary (ROBOSTATS_BIN), as the Python tests and the README's commands do.
+# The Python module's crate (its one target, the extension) is left to
+# maturin, below, which compiles it with pyo3's extension-module feature
+# and lints it the same way; built here, pyo3 would compile twice.
 step "release build, tests' build and lints (clippy-driver)"
-cargo build --release --locked --workspace --all-targets
+cargo build --release --locked --workspace --exclude robostats-python --all-targets
 
 step "tests (unit, integration, property, CLI)"
 deps_ready
@@ -104,18 +107,20 @@ py=target/python-venv/bin/python3
 # loadfile: a file's fixtures are made once): most of these tests wait on
 # the processes, servers and clocks they start (215 s in one worker, 96 s
 # in four; CONTRIBUTING.md, "Tests").
-PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile tests/python
+PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile --durations=12 tests/python
 # ---- end of the Python block ---------------------------------------------
 
 # ---- the Python package: its wheel, in a fresh environment without Rust ----
 # The wheel a release publishes (maturin build; the release build above is
-# reused, so this compiles only the Python module), and the one `pip install .`
+# reused, so this compiles only pyo3 and the Python module), and the one `pip install .`
 # makes from the clone (the same files); then the first installed into a
 # new virtual environment with the test tools, and tests/package run from
 # it with no Rust toolchain on PATH.
 step "python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
 rm -rf target/wheels
-"$py" -m maturin build --release --locked --out target/wheels/release
+# (--interpreter: the Python that `pip wheel` builds with, so that pyo3's
+# build, which depends on the interpreter found, is reused by that build.)
+"$py" -m maturin build --release --locked --interpreter "$py" --out target/wheels/release
 PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation -w target/wheels/pip .
 # (target/package-venv: made new by scripts/test-deps.sh in this run)
