@@ -102,7 +102,9 @@ impl fmt::Display for ListError {
                 "'{url}' holds a secret ({what}), which would be written into the tables, the \
                  manifest and the messages: to read it all the same, give --allow-url-secrets \
                  (the secret then goes to its server alone, and {} stands for it everywhere \
-                 else); S3 objects are read as s3://BUCKET/KEY, with credentials",
+                 else); a query parameter that holds no secret (one naming the object) is given \
+                 with --url-safe-param NAME; S3 objects are read as s3://BUCKET/KEY, with \
+                 credentials",
                 secrets::REDACTED
             ),
             ListError::SecretsDiffer { name } => write!(

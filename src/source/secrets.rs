@@ -1,19 +1,28 @@
 //! Secrets in URLs: a user name or password, or a query parameter that
-//! carries a credential (`access_token`, `sig`, `X-Amz-Signature`...).
+//! may carry a credential.
 //!
 //! An input's URL becomes its name (its `warc_filename` in every row),
 //! its identity in the manifest, and part of messages, so a secret in it
-//! would be written everywhere. A URL holding one is refused unless the
-//! user says to read it ([`Secrets::allow`]); then the secret is sent to
-//! the URL's server, and [`REDACTED`] stands for its value in everything
-//! else: the name, the identity, every message. The [`RemoteUrl`] of such
-//! an input keeps both forms, and shows only the redacted one.
+//! would be written everywhere. Services name their credentials in many
+//! ways (`access_token`, `private_token`, `jwt`, `Authorization`,
+//! `q-signature`, `api-key`...), so no list of secret names is complete:
+//! every query parameter with a value is taken for a secret, but those
+//! known to hold none ([`SAFE_PARAMETERS`], and the names a user gives as
+//! safe). A URL holding one is refused unless the user says to read it
+//! ([`Secrets::allow`]); then the secret is sent to the URL's server, and
+//! [`REDACTED`] stands for its value in everything else (a user name and
+//! password are left out): the name, the identity, every message. The
+//! [`RemoteUrl`] of such an input keeps both forms, and shows only the
+//! redacted one.
 //!
 //! The identity of an input read from a URL with secrets is its URL in
 //! normal form with each secret replaced by [`REDACTED`]: it holds no
 //! secret, and two URLs that differ only in a secret's value (a token
 //! renewed, a URL signed again) are one input, so that a re-run skips what
-//! an earlier one did with the old secret.
+//! an earlier one did with the old secret. A parameter that names the
+//! object instead (`?file=a.warc.gz`) must be given as safe, or two
+//! objects would be one input: one run refuses such URLs (they differ
+//! only in a secret's value), and says so.
 
 use std::fmt;
 
@@ -51,16 +60,61 @@ pub const SECRET_PARAMETERS: [&str; 13] = [
 /// (`X-Goog-Signature`, `X-Goog-Credential`...).
 pub const SECRET_PREFIXES: [&str; 2] = ["x-amz-", "x-goog-"];
 
+/// The query parameters known to carry no secret, in lower case (compared
+/// in any case): an object's version or generation (S3's `versionId`,
+/// Google Cloud Storage's `generation` and `alt`), a part or a page of a
+/// listing, and a download switch (`download`, `dl`, `raw`). Every other
+/// parameter with a value is taken for a secret unless a user names it
+/// as safe.
+pub const SAFE_PARAMETERS: [&str; 12] = [
+    "alt",
+    "dl",
+    "download",
+    "format",
+    "generation",
+    "limit",
+    "offset",
+    "page",
+    "part",
+    "partnumber",
+    "raw",
+    "versionid",
+];
+
 /// How URLs holding secrets are treated.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Secrets {
     /// Read them (the secret sent to the URL's server only, and redacted
     /// everywhere else); `false`: refuse them.
     pub allow: bool,
-    /// More query parameters that carry a secret, besides
-    /// [`SECRET_PARAMETERS`] and [`SECRET_PREFIXES`]: names compared in
-    /// any case; a name ending in `*` stands for every name starting so.
+    /// More query parameters that carry a secret, even where [`safe`]
+    /// names them: names compared in any case; a name ending in `*` stands
+    /// for every name starting so.
+    ///
+    /// [`safe`]: Secrets::safe
     pub parameters: Vec<String>,
+    /// Query parameters that carry no secret, besides
+    /// [`SAFE_PARAMETERS`] (never one of [`SECRET_PARAMETERS`] or
+    /// [`SECRET_PREFIXES`]: see [`Secrets::check`]); the same syntax.
+    pub safe: Vec<String>,
+}
+
+/// Whether the parameter `name` (lower case) is one of `names` (any case;
+/// `NAME*` for every name starting so).
+fn listed(names: &[String], name: &str) -> bool {
+    names.iter().any(|given| {
+        let given = given.to_lowercase();
+        match given.strip_suffix('*') {
+            Some(start) => name.starts_with(start),
+            None => name == given,
+        }
+    })
+}
+
+/// Whether `name` (lower case) is one of the parameters robostats knows to
+/// carry a secret.
+fn known_secret(name: &str) -> bool {
+    SECRET_PARAMETERS.contains(&name) || SECRET_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// A URL with the secrets it holds found.
@@ -97,18 +151,39 @@ impl Found {
 }
 
 impl Secrets {
-    /// Whether the parameter `name` (decoded) carries a secret.
+    /// Refuses a parameter given as safe that robostats knows to carry a
+    /// secret (its name in words), or an empty name.
+    pub fn check(&self) -> Result<(), String> {
+        for given in self.parameters.iter().chain(&self.safe) {
+            if given.trim_end_matches('*').is_empty() {
+                return Err(format!(
+                    "'{given}' is not a parameter's name (NAME, or NAME* for every name starting so)"
+                ));
+            }
+        }
+        match self.safe.iter().find(|given| {
+            let name = given.to_lowercase();
+            let start = name.trim_end_matches('*');
+            known_secret(start)
+                || (name.ends_with('*')
+                    && (SECRET_PARAMETERS.iter().any(|s| s.starts_with(start))
+                        || SECRET_PREFIXES.iter().any(|p| p.starts_with(start))))
+        }) {
+            Some(given) => Err(format!(
+                "'{given}' names a parameter that carries a secret: it cannot be given as safe"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the parameter `name` (decoded) carries a secret: one
+    /// robostats knows, one the user named, or any other that is not known
+    /// or named as safe.
     pub fn is_secret(&self, name: &str) -> bool {
         let name = name.to_lowercase();
-        SECRET_PARAMETERS.contains(&name.as_str())
-            || SECRET_PREFIXES.iter().any(|p| name.starts_with(p))
-            || self.parameters.iter().any(|given| {
-                let given = given.to_lowercase();
-                match given.strip_suffix('*') {
-                    Some(start) => name.starts_with(start),
-                    None => name == given,
-                }
-            })
+        known_secret(&name)
+            || listed(&self.parameters, &name)
+            || !(SAFE_PARAMETERS.contains(&name.as_str()) || listed(&self.safe, &name))
     }
 
     /// `url` with each secret replaced by [`REDACTED`], and what held
@@ -119,7 +194,7 @@ impl Secrets {
         if !url.username().is_empty() || url.password().is_some() {
             found.userinfo = true;
             let _ = shown.set_password(None);
-            let _ = shown.set_username(REDACTED);
+            let _ = shown.set_username("");
         }
         if let Some(query) = url.query().and_then(|q| self.redact_pairs(q, &mut found)) {
             shown.set_query(Some(&query));
@@ -165,8 +240,8 @@ impl Secrets {
     }
 
     /// `text` as it may be shown and written: a URL holding secrets in
-    /// normal form with each one replaced by [`REDACTED`]; any other text
-    /// as it is.
+    /// normal form with each one replaced by [`REDACTED`] (and no user
+    /// name or password); any other text as it is.
     pub fn redacted(&self, text: &str) -> String {
         if scheme::is_url(text)
             && let Ok(url) = Url::parse(text)
@@ -179,7 +254,8 @@ impl Secrets {
 }
 
 /// A URL to read, and the form it is shown in: itself, or where it holds
-/// secrets, itself with each one replaced by [`REDACTED`]. It displays
+/// secrets, itself with each one replaced by [`REDACTED`] (and without
+/// its user name and password). It displays
 /// (and debugs) as the form shown; only [`RemoteUrl::url`] holds the
 /// secrets, for the requests.
 #[derive(Clone, PartialEq, Eq)]
@@ -228,16 +304,17 @@ impl fmt::Debug for RemoteUrl {
 mod tests {
     use super::*;
 
-    fn allowing(parameters: &[&str]) -> Secrets {
+    fn allowing(parameters: &[&str], safe: &[&str]) -> Secrets {
         Secrets {
             allow: true,
             parameters: parameters.iter().map(|p| (*p).to_owned()).collect(),
+            safe: safe.iter().map(|p| (*p).to_owned()).collect(),
         }
     }
 
     #[test]
-    fn secret_parameters_are_known_in_any_case() {
-        let s = allowing(&["X-My-Token", "Vendor-*"]);
+    fn every_parameter_is_a_secret_but_those_known_or_named_safe() {
+        let s = allowing(&["X-My-Token", "Vendor-*", "page"], &["sv", "Build-*"]);
         for name in [
             "access_token",
             "ACCESS_TOKEN",
@@ -247,44 +324,76 @@ mod tests {
             "sig",
             "Signature",
             "X-Amz-Signature",
-            "x-amz-credential",
-            "X-Amz-Security-Token",
             "X-Goog-Signature",
             "GoogleAccessId",
-            "AWSAccessKeyId",
             "x-my-token",
             "vendor-sig",
+            // Named by no list: taken for secrets (the review's names).
+            "private_token",
+            "auth_token",
+            "Authorization",
+            "q-signature",
+            "api-key",
+            "jwt",
+            "se",
+            "keyword",
+            // Safe by default, but named a secret.
+            "page",
         ] {
             assert!(s.is_secret(name), "{name}");
         }
-        for name in ["page", "versionId", "sv", "se", "tokens", "keyword", "x-my"] {
+        for name in [
+            "versionId",
+            "PartNumber",
+            "part",
+            "alt",
+            "sv",
+            "build-id",
+            "BUILD-x",
+        ] {
             assert!(!s.is_secret(name), "{name}");
         }
-        assert!(!Secrets::default().is_secret("x-my-token"));
+        assert!(!Secrets::default().is_secret("page"));
+        assert!(Secrets::default().is_secret("x-my"));
+    }
+
+    #[test]
+    fn a_known_secret_cannot_be_given_as_safe() {
+        for bad in ["token", "X-Amz-Signature", "x-amz-*", "x*", "acc*", "SIG"] {
+            let message = allowing(&[], &[bad]).check().unwrap_err();
+            assert!(message.contains("carries a secret"), "{bad}: {message}");
+        }
+        for empty in ["", "*"] {
+            assert!(allowing(&[empty], &[]).check().is_err());
+            assert!(allowing(&[], &[empty]).check().is_err());
+        }
+        assert!(
+            allowing(&["x-vendor-*"], &["file", "build-*", "v"])
+                .check()
+                .is_ok()
+        );
     }
 
     #[test]
     fn only_secrets_values_are_replaced() {
-        let s = allowing(&["session"]);
+        let s = allowing(&["session"], &["shard"]);
         let url = |text: &str| Url::parse(text).unwrap();
         let (shown, found) = s
             .redact(&url(
-                "https://h/a.warc.gz?page=2&access_token=s3cr3t;%74oken=t0k&key=&Session=x#sig=f",
+                "https://h/a.warc.gz?page=2&access_token=s3cr3t;%74oken=t0k&key=&Session=x&shard=3&jwt=j#sig=f",
             ))
             .unwrap();
         assert_eq!(
             shown.as_str(),
-            "https://h/a.warc.gz?page=2&access_token=REDACTED;%74oken=REDACTED&key=&Session=REDACTED#sig=REDACTED"
+            "https://h/a.warc.gz?page=2&access_token=REDACTED;%74oken=REDACTED&key=&Session=REDACTED&shard=3&jwt=REDACTED#sig=REDACTED"
         );
         assert_eq!(
             found.words(),
-            "the parameters 'access_token', '%74oken', 'Session', 'sig'"
+            "the parameters 'access_token', '%74oken', 'Session', 'jwt', 'sig'"
         );
+        // A user name and password are left out, not replaced.
         let (shown, found) = s.redact(&url("https://u:p4ss@h/a?sig=1&sig=2")).unwrap();
-        assert_eq!(
-            shown.as_str(),
-            "https://REDACTED@h/a?sig=REDACTED&sig=REDACTED"
-        );
+        assert_eq!(shown.as_str(), "https://h/a?sig=REDACTED&sig=REDACTED");
         assert_eq!(
             found.words(),
             "a user name or password and the parameter 'sig'"
@@ -293,6 +402,10 @@ mod tests {
         assert_eq!(
             s.redacted("HTTPS://H/a?X-Amz-Signature=abc"),
             "https://h/a?X-Amz-Signature=REDACTED"
+        );
+        assert_eq!(
+            s.redacted("https://h/a?private_token=abc&Authorization=Bearer%20x"),
+            "https://h/a?private_token=REDACTED&Authorization=REDACTED"
         );
         assert_eq!(s.redacted("crawl/a.warc.gz"), "crawl/a.warc.gz");
     }

@@ -170,10 +170,12 @@ mod tests {
         }
     }
 
+    /// URLs with secrets read; `v` named safe.
     fn allowing(parameters: &[&str]) -> Secrets {
         Secrets {
             allow: true,
             parameters: parameters.iter().map(|p| (*p).to_owned()).collect(),
+            safe: vec!["v".to_owned()],
         }
     }
 
@@ -191,6 +193,15 @@ mod tests {
             ),
             ("https://u:s3cr3t@h/a.warc.gz", "a user name or password"),
             ("https://h/a.warc.gz?sig=s3cr3t", "the parameter 'sig'"),
+            // Names no list knows: every parameter is a secret but the safe.
+            (
+                "https://h/a.warc.gz?page=2&private_token=s3cr3t",
+                "the parameter 'private_token'",
+            ),
+            (
+                "https://h/a.warc.gz?Authorization=s3cr3t&jwt=s3cr3t",
+                "the parameters 'Authorization', 'jwt'",
+            ),
         ] {
             let err = parse_url(text, &refuse).unwrap_err();
             let message = err.to_string();
@@ -202,19 +213,26 @@ mod tests {
             assert!(url.holds_secrets());
             assert_eq!(url.url().as_str(), Url::parse(text).unwrap().as_str());
             for shown in [url.to_string(), format!("{url:?}"), url.shown().to_owned()] {
+                // (A user name and password are left out.)
                 assert!(
-                    !shown.contains("s3cr3t") && shown.contains(REDACTED),
+                    !shown.contains("s3cr3t") && (shown.contains(REDACTED) || !shown.contains('@')),
                     "{shown}"
                 );
             }
         }
-        // A parameter the user names, and s3:// URLs' own rules.
-        let mine = Secrets {
+        // Parameters the user names safe or secret, and s3:// URLs' own rules.
+        let safe = Secrets {
             allow: false,
+            parameters: vec![],
+            safe: vec!["auth".to_owned()],
+        };
+        let mine = Secrets {
             parameters: vec!["auth".to_owned()],
+            ..safe.clone()
         };
         assert!(parse_url("https://h/a?auth=x", &mine).is_err());
-        assert!(parse_url("https://h/a?auth=x", &refuse).is_ok());
+        assert!(parse_url("https://h/a?auth=x", &refuse).is_err());
+        assert!(parse_url("https://h/a?auth=x&page=2", &safe).is_ok());
         for bad in ["s3://u:s3cr3t@b/k", "s3://b/k?versionId=1", "s3://b/"] {
             let err = parse_url(bad, &allowing(&[])).unwrap_err();
             assert!(matches!(err, ListError::BadUrl { .. }), "{err}");

@@ -69,8 +69,17 @@ WAYS = {
     ),
     "userinfo": lambda url, port, d, secret: (
         [f"http://reader:{secret}@127.0.0.1:{port}/{n}" for n in [*SAMPLES, MISSING]],
-        {n: f"http://REDACTED@127.0.0.1:{port}/{n}" for n in [*SAMPLES, MISSING]},
+        {n: f"http://127.0.0.1:{port}/{n}" for n in [*SAMPLES, MISSING]},
         "a user name or password",
+    ),
+    # Names no list of secrets holds (GitLab's, Backblaze B2's, Tencent
+    # COS's, and others'): every parameter is one, but the safe.
+    "unlisted-names": lambda url, port, d, secret: (
+        [f"{url}/{n}?page=1&private_token={secret}&Authorization={secret}&q-signature={secret}&api-key={secret}"
+         f"&jwt={secret}&auth_token={secret}" for n in [*SAMPLES, MISSING]],
+        {n: f"{url}/{n}?page=1&private_token=REDACTED&Authorization=REDACTED&q-signature=REDACTED"
+            "&api-key=REDACTED&jwt=REDACTED&auth_token=REDACTED" for n in [*SAMPLES, MISSING]},
+        "'private_token', 'Authorization', 'q-signature', 'api-key', 'jwt', 'auth_token'",
     ),
     "own-parameter": lambda url, port, d, secret: (
         ["--url-secret-param", "X-Vendor-*", *(f"{url}/{n}?part=1&x-vendor-auth={secret}" for n in [*SAMPLES, MISSING])],
@@ -132,7 +141,7 @@ def test_a_url_with_a_secret_is_read_with_the_flag_and_written_nowhere(server, l
     assert_same_rows(local(SAMPLES), out, strip=prefix or None, suffix=suffix or None)
     # The retry line and the failure name the inputs, without the secret.
     retry = [line for line in proc.stderr.splitlines() if line.startswith("robostats: retrying ")]
-    assert len(retry) == 1 and "REDACTED" in retry[0] and "HTTP 503" in retry[0], proc.stderr
+    assert len(retry) == 1 and names[SYNTHETIC] in retry[0] and "HTTP 503" in retry[0], proc.stderr
     assert f"could not read '{names[MISSING]}'" in proc.stderr, proc.stderr
     # Nowhere: standard output and error, every file of the output
     # directory (manifest lines, part file names and bytes), every value.
@@ -160,7 +169,27 @@ def test_a_redirect_takes_no_secret_to_another_host(server, local, corpus, tmp_p
         [moved] = other.log()
         assert moved.query == "" and "authorization" not in moved.headers, moved
         assert SECRET not in repr(moved), moved
-    name = f"http://REDACTED@127.0.0.1:{server.port}/{SYNTHETIC}?access_token=REDACTED"
+    name = f"http://127.0.0.1:{server.port}/{SYNTHETIC}?access_token=REDACTED"
     assert input_status(out) == {name: "done"}
     assert_same_rows(local([SYNTHETIC]), out, strip=name.split(SYNTHETIC)[0], suffix="?access_token=REDACTED")
     assert_no_secrets(proc, out, [SECRET])
+
+
+def test_a_parameter_named_safe_is_kept_and_tells_inputs_apart(server, corpus, tmp_path):
+    """A parameter that names the object is a secret by default: refused,
+    saying how to name it safe; read with --allow-url-secrets, two objects
+    that differ only in it would be one input (refused in one run); given
+    with --url-safe-param, it is kept in the names, and each URL is an
+    input of its own. A known secret cannot be given as safe."""
+    server.put("/get", corpus.files[SYNTHETIC])
+    urls = [f"{server.url}/get?file={i}" for i in range(2)]
+    proc, _ = ingest_loud(tmp_path / "refused", *FAST, *urls)
+    assert proc.returncode == 2 and "'file'" in proc.stderr and "--url-safe-param" in proc.stderr, proc.stderr
+    proc, _ = ingest_loud(tmp_path / "one", *FAST, "--allow-url-secrets", *urls)
+    assert proc.returncode == 2 and "listed twice with different secrets" in proc.stderr, proc.stderr
+    out = tmp_path / "out"
+    proc, _ = ingest_loud(out, *FAST, "--url-safe-param", "FILE", *urls)
+    assert proc.returncode == 0, proc.stderr
+    assert input_status(out) == {u: "done" for u in urls}
+    proc, _ = ingest_loud(tmp_path / "bad", *FAST, "--url-safe-param", "token", *urls)
+    assert proc.returncode == 2 and "carries a secret" in proc.stderr, proc.stderr

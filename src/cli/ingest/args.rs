@@ -149,34 +149,38 @@ struct Network {
     #[arg(long)]
     s3_anonymous: bool,
     /// Read URLs that hold a secret (a user name or password, or a query
-    /// parameter such as access_token, token, key, sig, X-Amz-*,
-    /// X-Goog-*), which are refused without it: the secret is sent to the
-    /// URL's server alone, and REDACTED stands for it in the tables, the
+    /// parameter with a value: every one but those known to hold none,
+    /// such as versionId or page, and those named by --url-safe-param),
+    /// which are refused without it: the secret is sent to the URL's
+    /// server alone, and REDACTED stands for it in the tables, the
     /// manifest and every message.
     #[arg(long)]
     allow_url_secrets: bool,
-    /// A query parameter that holds a secret, besides those robostats
-    /// knows (any case; NAME* for every name starting so; repeatable).
+    /// A query parameter that holds a secret, even where it is known or
+    /// named as safe (any case; NAME* for every name starting so;
+    /// repeatable).
     #[arg(long, value_name = "NAME")]
     url_secret_param: Vec<String>,
+    /// A query parameter that holds no secret (it names the object, say):
+    /// kept as it is in names and messages, and part of what identifies
+    /// an input (any case; NAME* for every name starting so; repeatable;
+    /// never one robostats knows to carry a secret).
+    #[arg(long, value_name = "NAME")]
+    url_safe_param: Vec<String>,
 }
 
 impl Network {
     /// How URLs holding secrets are treated.
     fn secrets(&self) -> anyhow::Result<Secrets> {
-        if self
-            .url_secret_param
-            .iter()
-            .any(|p| p.trim_end_matches('*').is_empty())
-        {
-            bail!(
-                "--url-secret-param takes a parameter's name (NAME, or NAME* for every name starting so)"
-            );
-        }
-        Ok(Secrets {
+        let secrets = Secrets {
             allow: self.allow_url_secrets,
             parameters: self.url_secret_param.clone(),
-        })
+            safe: self.url_safe_param.clone(),
+        };
+        if let Err(why) = secrets.check() {
+            bail!("--url-secret-param and --url-safe-param take a parameter's name: {why}");
+        }
+        Ok(secrets)
     }
 
     fn options(&self) -> anyhow::Result<remote::Options> {
