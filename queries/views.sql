@@ -16,8 +16,9 @@
 
 -- BEGIN robostats schema --views
 -- The output directory (robostats_out, default 'out') as a glob pattern
--- matching only itself: DuckDB reads * ? [ in any path as a pattern.
-CREATE OR REPLACE MACRO robostats_dir() AS
+-- matching only itself: DuckDB reads * ? [ in any path as a pattern. Every
+-- view and macro is TEMP: it lasts as long as the variables it reads.
+CREATE OR REPLACE TEMP MACRO robostats_dir() AS
     regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g');
 
 -- No data set there: an error naming robostats_out, not a glob pattern.
@@ -29,88 +30,98 @@ SET VARIABLE robostats_data_set = (
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
 
--- A table's part files but, compacted on S3, those the newest generation hides.
-SET VARIABLE robostats_generation = (SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'));
+-- Compacted on S3: the newest generations (_manifest/generation-N.json: compactions read, files
+-- retired), numbered 0, 1, 2... as numbers, each after 0 naming the id of the one before. A file
+-- out of that sequence or chain is not compact's: an error, and nothing read on its word.
+CREATE OR REPLACE TEMP MACRO robostats_generations(data_set) AS TABLE
+    SELECT regexp_replace(file, '([*?\[])', '[\1]', 'g') AS file, n,
+        coalesce(n < count(*) OVER () AND count(*) OVER (PARTITION BY n) = 1, false) AS ok
+    FROM (SELECT file, TRY_CAST(regexp_extract(file, '/generation-([0-9]{8,18})\.json$', 1) AS BIGINT) AS n
+          FROM glob(data_set || '/_manifest/generation-*.json'));
+CREATE OR REPLACE TEMP MACRO robostats_newest_generations(data_set) AS (SELECT CASE WHEN count(*) = 0 THEN
+    NULL WHEN bool_and(ok) THEN list(file ORDER BY n DESC)[1:2] ELSE error(data_set || '/_manifest/ holds '
+    || 'generations robostats compact did not write (' || string_agg(regexp_extract(file, '[^/]+$'), ', ')
+    FILTER (NOT ok) || '): nothing is read on their word; remove them if no compaction of yours wrote them')
+    END FROM robostats_generations(data_set));
+CREATE OR REPLACE TEMP MACRO robostats_generation_read(files) AS TABLE
+    SELECT CASE WHEN g.generation = n AND (n = 0 OR coalesce(g.previous, '') = coalesce(prior_id, ''))
+        THEN {compactions: g.compactions, retired: g.retired} ELSE error(file || ' is not the generation '
+        || 'robostats compact wrote after ' || prior || ': nothing is read on its word') END AS kept
+    FROM (SELECT max(n) AS n, arg_max(filename, n) AS file, arg_max({generation: generation, previous:
+        previous, compactions: compactions, retired: retired}, n) AS g, arg_min(id, n) AS prior_id,
+        arg_min(filename, n) AS prior
+        FROM (SELECT *, regexp_extract(filename, '([0-9]+)\.json$', 1)::BIGINT AS n FROM read_json(files,
+            filename = true, hive_partitioning = false, columns = {generation: 'BIGINT', id: 'VARCHAR',
+            previous: 'VARCHAR', compactions: 'VARCHAR[]', retired: 'VARCHAR[]'})));
+SET VARIABLE robostats_generation = robostats_newest_generations(robostats_dir());
 SET VARIABLE robostats_kept = (FROM query(CASE WHEN getvariable('robostats_generation') IS NULL
     THEN 'SELECT NULL::STRUCT(compactions VARCHAR[], retired VARCHAR[])'
-    ELSE 'SELECT {compactions: compactions, retired: retired} FROM read_json(getvariable(''robostats_generation''),
-        columns = {compactions: ''VARCHAR[]'', retired: ''VARCHAR[]''})' END));
-CREATE OR REPLACE MACRO robostats_visible(f) AS
+    ELSE 'FROM robostats_generation_read(getvariable(''robostats_generation''))' END));
+CREATE OR REPLACE TEMP MACRO robostats_visible(f) AS
     NOT list_contains(getvariable('robostats_kept').retired, regexp_extract(f, '[^/]+/[^/]+$'))
     AND list_contains(getvariable('robostats_kept').compactions || [''],
         regexp_extract(f, '/compacted-([0-9a-f]+)-[0-9]+\.parquet$', 1))
-    AND ((SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'))
-        = getvariable('robostats_generation') OR error('robostats_out was compacted since '
+    AND ((SELECT arg_max(file, n) FROM robostats_generations(robostats_dir()))
+        = getvariable('robostats_generation')[1] OR error('robostats_out was compacted since '
         || 'queries/views.sql was read: read it again'));
-CREATE OR REPLACE MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
-    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'')'
+CREATE OR REPLACE TEMP MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
+    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'', hive_partitioning = false)'
     ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
-        || '/*.parquet'', filename = true) WHERE robostats_visible(filename)' END);
+        || '/*.parquet'', filename = true, hive_partitioning = false) WHERE robostats_visible(filename)' END);
 
-CREATE OR REPLACE VIEW captures AS SELECT * FROM robostats_table('captures');
-
-CREATE OR REPLACE VIEW bodies AS
+CREATE OR REPLACE TEMP VIEW captures AS SELECT * FROM robostats_table('captures');
+CREATE OR REPLACE TEMP VIEW bodies AS
     SELECT body_digest, min(writer) AS writer, arg_min(bytes, writer) AS bytes
     FROM robostats_table('bodies')
     GROUP BY body_digest;
-
-CREATE OR REPLACE VIEW body_user_agents AS
+CREATE OR REPLACE TEMP VIEW body_user_agents AS
     SELECT t.* FROM robostats_table('body_user_agents') t SEMI JOIN bodies b USING (body_digest, writer);
-
-CREATE OR REPLACE VIEW body_rules AS
+CREATE OR REPLACE TEMP VIEW body_rules AS
     SELECT t.* FROM robostats_table('body_rules') t SEMI JOIN bodies b USING (body_digest, writer);
-
-CREATE OR REPLACE VIEW body_sitemaps AS
+CREATE OR REPLACE TEMP VIEW body_sitemaps AS
     SELECT t.* FROM robostats_table('body_sitemaps') t SEMI JOIN bodies b USING (body_digest, writer);
-
-CREATE OR REPLACE VIEW body_directives AS
+CREATE OR REPLACE TEMP VIEW body_directives AS
     SELECT t.* FROM robostats_table('body_directives') t SEMI JOIN bodies b USING (body_digest, writer);
-
-CREATE OR REPLACE VIEW body_preference_statements AS
+CREATE OR REPLACE TEMP VIEW body_preference_statements AS
     SELECT t.* FROM robostats_table('body_preference_statements') t SEMI JOIN bodies b USING (body_digest, writer);
-
-CREATE OR REPLACE VIEW named_verdicts AS SELECT * FROM robostats_table('named_verdicts');
-
-CREATE OR REPLACE VIEW resolved_preferences AS SELECT * FROM robostats_table('resolved_preferences');
-
-CREATE OR REPLACE VIEW verdict_counts AS SELECT * FROM robostats_table('verdict_counts');
-
-CREATE OR REPLACE VIEW errors AS SELECT * FROM robostats_table('errors');
-
-CREATE OR REPLACE VIEW agents AS SELECT * FROM robostats_table('agents');
+CREATE OR REPLACE TEMP VIEW named_verdicts AS SELECT * FROM robostats_table('named_verdicts');
+CREATE OR REPLACE TEMP VIEW resolved_preferences AS SELECT * FROM robostats_table('resolved_preferences');
+CREATE OR REPLACE TEMP VIEW verdict_counts AS SELECT * FROM robostats_table('verdict_counts');
+CREATE OR REPLACE TEMP VIEW errors AS SELECT * FROM robostats_table('errors');
+CREATE OR REPLACE TEMP VIEW agents AS SELECT * FROM robostats_table('agents');
 
 -- user_agents: body_user_agents joined to every capture of the body
-CREATE OR REPLACE VIEW user_agents AS
+CREATE OR REPLACE TEMP VIEW user_agents AS
     SELECT c.warc_filename, c.warc_record_offset, t."group", t."aipref_group", t."line", t."key", t."value", t."product_token", t."is_global", t."is_typo"
     FROM captures c
     JOIN body_user_agents t ON t.body_digest = c.body_digest;
 
 -- rules: body_rules joined to every capture of the body
-CREATE OR REPLACE VIEW rules AS
+CREATE OR REPLACE TEMP VIEW rules AS
     SELECT c.warc_filename, c.warc_record_offset, t."group", t."line", t."kind", t."key", t."value", t."pattern", t."priority", t."has_wildcard", t."has_end_anchor", t."is_empty", t."is_typo", t."in_global_group"
     FROM captures c
     JOIN body_rules t ON t.body_digest = c.body_digest;
 
 -- sitemaps: body_sitemaps joined to every capture of the body
-CREATE OR REPLACE VIEW sitemaps AS
+CREATE OR REPLACE TEMP VIEW sitemaps AS
     SELECT c.warc_filename, c.warc_record_offset, t."line", t."key", t."url", t."is_valid", t."url_host_name", t.url_host_name = c.url_host_name AS same_host, t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain, t."is_typo"
     FROM captures c
     JOIN body_sitemaps t ON t.body_digest = c.body_digest;
 
 -- directives: body_directives joined to every capture of the body
-CREATE OR REPLACE VIEW directives AS
+CREATE OR REPLACE TEMP VIEW directives AS
     SELECT c.warc_filename, c.warc_record_offset, t."line", t."group", t."key", t."name", t."value", t."known_elsewhere", t."typo_of"
     FROM captures c
     JOIN body_directives t ON t.body_digest = c.body_digest;
 
 -- preference_statements: body_preference_statements joined to every capture of the body
-CREATE OR REPLACE VIEW preference_statements AS
+CREATE OR REPLACE TEMP VIEW preference_statements AS
     SELECT c.warc_filename, c.warc_record_offset, t."line", t."directive", t."key", t."google_group", t."aipref_group", t."in_cloudflare_block", t."path", t."dictionary", t."label", t."value", t."preference", t."is_overridden", t."status", t."parse_error"
     FROM captures c
     JOIN body_preference_statements t ON t.body_digest = c.body_digest;
 
 -- Derived (agent_verdicts): warc_filename, warc_record_offset, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope
-CREATE OR REPLACE VIEW agent_verdicts AS
+CREATE OR REPLACE TEMP VIEW agent_verdicts AS
     WITH named AS (
         -- Each capture's named verdicts and resolved preferences as maps
         -- keyed by crawler, looked up after the expansion: no join has the
@@ -194,7 +205,7 @@ CREATE OR REPLACE VIEW agent_verdicts AS
     );
 
 -- Derived (agent_verdict_counts): crawl, google_class, robots_parsed, agent, agent_category, group_match, root_allowed, rules_class, effective_class, effective_root_allowed, agent_operator, usage_train_ai, usage_search, usage_line, signal_search, signal_ai_train, signal_ai_input, signal_use, signal_line, signal_scope, captures
-CREATE OR REPLACE VIEW agent_verdict_counts AS
+CREATE OR REPLACE TEMP VIEW agent_verdict_counts AS
     WITH summed AS (
         -- The inputs' rows summed first: the same crawler lists recur.
         SELECT * EXCLUDE (warc_filename, captures), sum(captures) AS captures
@@ -219,12 +230,12 @@ CREATE OR REPLACE VIEW agent_verdict_counts AS
 
 -- END robostats schema --views
 
--- Derived: the latest capture of each URL (as Common Crawl's ROW_NUMBER() OVER
--- (PARTITION BY url ORDER BY fetch_time DESC)), ties broken by file and offset:
--- ordered by fetch_time DESC NULLS LAST, warc_filename DESC, warc_record_offset
--- DESC. No window over whole rows: the largest key {has fetch_time, fetch_time,
--- file, offset} of each URL, then its capture, so a query reads only its columns.
-CREATE OR REPLACE VIEW latest_captures AS
+-- Derived: the latest capture of each URL (as Common Crawl's ROW_NUMBER() OVER (PARTITION BY url
+-- ORDER BY fetch_time DESC)), ties broken by file and offset: ordered by fetch_time DESC NULLS
+-- LAST, warc_filename DESC, warc_record_offset DESC. No window over whole rows: the largest key
+-- {has fetch_time, fetch_time, file, offset} of each URL, then its capture, so a query reads only
+-- its columns.
+CREATE OR REPLACE TEMP VIEW latest_captures AS
     SELECT c.*
     FROM captures c
     SEMI JOIN (
@@ -234,21 +245,18 @@ CREATE OR REPLACE VIEW latest_captures AS
         GROUP BY url
     ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
--- Derived, written once for robots_txt_chains and crawl_hosts (a table
--- macro, follow_redirects(per_crawl)): the redirect chain of every
--- robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl
--- in each crawl (captures with no crawl form a crawl of their own), followed
--- across captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
--- CC-MAIN-2023-50). The latest capture of a URL (the largest key {has
--- fetch_time, fetch_time, file, offset}, as in latest_captures) starts; a
--- 3xx capture's fetch_redirect is looked up as the URL of another capture,
--- always the latest capture of that URL (in the same crawl, per_crawl);
--- hops are separate records, often in other files, so ingest all files of
--- a crawl together to resolve them. One row per robots.txt URL (per crawl):
--- crawl (NULL unless per_crawl), url_host_name, captures (the URL's),
--- start_url, start (the start's key), hops (redirects followed), resolution,
--- chain (the URLs from start to final), final_url, final_status, final_google_class,
--- final_cc_class, the final capture's key (warc_filename, warc_record_offset). resolution:
+-- Derived, written once for robots_txt_chains and crawl_hosts (a table macro,
+-- follow_redirects(per_crawl)): the redirect chain of every robots.txt URL (url_path =
+-- '/robots.txt'), over all crawls, or per_crawl in each crawl (captures with no crawl form a crawl
+-- of their own), followed across captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
+-- CC-MAIN-2023-50). The latest capture of a URL (the largest key {has fetch_time, fetch_time, file,
+-- offset}, as in latest_captures) starts; a 3xx capture's fetch_redirect is looked up as the URL of
+-- another capture, always the latest capture of that URL (in the same crawl, per_crawl); hops are
+-- separate records, often in other files, so ingest all files of a crawl together to resolve them.
+-- One row per robots.txt URL (per crawl): crawl (NULL unless per_crawl), url_host_name, captures
+-- (the URL's), start_url, start (the start's key), hops (redirects followed), resolution, chain
+-- (the URLs from start to final), final_url, final_status, final_google_class, final_cc_class, the
+-- final capture's key (warc_filename, warc_record_offset). resolution:
 --   direct               the start is not a redirect
 --   resolved             a redirect chain ending on a non-3xx capture
 --   target_not_captured  the last redirect's target has no capture
@@ -257,7 +265,7 @@ CREATE OR REPLACE VIEW latest_captures AS
 --   too_many_hops        still a redirect after 5 hops (Google and Common
 --                        Crawl then allow everything, as after a loop)
 -- Method: the latest captures once (a struct max per URL), then 5 joins with redirect targets.
-CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
+CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE
     WITH latest AS MATERIALIZED (
         SELECT CASE WHEN per_crawl THEN crawl END AS crawl, url, url_host_name, url_path, fetch_time,
                fetch_status, fetch_redirect, google_class, cc_class, warc_filename, warc_record_offset,
@@ -351,15 +359,14 @@ CREATE OR REPLACE MACRO follow_redirects(per_crawl) AS TABLE
 
 -- Derived: the redirect chain of every robots.txt URL across crawls, one
 -- row per URL: follow_redirects(false)'s columns but crawl, captures, start.
-CREATE OR REPLACE VIEW robots_txt_chains AS
+CREATE OR REPLACE TEMP VIEW robots_txt_chains AS
     SELECT start_url, url_host_name, hops, final_url, final_status, final_google_class,
            final_cc_class, resolution, chain, warc_filename, warc_record_offset
     FROM follow_redirects(false);
 
--- Derived: each host's outcome after redirects (Nagel & Vaughan's per-site
--- classes). Every robots.txt URL of the host (http/https, ports) is followed
--- as in robots_txt_chains; the host's outcome is its best URL's, by Common
--- Crawl's precedence
+-- Derived: each host's outcome after redirects (Nagel & Vaughan's per-site classes). Every
+-- robots.txt URL of the host (http/https, ports) is followed as in robots_txt_chains; the host's
+-- outcome is its best URL's, by Common Crawl's precedence
 --   success > allow_all (notfound, unauthorized, other; a loop, too_many_hops)
 --   > forbidden > defer_visits > redirect_unresolved,
 -- and a success is split like the studies: robots_txt_with_rules (a group has
@@ -373,7 +380,7 @@ CREATE OR REPLACE VIEW robots_txt_chains AS
 -- cc_outcome(...): a followed URL's outcome, from its chain's final class
 -- and resolution (robots_txt_chains, follow_redirects) and its final
 -- capture's columns; cc_precedence(outcome): its rank in the order above.
-CREATE OR REPLACE MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, has_rules) AS
+CREATE OR REPLACE TEMP MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, has_rules) AS
     CASE WHEN cc_class = 'success' THEN
              CASE WHEN looks_like_html
                        OR NOT coalesce((mime LIKE 'text/%' AND mime <> 'text/html')
@@ -383,10 +390,10 @@ CREATE OR REPLACE MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, 
          WHEN cc_class IN ('notfound', 'unauthorized', 'other') OR resolution IN ('loop', 'too_many_hops') THEN 'allow_all'
          WHEN cc_class IN ('forbidden', 'defer_visits') THEN cc_class
          ELSE 'redirect_unresolved' END;
-CREATE OR REPLACE MACRO cc_precedence(outcome) AS
+CREATE OR REPLACE TEMP MACRO cc_precedence(outcome) AS
     CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
          ELSE coalesce(list_position(['allow_all', 'forbidden', 'defer_visits'], outcome), 4) + 1 END;
-CREATE OR REPLACE VIEW host_outcomes AS
+CREATE OR REPLACE TEMP VIEW host_outcomes AS
     WITH classified AS (
         SELECT h.url_host_name, h.start_url, h.hops, h.final_url, h.final_status,
                h.final_google_class, f.fetch_time,
@@ -409,21 +416,18 @@ CREATE OR REPLACE VIEW host_outcomes AS
            b.final_google_class, b.hops
     FROM best;
 
--- Derived: what each host's robots.txt was in each crawl, the unit of the
--- crawl-over-crawl queries (policy_transitions.sql, policy_trends.sql,
--- body_changes.sql). One row per (crawl, url_host_name) with a robots.txt
--- capture (url_path '/robots.txt', http or https, any port) in that crawl:
--- the host's latest such capture starts (of its URLs' chains in
--- follow_redirects(true), the latest start's), and the capture reached decides.
--- Columns: crawl, url_host_name, captures (the host's robots.txt captures in
--- the crawl), start_url, hops, resolution (direct, resolved,
--- target_not_captured, missing_location, loop, too_many_hops), final_url,
--- warc_filename, warc_record_offset (the deciding capture), and from it
--- fetch_status, google_class, google_current_class, robots_parsed,
--- has_rules, payload_length, content_digest, global_class,
--- global_group_match, body_digest, ruleset_digest, template, platform;
--- outcome (figure 1's) and base_state (host_states': every crawler's state
--- when the rules do not decide; NULL for a 2xx, whose rules decide):
+-- Derived: what each host's robots.txt was in each crawl, the unit of the crawl-over-crawl queries
+-- (policy_transitions.sql, policy_trends.sql, body_changes.sql). One row per (crawl, url_host_name)
+-- with a robots.txt capture (url_path '/robots.txt', http or https, any port) in that crawl: the
+-- host's latest such capture starts (of its URLs' chains in follow_redirects(true), the latest
+-- start's), and the capture reached decides. Columns: crawl, url_host_name, captures (the host's
+-- robots.txt captures in the crawl), start_url, hops, resolution (direct, resolved,
+-- target_not_captured, missing_location, loop, too_many_hops), final_url, warc_filename,
+-- warc_record_offset (the deciding capture), and from it fetch_status, google_class,
+-- google_current_class, robots_parsed, has_rules, payload_length, content_digest, global_class,
+-- global_group_match, body_digest, ruleset_digest, template, platform; outcome (figure 1's) and
+-- base_state (host_states': every crawler's state when the rules do not decide; NULL for a 2xx,
+-- whose rules decide):
 --   outcome        the deciding capture                      base_state
 --   rules          2xx, a group has a non-empty rule         NULL
 --   no_rules       2xx, a non-empty body without one         NULL
@@ -437,7 +441,7 @@ CREATE OR REPLACE VIEW host_outcomes AS
 -- (no_robots: Google crawls everything, as for a robots.txt not found;
 -- unreachable: Google crawls nothing, its current documentation for 429.)
 -- Captures with no crawl (crawl IS NULL) form a crawl of their own.
-CREATE OR REPLACE VIEW crawl_hosts AS
+CREATE OR REPLACE TEMP VIEW crawl_hosts AS
     SELECT h.crawl, h.url_host_name, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
            h.s.final_url, h.s.warc_filename, h.s.warc_record_offset,
            c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
@@ -466,14 +470,12 @@ CREATE OR REPLACE VIEW crawl_hosts AS
     ) h
     JOIN captures c ON c.warc_filename = h.s.warc_filename AND c.warc_record_offset = h.s.warc_record_offset;
 
--- The state of a crawler on a host (host_states.state) from the host's
--- base_state (crawl_hosts), the rules class of the groups naming the
--- crawler (named_verdicts.rules_class, NULL when none does), whether the
--- crawler ignores the * group, and the * group's match and class
--- (captures.global_group_match, global_class); and who decided
--- (host_states.decided_by). Written once, for host_states and
--- host_state_counts.
-CREATE OR REPLACE MACRO host_state(base_state, named_class, ignores_global_group, global_group_match, global_class) AS
+-- The state of a crawler on a host (host_states.state) from the host's base_state (crawl_hosts),
+-- the rules class of the groups naming the crawler (named_verdicts.rules_class, NULL when none
+-- does), whether the crawler ignores the * group, and the * group's match and class
+-- (captures.global_group_match, global_class); and who decided (host_states.decided_by). Written
+-- once, for host_states and host_state_counts.
+CREATE OR REPLACE TEMP MACRO host_state(base_state, named_class, ignores_global_group, global_group_match, global_class) AS
     CASE
         WHEN base_state IS NOT NULL THEN base_state
         WHEN named_class IS NOT NULL THEN
@@ -482,7 +484,7 @@ CREATE OR REPLACE MACRO host_state(base_state, named_class, ignores_global_group
         ELSE CASE global_class WHEN 'disallow_all' THEN 'full' WHEN 'allow_part' THEN 'partial' ELSE 'none' END
     END;
 
-CREATE OR REPLACE MACRO host_decided_by(base_state, named_class, ignores_global_group, global_group_match) AS
+CREATE OR REPLACE TEMP MACRO host_decided_by(base_state, named_class, ignores_global_group, global_group_match) AS
     CASE
         WHEN base_state IS NOT NULL THEN NULL
         WHEN named_class IS NOT NULL THEN 'named'
@@ -490,10 +492,9 @@ CREATE OR REPLACE MACRO host_decided_by(base_state, named_class, ignores_global_
         ELSE 'wildcard'
     END;
 
--- Derived: each crawler's state on each host in each crawl (crawl_hosts x
--- agents), the states of the crawl-over-crawl queries. One row per (crawl,
--- url_host_name, agent): crawl, url_host_name, agent, agent_category,
--- state, decided_by, google_class, content_digest, warc_filename,
+-- Derived: each crawler's state on each host in each crawl (crawl_hosts x agents), the states of
+-- the crawl-over-crawl queries. One row per (crawl, url_host_name, agent): crawl, url_host_name,
+-- agent, agent_category, state, decided_by, google_class, content_digest, warc_filename,
 -- warc_record_offset (the deciding capture, see crawl_hosts).
 --   state       full (a 2xx whose rules disallow every path for the crawler:
 --               rules_class disallow_all), partial (allow_part), none
@@ -503,7 +504,7 @@ CREATE OR REPLACE MACRO host_decided_by(base_state, named_class, ignores_global_
 --               * group decided), no_group (no group applies: an empty or
 --               rule-less file, or a crawler that ignores the * group);
 --               NULL otherwise
-CREATE OR REPLACE VIEW host_states AS
+CREATE OR REPLACE TEMP VIEW host_states AS
     WITH named AS (
         SELECT warc_filename, warc_record_offset,
                map(list(agent), list(rules_class)) AS classes
@@ -525,17 +526,14 @@ CREATE OR REPLACE VIEW host_states AS
            google_class, content_digest, warc_filename, warc_record_offset
     FROM expanded;
 
--- Derived: host_states counted, without a row per host and crawler: one row
--- per (crawl, agent, agent_category, state, decided_by) with hosts. Every
--- crawler is first counted as if no group named it (its state then
--- depends only on the host's base_state, the * group's class and whether
--- the crawler ignores the * group), over the hosts grouped by those; the
--- pairs a group names (named_verdicts rows of deciding 2xx captures) are
--- then taken away from that count and added as they are. The same rows as
--- `SELECT crawl, agent, agent_category, state, decided_by, count(*) AS hosts
--- FROM host_states GROUP BY ALL` (a test checks it), in a fraction of the
--- time.
-CREATE OR REPLACE VIEW host_state_counts AS
+-- Derived: host_states counted, without a row per host and crawler: one row per (crawl, agent,
+-- agent_category, state, decided_by) with hosts. Every crawler is first counted as if no group
+-- named it (its state then depends only on the host's base_state, the * group's class and whether
+-- the crawler ignores the * group), over the hosts grouped by those; the pairs a group names
+-- (named_verdicts rows of deciding 2xx captures) are then taken away from that count and added as
+-- they are. The same rows as `SELECT crawl, agent, agent_category, state, decided_by, count(*) AS
+-- hosts FROM host_states GROUP BY ALL` (a test checks it), in a fraction of the time.
+CREATE OR REPLACE TEMP VIEW host_state_counts AS
     WITH hosts AS MATERIALIZED (
         SELECT crawl, base_state, global_class, global_group_match, warc_filename, warc_record_offset
         FROM crawl_hosts
@@ -575,23 +573,20 @@ CREATE OR REPLACE VIEW host_state_counts AS
     GROUP BY ALL
     HAVING sum(hosts) <> 0;
 
--- Derived: every input of a data set as its manifests last say
--- (_manifest/*.jsonl, the input lines), the table macro
--- manifest_inputs([data_set]): data_set is the directory as a glob pattern,
--- robostats_dir() by default (a macro, not a view: read when queried, not
--- when views.sql is, so that a data set without manifests reads). The latest
--- line of each input counts (latest ended_ms; lines of before times were
--- recorded: done if any run did it; then the last manifest name). One row
--- per input: manifest (run, or shard-00003-of-00100), input (its
--- warc_filename), status (done, failed), reason (why it failed, in words),
--- records, responses, captures, errors (rows of the errors table), bytes
--- (compressed input read), ended_ms.
-CREATE OR REPLACE MACRO manifest_inputs(data_set := robostats_dir()) AS TABLE
+-- Derived: every input of a data set as its manifests last say (_manifest/*.jsonl, the input
+-- lines), the table macro manifest_inputs([data_set]): data_set is the directory as a glob pattern,
+-- robostats_dir() by default (a macro, not a view: read when queried, not when views.sql is, so
+-- that a data set without manifests reads). The latest line of each input counts (latest ended_ms;
+-- lines of before times were recorded: done if any run did it; then the last manifest name). One
+-- row per input: manifest (run, or shard-00003-of-00100), input (its warc_filename), status (done,
+-- failed), reason (why it failed, in words), records, responses, captures, errors (rows of the
+-- errors table), bytes (compressed input read), ended_ms.
+CREATE OR REPLACE TEMP MACRO manifest_inputs(data_set := robostats_dir()) AS TABLE
     SELECT * EXCLUDE (type, filename)
     FROM (
         SELECT regexp_extract(filename, '([^/\\]+)\.jsonl$', 1) AS manifest, *
         FROM read_json(data_set || '/_manifest/*.jsonl', format = 'newline_delimited', filename = true,
-                       columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR', reason: 'VARCHAR',
+                       hive_partitioning = false, columns = {type: 'VARCHAR', input: 'VARCHAR', status: 'VARCHAR', reason: 'VARCHAR',
                                   records: 'BIGINT', responses: 'BIGINT', captures: 'BIGINT',
                                   errors: 'BIGINT', bytes: 'BIGINT', ended_ms: 'BIGINT'})
         WHERE type = 'input'

@@ -53,7 +53,7 @@ def parquet_files(out: Path, table: str) -> str:
     glob pattern: the directory's `*`, `?` and `[` are escaped to match
     only themselves (a backslash cannot be: DuckDB splits a pattern there)."""
     pattern = re.sub(r"([*?\[])", r"[\1]", str(out)) + f"/{table}/*.parquet"
-    return "read_parquet('" + pattern.replace("'", "''") + "')"
+    return "read_parquet('" + pattern.replace("'", "''") + "', hive_partitioning = false)"
 
 
 def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[str, str]:

@@ -85,9 +85,27 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 /// directory holds at least a schema-only part file), failing with a
 /// message that names `robostats_out`: DuckDB's own error, a glob pattern
 /// matching no file, does not say which variable to set.
-const DIR_MACRO: &str = r"-- The output directory (robostats_out, default 'out') as a glob pattern
--- matching only itself: DuckDB reads * ? [ in any path as a pattern.
-CREATE OR REPLACE MACRO robostats_dir() AS
+///
+/// Then, for a data set compacted on S3, its newest generation (which
+/// compactions are read, which files are not): generations are numbered
+/// 0, 1, 2... and compared as numbers, and each after 0 names the random
+/// id of the one before (`compact` writes them so, and checks the whole
+/// chain): a file out of that sequence, or a newest generation that does
+/// not name the one before, is an error, and nothing is read on its word.
+/// (Generation files are read as JSON with Hive partitioning off, never
+/// with `read_text`, which has no such switch.)
+///
+/// Every part file is read with Hive partitioning off: DuckDB would
+/// otherwise take a `name=value` directory of the path
+/// (`s3://b/crawl=CC-MAIN-2025-05/`) for a column, replacing the table's
+/// own `crawl` (or emptying a join on `body_digest`). Everything is TEMP:
+/// the views and macros last as long as the session's variables they read,
+/// so that a database file never keeps views that would read another
+/// directory when opened again.
+const DIR_MACRO: &str = r#"-- The output directory (robostats_out, default 'out') as a glob pattern
+-- matching only itself: DuckDB reads * ? [ in any path as a pattern. Every
+-- view and macro is TEMP: it lasts as long as the variables it reads.
+CREATE OR REPLACE TEMP MACRO robostats_dir() AS
     regexp_replace(coalesce(getvariable('robostats_out'), 'out'), '([*?\[])', '[\1]', 'g');
 
 -- No data set there: an error naming robostats_out, not a glob pattern.
@@ -99,24 +117,45 @@ SET VARIABLE robostats_data_set = (
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
 
--- A table's part files but, compacted on S3, those the newest generation hides.
-SET VARIABLE robostats_generation = (SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'));
+-- Compacted on S3: the newest generations (_manifest/generation-N.json: compactions read, files
+-- retired), numbered 0, 1, 2... as numbers, each after 0 naming the id of the one before. A file
+-- out of that sequence or chain is not compact's: an error, and nothing read on its word.
+CREATE OR REPLACE TEMP MACRO robostats_generations(data_set) AS TABLE
+    SELECT regexp_replace(file, '([*?\[])', '[\1]', 'g') AS file, n,
+        coalesce(n < count(*) OVER () AND count(*) OVER (PARTITION BY n) = 1, false) AS ok
+    FROM (SELECT file, TRY_CAST(regexp_extract(file, '/generation-([0-9]{8,18})\.json$', 1) AS BIGINT) AS n
+          FROM glob(data_set || '/_manifest/generation-*.json'));
+CREATE OR REPLACE TEMP MACRO robostats_newest_generations(data_set) AS (SELECT CASE WHEN count(*) = 0 THEN
+    NULL WHEN bool_and(ok) THEN list(file ORDER BY n DESC)[1:2] ELSE error(data_set || '/_manifest/ holds '
+    || 'generations robostats compact did not write (' || string_agg(regexp_extract(file, '[^/]+$'), ', ')
+    FILTER (NOT ok) || '): nothing is read on their word; remove them if no compaction of yours wrote them')
+    END FROM robostats_generations(data_set));
+CREATE OR REPLACE TEMP MACRO robostats_generation_read(files) AS TABLE
+    SELECT CASE WHEN g.generation = n AND (n = 0 OR coalesce(g.previous, '') = coalesce(prior_id, ''))
+        THEN {compactions: g.compactions, retired: g.retired} ELSE error(file || ' is not the generation '
+        || 'robostats compact wrote after ' || prior || ': nothing is read on its word') END AS kept
+    FROM (SELECT max(n) AS n, arg_max(filename, n) AS file, arg_max({generation: generation, previous:
+        previous, compactions: compactions, retired: retired}, n) AS g, arg_min(id, n) AS prior_id,
+        arg_min(filename, n) AS prior
+        FROM (SELECT *, regexp_extract(filename, '([0-9]+)\.json$', 1)::BIGINT AS n FROM read_json(files,
+            filename = true, hive_partitioning = false, columns = {generation: 'BIGINT', id: 'VARCHAR',
+            previous: 'VARCHAR', compactions: 'VARCHAR[]', retired: 'VARCHAR[]'})));
+SET VARIABLE robostats_generation = robostats_newest_generations(robostats_dir());
 SET VARIABLE robostats_kept = (FROM query(CASE WHEN getvariable('robostats_generation') IS NULL
     THEN 'SELECT NULL::STRUCT(compactions VARCHAR[], retired VARCHAR[])'
-    ELSE 'SELECT {compactions: compactions, retired: retired} FROM read_json(getvariable(''robostats_generation''),
-        columns = {compactions: ''VARCHAR[]'', retired: ''VARCHAR[]''})' END));
-CREATE OR REPLACE MACRO robostats_visible(f) AS
+    ELSE 'FROM robostats_generation_read(getvariable(''robostats_generation''))' END));
+CREATE OR REPLACE TEMP MACRO robostats_visible(f) AS
     NOT list_contains(getvariable('robostats_kept').retired, regexp_extract(f, '[^/]+/[^/]+$'))
     AND list_contains(getvariable('robostats_kept').compactions || [''],
         regexp_extract(f, '/compacted-([0-9a-f]+)-[0-9]+\.parquet$', 1))
-    AND ((SELECT max(file) FROM glob(robostats_dir() || '/_manifest/generation-*.json'))
-        = getvariable('robostats_generation') OR error('robostats_out was compacted since '
+    AND ((SELECT arg_max(file, n) FROM robostats_generations(robostats_dir()))
+        = getvariable('robostats_generation')[1] OR error('robostats_out was compacted since '
         || 'queries/views.sql was read: read it again'));
-CREATE OR REPLACE MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
-    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'')'
+CREATE OR REPLACE TEMP MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
+    THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'', hive_partitioning = false)'
     ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
-        || '/*.parquet'', filename = true) WHERE robostats_visible(filename)' END);
-";
+        || '/*.parquet'', filename = true, hive_partitioning = false) WHERE robostats_visible(filename)' END);
+"#;
 
 /// One view per table over `OUT/<table>/*.parquet`, `OUT` being
 /// [`DIR_MACRO`]'s `robostats_dir()` (through its `robostats_table`, which
@@ -130,22 +169,23 @@ fn views(out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{DIR_MACRO}")?;
     for &table in Table::ALL {
         let source = format!("robostats_table('{}')", table.name());
-        // One line where the query is short (views.sql stays under its
-        // size rule).
+        // One line where the query is short, and no blank line between
+        // them (views.sql stays under its size rule).
         let query = table_view_sql(table, &source).replace("\n    SEMI JOIN", " SEMI JOIN");
         match query.strip_prefix("    SELECT * FROM ") {
             Some(from) => writeln!(
                 out,
-                "CREATE OR REPLACE VIEW {} AS SELECT * FROM {from};\n",
+                "CREATE OR REPLACE TEMP VIEW {} AS SELECT * FROM {from};",
                 table.name()
             )?,
             None => writeln!(
                 out,
-                "CREATE OR REPLACE VIEW {} AS\n{query};\n",
+                "CREATE OR REPLACE TEMP VIEW {} AS\n{query};",
                 table.name()
             )?,
         }
     }
+    writeln!(out)?;
     for &table in Table::ALL {
         if let Some(view) = table.capture_view() {
             writeln!(
@@ -153,7 +193,7 @@ fn views(out: &mut impl Write) -> io::Result<()> {
                 "-- {view}: {} joined to every capture of the body",
                 table.name()
             )?;
-            writeln!(out, "CREATE OR REPLACE VIEW {view} AS")?;
+            writeln!(out, "CREATE OR REPLACE TEMP VIEW {view} AS")?;
             writeln!(out, "{};\n", capture_view_sql(table))?;
         }
     }
@@ -164,7 +204,7 @@ fn views(out: &mut impl Write) -> io::Result<()> {
             view.name(),
             names(view.columns())
         )?;
-        writeln!(out, "CREATE OR REPLACE VIEW {} AS", view.name())?;
+        writeln!(out, "CREATE OR REPLACE TEMP VIEW {} AS", view.name())?;
         writeln!(out, "{};\n", view.sql())?;
     }
     Ok(())

@@ -5,8 +5,9 @@ compaction holds its lock (read all the same, nothing written into it),
 a Python that leaves processes
 behind (stopped at --timeout, all of them), a Python planted beside a
 copied binary (never run), a user-agent holding characters XML forbids
-(every SVG file parses), and a damaged Parquet file (a message saying
-what to do, no traceback)."""
+(every SVG file parses), a damaged Parquet file (a message saying
+what to do, no traceback), and directories named like Hive partitions
+(`crawl=...`: not read as columns)."""
 
 import fcntl
 import io
@@ -98,6 +99,34 @@ def test_views_sql_reads_odd_names_alone(plain, odd):
         progress = con.sql((ROOT / "queries/ingest_progress.sql").read_text()).fetchall()
         assert progress == connect(plain / ("a" if name != "b*[1]" else "b")).sql(
             (ROOT / "queries/ingest_progress.sql").read_text()).fetchall(), name
+
+
+# Directory names DuckDB reads as Hive partitions (name=value) by default:
+# a table's own columns (crawl, body_digest, writer) among them.
+HIVE = "crawl=CC-MAIN-2099-01/body_digest=v1/writer=w"
+
+
+def view_rows(out):
+    """Every view's row count, and the crawls the captures name."""
+    con = connect(out)
+    views = [v for (v,) in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
+    counts = {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in views}
+    crawls = con.sql("SELECT list(DISTINCT crawl ORDER BY crawl) FROM captures").fetchall()[0][0]
+    return counts, crawls, con.sql("FROM manifest_inputs() ORDER BY input").fetchall()
+
+
+def test_name_value_directories_are_not_read_as_columns(plain, tmp_path):
+    """A data set under directories named `crawl=...`, `body_digest=...`,
+    `writer=...` reads as its plainly named copy: views.sql reads part
+    files and manifests with Hive partitioning off (DuckDB's default would
+    replace each capture's crawl by the path's, and empty every join on
+    body_digest). (The report reads a local data set through a link of its
+    own, whose path holds no such name; on S3: test_s3_report.py.)"""
+    hive = tmp_path / HIVE / "a"
+    shutil.copytree(plain / "a", hive)
+    counts, crawls, inputs = view_rows(hive)
+    assert (counts, crawls, inputs) == view_rows(plain / "a")
+    assert counts["rules"] > 0 and "CC-MAIN-2099-01" not in crawls
 
 
 def state(out):

@@ -3,7 +3,8 @@
 httpfs (DuckDB 1.5.5 and PyPI's httpfs package: target/httpfs-venv), is
 the page of the same inputs ingested locally, during a compaction's grace
 too (the merged files still there beside the new ones), alone and read as
-one with a local data set; and what is not a data set is refused."""
+one with a local data set, under a prefix of `name=value` parts too (not
+read as Hive partitions); and what is not a data set is refused."""
 
 import json
 import subprocess
@@ -79,6 +80,29 @@ def test_a_data_set_on_s3_and_a_local_one_read_as_one(store, in_grace, tmp_path)
     report(store, [in_grace, prefs], tmp_path / "two.html")
     report(store, [both], tmp_path / "one.html")
     assert page(tmp_path / "two.html", in_grace.rstrip("/"), prefs) == page(tmp_path / "one.html", both)
+
+
+def test_a_prefix_of_name_value_parts_is_not_read_as_columns(store, tmp_path):
+    """A data set under `s3://bucket/crawl=.../body_digest=.../` (the layout
+    object stores suggest) is the page of its inputs ingested locally,
+    alone (views.sql) and read as one with a local data set (the bridge's
+    own reading of the part files): DuckDB's Hive partitioning, on by
+    default for such paths, would replace every capture's crawl and empty
+    every join on body_digest."""
+    prefix = "reports/crawl=CC-MAIN-2099-01/body_digest=v1"
+    run(store, prefix)
+    hive = f"s3://{BUCKET}/{prefix}/"
+    local, prefs, both = tmp_path / "local", tmp_path / "prefs", tmp_path / "both"
+    ingest(SAMPLES, local)
+    ingest([PREFERENCES], prefs)
+    ingest([*SAMPLES, PREFERENCES], both)
+    report(store, [hive], tmp_path / "hive.html")
+    report(store, [local], tmp_path / "local.html")
+    assert page(tmp_path / "hive.html", hive.rstrip("/")) == page(tmp_path / "local.html", local)
+    assert "CC-MAIN-2099-01" not in page(tmp_path / "hive.html", hive.rstrip("/"))
+    report(store, [hive, prefs], tmp_path / "two.html")
+    report(store, [both], tmp_path / "one.html")
+    assert page(tmp_path / "two.html", hive.rstrip("/"), prefs) == page(tmp_path / "one.html", both)
 
 
 def test_what_is_not_a_data_set_on_s3_is_refused(store, tmp_path):

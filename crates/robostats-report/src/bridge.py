@@ -125,13 +125,13 @@ def secrets(con, request):
 
 def generation(con, out):
     """(compactions, retired) of a data set's newest generation (one that
-    robostats compact committed on S3), or None: every part file counts."""
-    newest = con.execute("SELECT max(file) FROM glob(?)",
-                         [f"{glob_text(out)}/_manifest/generation-*.json"]).fetchall()[0][0]
-    if newest is None:
+    robostats compact committed on S3), or None: every part file counts.
+    views.sql's macros read it, checking its sequence and its chain."""
+    files = con.execute("SELECT robostats_newest_generations(?)", [glob_text(out)]).fetchall()[0][0]
+    if files is None:
         return None
-    return con.execute("SELECT compactions, retired FROM read_json(?, columns = "
-                       "{compactions: 'VARCHAR[]', retired: 'VARCHAR[]'})", [newest]).fetchall()[0]
+    kept = con.execute("SELECT kept FROM robostats_generation_read(?)", [files]).fetchall()[0][0]
+    return kept["compactions"], kept["retired"]
 
 
 def source(table, outs, generations):
@@ -142,7 +142,7 @@ def source(table, outs, generations):
     parts = []
     if plain:
         globs = ", ".join(sql_text(f"{glob_text(out)}/{table}/*.parquet") for out in plain)
-        parts.append(f"SELECT * FROM read_parquet([{globs}])")
+        parts.append(f"SELECT * FROM read_parquet([{globs}], hive_partitioning = false)")
     def listed(names):
         return "[" + ", ".join(sql_text(n) for n in names) + "]::VARCHAR[]"
 
@@ -152,11 +152,11 @@ def source(table, outs, generations):
         compactions, retired = (names or [] for names in generations[out])
         parts.append(
             f"SELECT * EXCLUDE (filename) FROM read_parquet({sql_text(f'{glob_text(out)}/{table}/*.parquet')}, "
-            f"filename = true) WHERE NOT list_contains({listed(retired)}, regexp_extract(filename, '[^/]+/[^/]+$')) "
+            f"filename = true, hive_partitioning = false) WHERE NOT list_contains({listed(retired)}, regexp_extract(filename, '[^/]+/[^/]+$')) "
             f"AND list_contains({listed(compactions + [''])}, "
             f"regexp_extract(filename, '/compacted-([0-9a-f]+)-[0-9]+\\.parquet$', 1))")
     if len(parts) == 1 and plain:
-        return f"read_parquet([{globs}])"
+        return f"read_parquet([{globs}], hive_partitioning = false)"
     return "(" + " UNION ALL BY NAME ".join(parts) + ")"
 
 
@@ -173,7 +173,7 @@ def views(con, outs, tables, views_sql):
             # The crawler list is written once per data set: the same rows.
             if table == "agents":
                 view = f"SELECT DISTINCT * FROM ({view})"
-            con.execute(f"CREATE OR REPLACE VIEW {table} AS {view}")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS {view}")
 
 
 def check(con, outs):
@@ -199,7 +199,7 @@ def cache(con):
     a table of its rows behind a view of the same name (views read other
     views by name when queried)."""
     con.execute("CREATE TEMP TABLE crawl_hosts_rows AS SELECT * FROM crawl_hosts")
-    con.execute("CREATE OR REPLACE VIEW crawl_hosts AS SELECT * FROM crawl_hosts_rows")
+    con.execute("CREATE OR REPLACE TEMP VIEW crawl_hosts AS SELECT * FROM crawl_hosts_rows")
 
 
 def damage(path):
