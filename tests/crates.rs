@@ -195,7 +195,7 @@ fn sources(dir: &Path) -> Vec<String> {
 
 /// The root crate's feature-only dependencies (Cargo.toml): declared for
 /// the features they turn on, never named in the source.
-const FEATURE_ONLY: &[&str] = &["either", "getrandom"];
+const FEATURE_ONLY: &[&str] = &["either"];
 
 #[test]
 fn every_declared_dependency_is_used() {

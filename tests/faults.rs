@@ -312,6 +312,12 @@ fn ingest_killed_at_every_step_resumes_to_the_same_rows() {
         let when = format!("ingest killed at {call} #{n}");
         let out = temp_out(&format!("faults-ingest-{call}-{n}"));
         let killed = killed_at(strace, &inputs.command(&out, &["-j1"]), call, n);
+        if n % 2 == 1 {
+            // A killed ingest holds nothing: compact runs at once (its
+            // lock died with it), merging only what is done.
+            let o = compact(&out, &[]);
+            assert_ne!(o.status.code(), Some(2), "{when}: {}", stderr(&o));
+        }
         ok(&inputs.run(&out, &["-j1"]));
         assert_rows(&expected, &out, &when);
         let hidden = crate::resume::part_files(&out).1;

@@ -16,5 +16,7 @@ pub mod batch;
 pub mod compact;
 pub mod dataset;
 pub mod location;
+pub mod process;
 pub mod remote;
+pub mod scratch;
 pub mod sink;

@@ -89,8 +89,9 @@ pub struct Config {
     /// Bytes of memory for the digests of the bodies known to be stored
     /// (see [`bodies::cache`]): a body not among them is stored again.
     pub bodies_memory: usize,
-    /// The data set is on S3 (`out` is then the local directory files
-    /// are staged in before they are uploaded).
+    /// The data set is on S3 (`out` is then only its `s3://` URL, as
+    /// messages name it; its files are staged in a private directory of
+    /// the run's before they are uploaded).
     pub out_remote: Option<crate::output::dataset::RemoteOut>,
 }
 
@@ -352,14 +353,10 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             files_retried: summary.files_retried,
             seconds: summary.seconds,
         }))?;
-    let staged = dataset.remote().is_some();
+    // (On S3, every file is uploaded and recorded: dropping the data set
+    // removes its staging directory, as it does when a run fails.)
     drop(lock);
     drop(dataset);
-    if staged {
-        // Every file is uploaded and recorded: the staging directory holds
-        // only the manifests read at the start.
-        let _ = std::fs::remove_dir_all(&config.out);
-    }
     Ok(summary)
 }
 
@@ -368,12 +365,9 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
 /// the data set is dropped).
 fn open(config: &Config) -> Result<(Dataset, crate::output::dataset::lock::Held), OutputError> {
     match &config.out_remote {
-        Some(remote) => Dataset::create_remote(
-            remote,
-            &config.out,
-            config.allow_other_files,
-            &config.run_name(),
-        ),
+        Some(remote) => {
+            Dataset::create_remote(remote, config.allow_other_files, &config.run_name())
+        }
         None => Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name()),
     }
 }

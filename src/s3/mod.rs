@@ -66,6 +66,26 @@ impl std::fmt::Debug for Setup {
     }
 }
 
+/// An S3 endpoint given as text: an `http://` or `https://` URL with a
+/// host, or why not.
+fn endpoint_url(text: &str) -> Result<Url, String> {
+    let refused = |why: &str| {
+        format!(
+            "the S3 endpoint '{}' is not an http:// or https:// URL with a host ({why}; as \
+             http://127.0.0.1:9000 or https://s3.example.com): nothing is sent",
+            shown(text)
+        )
+    };
+    let url = Url::parse(text).map_err(|why| refused(&why.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refused(&format!("its scheme is '{}'", url.scheme())));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(refused("no host"));
+    }
+    Ok(url)
+}
+
 impl Setup {
     /// Resolves region, endpoint and the credential chain.
     pub async fn new(options: &S3Options) -> Result<Setup, String> {
@@ -81,19 +101,22 @@ impl Setup {
             loader = loader.no_credentials();
         }
         let config = loader.load().await;
-        let endpoint = options
-            .endpoint
-            .clone()
-            .or_else(|| std::env::var("AWS_ENDPOINT_URL_S3").ok())
-            .or_else(|| config.endpoint_url().map(str::to_owned))
-            .filter(|e| !e.is_empty());
-        let endpoint =
-            match endpoint {
-                Some(e) => Some(Url::parse(&e).map_err(|why| {
-                    format!("the S3 endpoint '{}' is not a URL: {why}", shown(&e))
-                })?),
-                None => None,
-            };
+        // The environment's endpoints are read here, not only through the
+        // SDK's configuration, which drops one it cannot parse without a
+        // word (and the requests would go to AWS instead).
+        let endpoint = [
+            options.endpoint.clone(),
+            std::env::var("AWS_ENDPOINT_URL_S3").ok(),
+            std::env::var("AWS_ENDPOINT_URL").ok(),
+            config.endpoint_url().map(str::to_owned),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|e| !e.is_empty());
+        let endpoint = match endpoint {
+            Some(e) => Some(endpoint_url(&e)?),
+            None => None,
+        };
         if endpoint
             .as_ref()
             .is_some_and(|e| !e.username().is_empty() || e.password().is_some())
@@ -325,6 +348,29 @@ mod tests {
             region: "us-east-1".to_owned(),
             credentials: None,
             cached: Mutex::new(None),
+        }
+    }
+
+    #[test]
+    fn an_endpoint_is_an_http_url_with_a_host_or_refused() {
+        for good in [
+            "http://127.0.0.1:9000",
+            "https://s3.example.com/",
+            "HTTP://minio:9000",
+        ] {
+            assert!(endpoint_url(good).is_ok(), "{good}");
+        }
+        // Without a scheme the SDK drops it, and requests would go to AWS.
+        for bad in [
+            "localhost:9000",
+            "s3.example.com",
+            "minio:9000/x",
+            "ftp://h",
+            "file:///x",
+            "http://",
+        ] {
+            let message = endpoint_url(bad).unwrap_err();
+            assert!(message.contains("S3 endpoint"), "{bad}: {message}");
         }
     }
 

@@ -1,22 +1,36 @@
 """`compact s3://bucket/prefix/` against moto's S3 server (s3_store.py):
 the rows kept, a compaction killed before its commit hidden, compact and
-ingest refusing each other, and a session that read the views before a
-compaction told to read them again."""
+ingest refusing each other while alive and taking over each other's
+claims once dead (at once on one host, at expiry from another), a
+session that read the views before a compaction told to read them again,
+and generations chained and compared as numbers, a planted one refused."""
 
+import json
 import subprocess
+import time
 
+import duckdb
 import pytest
 
-from conftest import BIN, ROOT, connect
+from conftest import BIN, ROOT, SAMPLES, connect
 from s3_store import BUCKET, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, store
 
-def compact(store, prefix, *extra, status=0):
+def compact(store, prefix, *extra, status=0, **env):
     proc = subprocess.run(
         [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", "--grace", "0", *extra],
-        cwd=ROOT, env=store.env(), capture_output=True, text=True, timeout=240,
+        cwd=ROOT, env=store.env(**env), capture_output=True, text=True, timeout=240,
     )
     assert proc.returncode == status, proc.stderr
     return proc
+
+
+def kill_compact_at(store, prefix, rule):
+    """`compact` of `prefix` killed (SIGKILL) at `rule`'s request."""
+    proc = subprocess.Popen(
+        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", "--grace", "0"],
+        cwd=ROOT, env=store.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    kill_at(store, proc, rule)
 
 
 def view_counts(out):
@@ -44,11 +58,8 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
 def test_a_compaction_killed_before_its_commit_hides_its_files(store, local, tmp_path):
     for i in range(3):
         run(store, "half-compacted", "--shard", f"{i}/3")
-    proc = subprocess.Popen(
-        [str(BIN), "compact", f"s3://{BUCKET}/half-compacted/", "--grace", "0"],
-        cwd=ROOT, env=store.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    kill_at(store, proc, Rule("PUT", "/half-compacted/_manifest/generation-00000001.json", before=True))
+    kill_compact_at(store, "half-compacted",
+                    Rule("PUT", "/half-compacted/_manifest/generation-00000001.json", before=True))
     keys = store.keys("half-compacted/")
     assert any("/compacted-" in k for k in keys), keys
     # The uploaded files are there, and hidden: every view reads as before.
@@ -91,3 +102,110 @@ def test_a_session_that_read_the_views_before_a_compaction_is_told(store, local,
     (copy / "_manifest" / "generation-00000001.json").write_bytes(generation["Body"].read())
     with pytest.raises(Exception, match="compacted since queries/views.sql was read"):
         con.sql("SELECT count(*) FROM captures").fetchall()
+
+
+def test_a_killed_compaction_lets_an_ingest_run_at_once_and_the_reverse(store, local, tmp_path):
+    """Batch schedulers kill jobs (SIGKILL) at their time limit: the claim
+    a killed compaction leaves is taken over at once by an ingest on the
+    same host (its process is gone), not 120 s later, and an ingest's by
+    compact; and the data set ends with every row, once."""
+    for i in range(2):
+        run(store, "killed-claims", "--shard", f"{i}/2")
+    kill_compact_at(store, "killed-claims", Rule("PUT", "/killed-claims/captures/compacted-", before=True))
+    assert "killed-claims/_manifest/compact.lease" in store.keys("killed-claims/_manifest/")
+    started = time.monotonic()
+    again = run(store, "killed-claims", "--shard", "0/2", "-j", "1")
+    assert time.monotonic() - started < 60, "the dead compaction's claim was waited out"
+    assert "compact.lease" not in " ".join(store.keys("killed-claims/_manifest/")), again.stderr
+    # An ingest killed while it stores its part files: compact at once.
+    ingest = subprocess.Popen(
+        [str(BIN), "ingest", "-q", "--redo", SAMPLES[0], "--shard", "0/2", "--out",
+         f"s3://{BUCKET}/killed-claims/", *SAMPLES],
+        cwd=ROOT, env=store.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    kill_at(store, ingest, Rule("PUT", "/killed-claims/captures/", after=True))
+    assert any(k.endswith("shard-00000-of-00002.lease") for k in store.keys("killed-claims/_manifest/"))
+    started = time.monotonic()
+    compact(store, "killed-claims")
+    assert time.monotonic() - started < 60
+    run(store, "killed-claims", "--shard", "0/2")
+    assert_equals_local(store, "killed-claims", local, tmp_path)
+
+
+def foreign_claim(holder, seconds=SHORT_LEASE):
+    """A live-looking claim of a process on another host (another boot):
+    only its expiry ends it."""
+    return json.dumps({
+        "holder": holder, "host": "node-17", "process": 4242, "run": "r", "since": int(time.time()),
+        "seconds": int(seconds), "renewals": 0,
+        "identity": {"process": 4242, "started": 1, "boot": "another-boot", "namespace": "pid:[1]"},
+    }).encode()
+
+
+def test_a_claim_of_another_host_is_waited_out_and_named(store, local, tmp_path):
+    """A compaction's claim written on another host: an ingest is refused
+    while it may live, with its holder, since when, and when it expires;
+    once expired by S3's clock it is taken over. The same for compact
+    beside an ingest's claim."""
+    env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
+    run(store, "foreign", **env)
+    key = "foreign/_manifest/compact.lease"
+    store.client.put_object(Bucket=BUCKET, Key=key, Body=foreign_claim("compact"))
+    refused = run(store, "foreign", status=2, **env)
+    for said in ["compact (process 4242 on node-17, since ", "GMT)", "renewed 0 s ago", f"{SHORT_LEASE} s"]:
+        assert said in refused.stderr, refused.stderr
+    time.sleep(int(SHORT_LEASE) + 2)
+    run(store, "foreign", **env)
+    key = "foreign/_manifest/shard-00001-of-00002.lease"
+    store.client.put_object(Bucket=BUCKET, Key=key, Body=foreign_claim("ingest (shard-00001-of-00002)"))
+    proc = compact(store, "foreign", status=2, **env)
+    assert "ingest (shard-00001-of-00002) (process 4242 on node-17" in proc.stderr, proc.stderr
+    time.sleep(int(SHORT_LEASE) + 2)
+    compact(store, "foreign", **env)
+    assert_equals_local(store, "foreign", local, tmp_path)
+
+
+def generation_body(n, previous="", retired=()):
+    return json.dumps({"generation": n, "compactions": [], "retired": list(retired), "unix": 0,
+                       "id": "f" * 32, "previous": previous}).encode()
+
+
+@pytest.mark.parametrize("planted", ["generation-99999999.json", "generation-00000002.json", "generation-7.json"])
+def test_a_planted_generation_is_refused_and_nothing_is_deleted_on_its_word(store, local, tmp_path, planted):
+    """A generation file robostats did not write (out of sequence, or not
+    naming its predecessor, or not numbered) hides no row:
+    readers refuse the data set, naming it, and compact refuses to run,
+    deleting nothing; once it is removed, both work again."""
+    prefix = "planted-" + planted.split("-")[1].split(".")[0]
+    for i in range(2):
+        run(store, prefix, "--shard", f"{i}/2")
+    compact(store, prefix)
+    parts = [k for k in store.keys(f"{prefix}/") if k.endswith(".parquet")]
+    key = f"{prefix}/_manifest/{planted}"
+    store.client.put_object(Bucket=BUCKET, Key=key, Body=generation_body(2, "0" * 32, retired=parts))
+    before = store.keys(f"{prefix}/")
+    proc = compact(store, prefix, status=2)
+    assert planted in proc.stderr and "nothing is compacted or deleted on its word" in proc.stderr, proc.stderr
+    assert store.keys(f"{prefix}/") == before
+    with pytest.raises(duckdb.Error, match=planted.replace(".", r"\.")):
+        connect(store.download(prefix, tmp_path / "planted"))
+    store.client.delete_object(Bucket=BUCKET, Key=key)
+    compact(store, prefix)
+    assert_equals_local(store, prefix, local, tmp_path)
+    assert view_counts(store.download(prefix, tmp_path / "after")) == view_counts(local)
+
+
+def test_generations_chain_and_compare_as_numbers(store, local, tmp_path):
+    """Each generation names the id of the one before; compact and the
+    views follow the chain by number."""
+    for i in range(3):
+        run(store, "chained", "--shard", f"{i}/3")
+        compact(store, "chained")
+    names = [k for k in store.keys("chained/_manifest/") if "/generation-" in k]
+    assert names == [f"chained/_manifest/generation-{n:08}.json" for n in range(len(names))] and len(names) >= 3
+    bodies = [store.client.get_object(Bucket=BUCKET, Key=k)["Body"].read() for k in names]
+    for before, after in zip(bodies, bodies[1:]):
+        assert json.loads(after)["previous"] == json.loads(before)["id"] and len(json.loads(before)["id"]) == 32
+    assert json.loads(bodies[0])["previous"] == ""
+    assert_equals_local(store, "chained", local, tmp_path)
+    assert view_counts(store.download("chained", tmp_path / "views")) == view_counts(local)

@@ -1,8 +1,9 @@
 """Data sets written to S3 by `ingest --out s3://bucket/prefix/`, against
 moto's S3 server with faults played by a wrapper (s3_store.py): shards at
 once, a twin, busy and lost answers, a cut upload, stores that ignore
-conditions, and DuckDB reading the data set through httpfs (the claims,
-kills and stops: test_s3_claims.py)."""
+conditions (on PUT or DELETE), an endpoint that is not a URL, private
+staging directories, and DuckDB reading the data set through httpfs (the
+claims, kills and stops: test_s3_claims.py)."""
 
 import json
 import socket
@@ -14,8 +15,8 @@ import pytest
 
 from conftest import BIN, QUERIES, ROOT, SAMPLES, connect
 from s3_store import (
-    BUCKET, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, local, no_rules_left, run,
-    start, store,
+    BUCKET, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left,
+    run, start, store,
 )
 
 
@@ -102,6 +103,53 @@ def test_a_store_ignoring_conditions_is_refused(store):
     assert not [k for k in store.keys("x/", NO_CONDITIONS) if not k.endswith(".lease")]
 
 
+def test_a_store_deleting_on_a_wrong_etag_is_refused(store):
+    """A claim of a dead run, and the files a compaction retired, are
+    deleted on their ETag: a store that deletes whatever the If-Match says
+    (here: answers 204 to the probe's DELETE on a wrong ETag) is refused at
+    the start, before any part file."""
+    store.rules.append(Rule("DELETE", "/delete-probe/_manifest/run.lease", answer=("204 No Content", "")))
+    proc = run(store, "delete-probe", status=2)
+    assert "does not honour conditional writes" in proc.stderr and "DELETE" in proc.stderr, proc.stderr
+    assert not [k for k in store.keys("delete-probe/") if k.endswith(".parquet")]
+
+
+@pytest.mark.parametrize("endpoint", ["127.0.0.1:9", "localhost", "ftp://127.0.0.1:9"])
+def test_an_endpoint_that_is_not_an_http_url_is_refused(store, endpoint):
+    """An AWS_ENDPOINT_URL without a scheme is refused, naming it, rather
+    than dropped (the requests, signed, would go to AWS instead)."""
+    proc = run(store, "endpoint", status=2, AWS_ENDPOINT_URL=endpoint)
+    assert "S3 endpoint" in proc.stderr and "http://" in proc.stderr, proc.stderr
+    assert not store.keys("endpoint/")
+
+
+def stages(tmp):
+    return sorted(p for p in tmp.iterdir() if p.name.startswith("robostats-stage"))
+
+
+def test_staging_directories_are_private_new_and_removed(store, local, tmp_path):
+    """A run stages its part files in a directory of its own under TMPDIR:
+    a new random name (one planted under the old fixed name, or any other,
+    is not taken), mode 0700, removed when the run ends; a killed run's is
+    removed by the next run on the host (its process gone)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    planted = tmp / f"robostats-stage~{BUCKET}~staged~run"
+    planted.mkdir(mode=0o777)
+    seen = []
+    store.rules.append(Rule("PUT", "/staged/captures/", after=lambda: seen.extend(
+        (p, p.stat().st_mode & 0o777, sorted(c.name for c in p.iterdir())) for p in stages(tmp))))
+    proc = start(store, "staged", "-j", "1", TMPDIR=str(tmp))
+    kill_at(store, proc, Rule("PUT", "/staged/captures/", nth=2, after=True))
+    [(stage, mode, inside)] = [s for s in seen if s[0] != planted][:1]
+    assert mode == 0o700 and inside == ["owner.json", "work"], seen
+    assert len(stage.name) == len("robostats-stage-") + 32
+    assert stage.exists(), "a killed run cannot remove its directory"
+    run(store, "staged", TMPDIR=str(tmp))
+    assert stages(tmp) == [planted]
+    assert_equals_local(store, "staged", local, tmp_path)
+
+
 def test_a_prefix_holding_other_objects_is_refused(store):
     proc = subprocess.run(
         [str(BIN), "ingest", "-q", "--out", f"s3://{BUCKET}/other/", *SAMPLES],
@@ -121,8 +169,11 @@ def test_no_credential_in_any_object_or_message(store):
 
 
 @pytest.mark.skipif(not HTTPFS_PYTHON.exists(), reason="DuckDB 1.5 with httpfs: scripts/test-deps.sh")
-def test_duckdb_reads_the_data_set_from_s3_with_the_same_views(store, local, tmp_path):
-    run(store, "duck")
+@pytest.mark.parametrize("prefix", ["duck", "crawl=CC-MAIN-2099-01/body_digest=v1/writer=w"])
+def test_duckdb_reads_the_data_set_from_s3_with_the_same_views(store, local, tmp_path, prefix):
+    """The same views over S3, under a prefix whose `name=value` parts
+    DuckDB would read as columns by default (Hive partitioning)."""
+    run(store, prefix)
     script = f"""
 import json, pathlib, sys, duckdb, duckdb_extension_httpfs
 con = duckdb.connect()
@@ -133,18 +184,21 @@ con.execute("CREATE SECRET (TYPE s3, KEY_ID 'testing', SECRET 'testing', REGION 
 con.execute("SET VARIABLE robostats_out = ?", [sys.argv[1]])
 con.execute(pathlib.Path(sys.argv[2]).read_text())
 views = [v for (v,) in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1").fetchall()]
-print(json.dumps({{v: con.sql(f"SELECT count(*) FROM {{v}}").fetchone()[0] for v in views}}))
+counts = {{v: con.sql(f"SELECT count(*) FROM {{v}}").fetchone()[0] for v in views}}
+counts["crawls"] = con.sql("SELECT list(DISTINCT crawl ORDER BY crawl) FROM captures").fetchone()[0]
+print(json.dumps(counts))
 """
     proc = subprocess.run(
-        [str(HTTPFS_PYTHON), "-c", script, f"s3://{BUCKET}/duck", str(QUERIES / "views.sql")],
+        [str(HTTPFS_PYTHON), "-c", script, f"s3://{BUCKET}/{prefix}", str(QUERIES / "views.sql")],
         capture_output=True, text=True, timeout=180, env=store.env(),
     )
     assert proc.returncode == 0, proc.stderr
     remote = json.loads(proc.stdout)
     con = connect(local)
-    expected = {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in remote}
+    expected = {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in remote if v != "crawls"}
+    expected["crawls"] = con.sql("SELECT list(DISTINCT crawl ORDER BY crawl) FROM captures").fetchall()[0][0]
     assert remote == expected
-    assert remote["captures"] == 717 and len(remote) > 20
+    assert remote["captures"] == 717 and len(remote) > 20 and "CC-MAIN-2099-01" not in remote["crawls"]
 
 
 class CuttingProxy:

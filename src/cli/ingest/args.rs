@@ -343,7 +343,9 @@ impl Args {
         if let Some(mut out) = out_remote {
             out.options = options.s3.clone();
             out.timeout = options.timeout;
-            config.out = out.staging_dir(&config.run_name());
+            // (Named in messages; its files are staged in a private
+            // directory of the run's.)
+            config.out = PathBuf::from(out.location.url());
             config.out_remote = Some(out);
         }
         // An input holding secrets is known by its name with them

@@ -143,8 +143,13 @@ pub struct Compaction {
 pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
     let started = Instant::now();
     let dataset = Dataset::open(out)?;
-    // No ingest runs beside a compaction, nor starts during it.
-    let _lock = dataset.lock_compact()?;
+    // No ingest runs beside a compaction, nor starts during it: where the
+    // lock is honoured, a part file still under its temporary name is one
+    // a killed ingest left, and goes (as the ingest's next run would do).
+    let lock = dataset.lock_compact()?;
+    if lock.honoured() {
+        dataset.remove_temporaries_of_dead_runs()?;
+    }
     let mut done = Compaction::default();
     recover(&dataset, &mut done.warnings)?;
     dataset.retire_legacy_empty()?;
@@ -232,8 +237,8 @@ fn final_parts(dataset: &Dataset) -> Result<HashSet<PathBuf>, OutputError> {
 }
 
 /// A table's part files, sorted by name (the schema-only file aside). A hidden
-/// file means an ingest is writing, or was interrupted: nothing is merged
-/// then.
+/// file left (where locks are not honoured, an ingest may be writing it)
+/// means nothing is merged.
 fn list_parts(
     dataset: &Dataset,
     table: Table,

@@ -2,13 +2,15 @@
 //! local copy, then published as a new generation.
 //!
 //! ```text
-//! compact.lease (create-only)  -> no ingest's lease listed, else refused
+//! compact.lease (create-only)  -> no live ingest's lease listed, else refused
+//!                                 (a dead one's deleted: killed on this host, or expired)
 //! generation-00000000.json     -> written first if there is none: readers filter from now on
 //! the data set, downloaded     -> compact::run on the copy (the disk's rules, unchanged)
 //! new files                    -> PUT If-None-Match: *   (hidden: no generation names their compaction)
 //! changed manifests            -> PUT If-Match (compact.jsonl: its merges and repairs)
 //! generation-N.json            -> PUT If-None-Match: *   THE COMMIT: its compaction visible,
-//!                                                        the merged files hidden
+//!                                                        the merged files hidden; it names
+//!                                                        the id of generation N-1
 //! after --grace                -> the merged files deleted (If-Match on their listed ETag)
 //! ```
 //!
@@ -22,15 +24,18 @@
 //! next compaction); killed after it, the next one deletes what it retired.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::{COMPACTED_PREFIX, Compaction, Options};
 use crate::classify::Table;
 use crate::output::dataset::manifest::DIR_NAME;
-use crate::output::dataset::remote::{Generation, claim, generation_key, is_table_file};
+use crate::output::dataset::remote::{
+    Generation, claim, generation_key, generation_number, is_table_file,
+};
 use crate::output::dataset::{At, Op, OutputError, is_finished_part};
-use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location};
+use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
+use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
 
 /// The compaction id of a compacted file's name, if it is one.
@@ -58,29 +63,24 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
     let key = format!("{DIR_NAME}/compact.lease");
     let (bucket, lease) = claim(at.location, at.s3, at.timeout, &key, "compact")?;
     let listing = bucket.listing().map_err(OutputError::Store)?;
-    let ingests: Vec<&String> = listing
-        .keys()
-        .filter(|k| k.starts_with(&format!("{DIR_NAME}/")) && k.ends_with(".lease") && **k != key)
-        .collect();
-    if let Some(first) = ingests.first() {
-        return Err(OutputError::Locked {
-            path: bucket.shown(first).into(),
-            holder: format!("{} ingest run(s)", ingests.len()),
-            wanted_by: "compact".to_owned(),
-        });
-    }
-    let previous = newest_generation(&bucket, &listing)?;
-    if previous.is_none() {
-        // Readers filter by generation from now on, before any compacted
-        // file is uploaded.
-        commit(&bucket, &Generation::default())?;
-    }
-    let previous = previous.unwrap_or_default();
-    let mirror = mirror_dir(at.location);
-    let (kept, manifests, garbage) = download(&bucket, &listing, &previous, &mirror)?;
-    let done = super::run(&mirror, options)?;
+    refuse_live_ingests(&bucket, &listing, &key)?;
+    let previous = match newest_generation(&bucket, &listing)? {
+        Some(found) => found,
+        None => {
+            // Readers filter by generation from now on, before any
+            // compacted file is uploaded.
+            let first = Generation::first()?;
+            commit(&bucket, &first)?;
+            first
+        }
+    };
+    let mirror =
+        Scratch::new("compact").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
+    let mirror = mirror.path();
+    let (kept, manifests, garbage) = download(&bucket, &listing, &previous, mirror)?;
+    let done = super::run(mirror, options)?;
     lease.check().map_err(|_| lost(&lease))?;
-    let ids = publish(&bucket, &listing, &manifests, &kept, &mirror)?;
+    let ids = publish(&bucket, &listing, &manifests, &kept, mirror)?;
     let retired: BTreeSet<String> = kept
         .iter()
         .filter(|k| is_table_file(k) && !mirror.join(k.as_str()).exists())
@@ -95,15 +95,12 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
         .chain(garbage.iter().cloned())
         .collect();
     if ids.is_empty() && retired.is_empty() {
-        let _ = std::fs::remove_dir_all(&mirror);
         return Ok(done);
     }
-    let next = Generation {
-        generation: previous.generation + 1,
-        compactions: previous.compactions.iter().cloned().chain(ids).collect(),
-        retired: retired.iter().cloned().collect(),
-        unix: crate::output::dataset::manifest::unix_now(),
-    };
+    let next = previous.next(
+        previous.compactions.iter().cloned().chain(ids).collect(),
+        retired.iter().cloned().collect(),
+    )?;
     lease.check().map_err(|_| lost(&lease))?;
     commit(&bucket, &next)?;
     std::thread::sleep(at.grace);
@@ -114,9 +111,37 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
                 .map_err(OutputError::Store)?;
         }
     }
-    let _ = std::fs::remove_dir_all(&mirror);
     drop(lease);
     Ok(done)
+}
+
+/// Refuses the compaction while an ingest's claim lives; the claims of
+/// dead ingests (killed on this host, or expired) are deleted.
+fn refuse_live_ingests(
+    bucket: &Bucket,
+    listing: &BTreeMap<String, Listed>,
+    own: &str,
+) -> Result<(), OutputError> {
+    let mut live = Vec::new();
+    for key in listing
+        .keys()
+        .filter(|k| k.starts_with(&format!("{DIR_NAME}/")) && k.ends_with(".lease") && **k != own)
+    {
+        if let Some(holder) = lease::clear_dead(bucket, key).map_err(OutputError::Store)? {
+            live.push((key, holder));
+        }
+    }
+    match live.first() {
+        None => Ok(()),
+        Some((key, holder)) => Err(OutputError::Locked {
+            path: bucket.shown(key).into(),
+            holder: match live.len() {
+                1 => holder.clone(),
+                n => format!("{holder}, and {} other ingest run(s)", n - 1),
+            },
+            wanted_by: "compact".to_owned(),
+        }),
+    }
 }
 
 fn lost(lease: &Lease) -> OutputError {
@@ -137,37 +162,61 @@ fn fetch(bucket: &Bucket, key: &str) -> Result<Vec<u8>, OutputError> {
     }
 }
 
-/// The newest generation, if any.
+/// The newest generation, if any, once the whole chain is checked:
+/// generations numbered 0, 1, 2... (as numbers) with no gap and no number
+/// twice, each naming its own number, and each after 0 the id of the one
+/// before. Any other generation file is refused, and nothing is compacted
+/// or deleted on its word.
 fn newest_generation(
     bucket: &Bucket,
     listing: &BTreeMap<String, Listed>,
 ) -> Result<Option<Generation>, OutputError> {
-    let Some(key) = listing
-        .keys()
-        .filter(|k| {
-            k.strip_prefix(&format!("{DIR_NAME}/generation-"))
-                .is_some_and(|rest| rest.ends_with(".json"))
-        })
-        .max()
-    else {
-        return Ok(None);
+    let refused = |key: &str, why: String| {
+        OutputError::Store(format!(
+            "{} is not a generation robostats compact wrote here ({why}): nothing is \
+             compacted or deleted on its word; if no compaction of yours wrote it, delete it",
+            bucket.shown(key)
+        ))
     };
-    serde_json::from_slice(&fetch(bucket, key)?)
-        .map(Some)
-        .map_err(|e| {
-            OutputError::Store(format!(
-                "{} is not a generation robostats reads: {e}",
-                bucket.shown(key)
-            ))
-        })
+    let mut numbered: Vec<(u64, &String)> = Vec::new();
+    for key in listing
+        .keys()
+        .filter(|k| k.starts_with(&format!("{DIR_NAME}/generation-")))
+    {
+        let n = generation_number(key).ok_or_else(|| refused(key, "not numbered".into()))?;
+        numbered.push((n, key));
+    }
+    numbered.sort();
+    let mut newest: Option<Generation> = None;
+    for (i, (n, key)) in numbered.into_iter().enumerate() {
+        if n != i as u64 {
+            let why = match i {
+                0 => "the first generation is 0".to_owned(),
+                _ => format!("after generation {} comes {i}", i - 1),
+            };
+            return Err(refused(key, why));
+        }
+        let generation: Generation = serde_json::from_slice(&fetch(bucket, key)?)
+            .map_err(|e| refused(key, format!("it does not read: {e}")))?;
+        let follows = newest
+            .as_ref()
+            .is_none_or(|before| generation.previous == before.id);
+        if generation.generation != n || !follows {
+            return Err(refused(
+                key,
+                "it does not name the generation before it".into(),
+            ));
+        }
+        newest = Some(generation);
+    }
+    Ok(newest)
 }
 
 /// Writes `generation` create-only: two compactions cannot both commit.
 fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
     let key = generation_key(generation.generation);
-    let bytes = serde_json::to_vec(generation).expect("a generation serializes");
     match bucket
-        .put(&key, &bytes, Cond::Create)
+        .put(&key, &generation.bytes(), Cond::Create)
         .map_err(OutputError::Store)?
     {
         Done::Yes(_) => Ok(()),
@@ -178,27 +227,19 @@ fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
     }
 }
 
-/// The local directory a data set is compacted in.
-fn mirror_dir(location: &S3Location) -> PathBuf {
-    std::env::temp_dir().join(format!("robostats-compact~{}", location.local_name()))
-}
-
 /// What [`download`] fetched: the keys, the manifests' bytes (to tell
 /// which the compaction changed), and the compacted files of compactions
 /// never committed (garbage).
 type Downloaded = (BTreeSet<String>, BTreeMap<String, Vec<u8>>, Vec<String>);
 
-/// Downloads the data set into `mirror` (emptied first): its manifests and
-/// the part files `previous` does not hide.
+/// Downloads the data set into `mirror` (a new private directory): its
+/// manifests and the part files `previous` does not hide.
 fn download(
     bucket: &Bucket,
     listing: &BTreeMap<String, Listed>,
     previous: &Generation,
     mirror: &Path,
 ) -> Result<Downloaded, OutputError> {
-    if mirror.exists() {
-        std::fs::remove_dir_all(mirror).at(Op::RemoveDir, mirror)?;
-    }
     let mut kept = BTreeSet::new();
     let mut manifests = BTreeMap::new();
     let mut garbage = Vec::new();

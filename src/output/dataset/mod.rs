@@ -65,6 +65,9 @@ pub struct Dataset {
     /// staging directory its files are written in before they are
     /// uploaded): see [`remote`].
     remote: Option<std::sync::Arc<remote::Remote>>,
+    /// The private staging directory (`dir`) of a run on S3, removed when
+    /// the last clone of the data set is dropped.
+    _stage: Option<std::sync::Arc<crate::output::scratch::Scratch>>,
 }
 
 impl Dataset {
@@ -116,6 +119,7 @@ impl Dataset {
         Ok(Dataset {
             dir: dir.to_path_buf(),
             remote: None,
+            _stage: None,
         })
     }
 
@@ -177,6 +181,7 @@ impl Dataset {
         Ok(Dataset {
             dir: dir.to_path_buf(),
             remote: None,
+            _stage: None,
         })
     }
 
@@ -383,6 +388,17 @@ impl Dataset {
                 temp_of(name)
                     .is_some_and(|part| is_part_of(stem, part) || is_body_part_of(stem, part))
             })?;
+        }
+        Ok(())
+    }
+
+    /// Deletes every part file under a temporary name (robostats' own
+    /// names only, regular files only): for `compact`, which holds the data
+    /// set's lock exclusively, where locks are honoured, so that every such
+    /// file is one a killed ingest left (a live one holds the lock shared).
+    pub fn remove_temporaries_of_dead_runs(&self) -> Result<(), OutputError> {
+        for &table in Table::ALL {
+            self.remove_in(table, |name| temp_of(name).is_some())?;
         }
         Ok(())
     }

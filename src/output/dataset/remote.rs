@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
 use crate::classify::Table;
-use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location};
+use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location, lease};
 use crate::s3::S3Options;
 
 /// A manifest segment is closed at this size, and the next begun (each
@@ -93,6 +93,15 @@ pub struct Generation {
     /// When, seconds since the Unix epoch.
     #[serde(default)]
     pub unix: u64,
+    /// A random id of its own (32 hex digits), which the next generation
+    /// names.
+    #[serde(default)]
+    pub id: String,
+    /// The id of the generation before it (empty for generation 0): the
+    /// chain readers and `compact` follow, so that a generation file
+    /// written by anyone else is refused.
+    #[serde(default)]
+    pub previous: String,
 }
 
 /// The key of generation `n`.
@@ -101,15 +110,68 @@ pub fn generation_key(n: u64) -> String {
 }
 
 impl Generation {
+    /// Generation 0: no compaction, nothing retired.
+    pub fn first() -> Result<Generation, OutputError> {
+        Ok(Generation {
+            id: new_id()?,
+            unix: seconds_now(),
+            ..Generation::default()
+        })
+    }
+
+    /// The generation after this one: its compactions and retired files.
+    pub fn next(
+        &self,
+        compactions: Vec<String>,
+        retired: Vec<String>,
+    ) -> Result<Generation, OutputError> {
+        Ok(Generation {
+            generation: self.generation + 1,
+            compactions,
+            retired,
+            unix: seconds_now(),
+            id: new_id()?,
+            previous: self.id.clone(),
+        })
+    }
+
+    /// Its bytes, as written.
+    pub fn bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a generation serializes")
+    }
+
     /// Writes it create-only; false if it exists.
     pub fn put(&self, bucket: &Bucket) -> Result<bool, OutputError> {
-        let bytes = serde_json::to_vec(self).expect("a generation serializes");
         let key = generation_key(self.generation);
         Ok(bucket
-            .put(&key, &bytes, Cond::Create)
+            .put(&key, &self.bytes(), Cond::Create)
             .map_err(OutputError::Store)?
             != Done::Refused)
     }
+}
+
+/// Seconds since the Unix epoch (`manifest::unix_now`, which this module
+/// may not lean on: the manifest leans on it).
+fn seconds_now() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    now.map_or(0, |d| d.as_secs())
+}
+
+/// A new random id for a generation.
+fn new_id() -> Result<String, OutputError> {
+    crate::output::scratch::random_hex()
+        .map_err(|e| OutputError::Store(format!("cannot name a generation: {e}")))
+}
+
+/// The number of the generation file `key` names (`_manifest/generation-`,
+/// at least eight digits, `.json`), if it names one that way.
+pub fn generation_number(key: &str) -> Option<u64> {
+    let digits = key
+        .strip_prefix(&format!("{DIR_NAME}/generation-"))?
+        .strip_suffix(".json")?;
+    ((8..=18).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
 }
 
 /// A data set on S3, as one run writes it.
@@ -145,10 +207,15 @@ impl Remote {
         let (bucket, lease) = claim(location, options, timeout, &key, holder)?;
         probe(&bucket, &lease, &key)?;
         let listing = bucket.listing().map_err(OutputError::Store)?;
-        if let Some(compact) = listing.get(&format!("{DIR_NAME}/compact.lease")) {
+        // A compaction's claim: refused while it lives; a dead one (killed
+        // on this host, or expired) is deleted.
+        let compact = format!("{DIR_NAME}/compact.lease");
+        if listing.contains_key(&compact)
+            && let Some(live) = lease::clear_dead(&bucket, &compact).map_err(OutputError::Store)?
+        {
             return Err(OutputError::Locked {
-                path: bucket.shown(&compact.key).into(),
-                holder: "a compaction".to_owned(),
+                path: bucket.shown(&compact).into(),
+                holder: live,
                 wanted_by: holder.to_owned(),
             });
         }
@@ -167,14 +234,14 @@ impl Remote {
     /// a data set on S3 always read by generation, so that a session begun
     /// before the first compaction is told of it (queries/views.sql).
     pub fn begin_generations(&self) -> Result<(), OutputError> {
-        let any = self
+        let first = self
             .listing
             .lock()
             .expect("listing")
             .keys()
-            .any(|k| k.starts_with(&format!("{DIR_NAME}/generation-")));
-        if !any {
-            Generation::default().put(&self.bucket)?;
+            .any(|k| generation_number(k) == Some(0));
+        if !first {
+            Generation::first()?.put(&self.bucket)?;
         }
         Ok(())
     }
@@ -384,13 +451,24 @@ fn probe(bucket: &Bucket, lease: &Lease, key: &str) -> Result<(), OutputError> {
     let wrong = bucket
         .put(key, &bytes, Cond::Match("\"robostats-probe\""))
         .map_err(OutputError::Store)?;
-    if create == Done::Refused && wrong == Done::Refused {
+    // A claim of a dead run is deleted on its ETag, as are the files a
+    // compaction retired: a store that deletes on a wrong one would
+    // delete a live run's claim, or a file replaced meanwhile.
+    let delete = if create == Done::Refused && wrong == Done::Refused {
+        bucket
+            .delete(key, Cond::Match("\"robostats-probe\""))
+            .map_err(OutputError::Store)?
+    } else {
+        Done::Yes(String::new())
+    };
+    if delete == Done::Refused {
         return Ok(());
     }
     Err(OutputError::Store(format!(
-        "{} does not honour conditional writes (a create-only PUT of an existing object, or \
-         a PUT on a wrong ETag, was stored): two runs could both write one manifest. Use a \
-         store that honours If-None-Match and If-Match (S3 does), or a local --out",
+        "{} does not honour conditional writes (a create-only PUT of an existing object, a \
+         PUT on a wrong ETag, or a DELETE on a wrong ETag, was done): two runs could both \
+         write one manifest, or one delete another's claim. Use a store that honours \
+         If-None-Match and If-Match (S3 does), or a local --out",
         bucket.endpoint_shown()
     )))
 }
@@ -467,6 +545,41 @@ fn lease_error(bucket: &Bucket, key: &str, wanted_by: &str, e: LeaseError) -> Ou
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generations_are_numbered_as_numbers() {
+        assert_eq!(
+            generation_number("_manifest/generation-00000007.json"),
+            Some(7)
+        );
+        assert_eq!(
+            generation_number("_manifest/generation-100000000.json"),
+            Some(100_000_000)
+        );
+        for bad in [
+            "_manifest/generation-7.json",
+            "_manifest/generation-0000000x.json",
+            "_manifest/generation-00000007.json.tmp",
+            "_manifest/generation-1234567890123456789.json",
+            "captures/generation-00000007.json",
+        ] {
+            assert_eq!(generation_number(bad), None, "{bad}");
+        }
+        let first = Generation::first().unwrap();
+        let second = first.next(vec!["c1".to_owned()], vec![]).unwrap();
+        assert_eq!(
+            (second.generation, second.previous.as_str()),
+            (1, first.id.as_str())
+        );
+        assert_eq!(first.id.len(), 32);
+        assert_ne!(first.id, second.id);
+        let read: Generation = serde_json::from_slice(&second.bytes()).unwrap();
+        assert_eq!(read, second);
+        // An older generation, without ids, reads (empty ids).
+        let older: Generation =
+            serde_json::from_str(r#"{"generation":0,"compactions":[],"retired":[]}"#).unwrap();
+        assert_eq!((older.id.as_str(), older.previous.as_str()), ("", ""));
+    }
 
     #[test]
     fn segments_are_named_and_recognised() {

@@ -13,6 +13,7 @@ use super::remote::Remote;
 use super::{At, Dataset, Op, OutputError, lock, manifest};
 use crate::classify::Table;
 use crate::output::remote::{Bucket, S3Location};
+use crate::output::scratch::Scratch;
 use crate::s3::{DuckdbSecret, S3Options};
 
 /// Where a run writes a data set on S3.
@@ -40,14 +41,6 @@ impl RemoteOut {
             options: S3Options::default(),
             timeout: STORE_TIMEOUT,
         }
-    }
-
-    /// The local directory a run of the manifest `name` stages its files
-    /// in: one per data set and manifest under the temporary directory,
-    /// named after both (so that no two share one).
-    pub fn staging_dir(&self, name: &str) -> PathBuf {
-        let place = self.location.local_name();
-        std::env::temp_dir().join(format!("robostats-stage~{place}~{name}"))
     }
 
     /// Opens the data set for reading only (`robostats report`,
@@ -101,11 +94,11 @@ pub struct RemoteRead {
 impl Dataset {
     /// [`Dataset::create_locked`] for a data set on S3: the claim on the
     /// manifest `name` is taken (see [`super::remote`]), the data
-    /// set listed and its manifests read into a fresh staging directory
-    /// `stage`, and only then is anything written.
+    /// set listed and its manifests read into a new private staging
+    /// directory (removed when the data set is dropped: see
+    /// [`Scratch`]), and only then is anything written.
     pub fn create_remote(
         out: &RemoteOut,
-        stage: &Path,
         allow_other_files: bool,
         name: &str,
     ) -> Result<(Dataset, lock::Held), OutputError> {
@@ -121,14 +114,16 @@ impl Dataset {
             }
         }
         remote.begin_generations()?;
-        clear_stage(stage)?;
+        let stage =
+            Scratch::new("stage").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
         let dataset = Dataset {
-            dir: stage.to_path_buf(),
+            dir: stage.path().to_path_buf(),
             remote: Some(Arc::new(remote)),
+            _stage: Some(Arc::new(stage)),
         };
         let held = dataset.lock_ingest(name)?;
         if let Some(remote) = &dataset.remote {
-            remote.download_manifests(&manifest::dir(stage))?;
+            remote.download_manifests(&manifest::dir(&dataset.dir))?;
         }
         dataset.init_tables()?;
         Ok((dataset, held))
@@ -190,19 +185,4 @@ impl Dataset {
         }
         Ok(names)
     }
-}
-
-/// Empties the staging directory `stage` (what a run killed on this node
-/// left), refusing a link planted under its name.
-fn clear_stage(stage: &Path) -> Result<(), OutputError> {
-    match fs::symlink_metadata(stage) {
-        Ok(meta) if meta.is_dir() => fs::remove_dir_all(stage).at(Op::RemoveDir, stage)?,
-        Ok(_) => {
-            return Err(OutputError::Linked {
-                path: stage.to_path_buf(),
-            });
-        }
-        Err(_) => {}
-    }
-    super::create_dir_no_follow(stage)
 }

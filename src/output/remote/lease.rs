@@ -13,6 +13,14 @@
 //! release: DELETE If-Match: <own ETag>
 //! ```
 //!
+//! A claim whose holder ran on this host (the same kernel and process
+//! namespace) and is gone (killed at a batch job's time limit, say) is
+//! taken over at once, without waiting for it to expire: the claim records
+//! its holder's [`Identity`]. The claims of other kinds (`compact.lease`
+//! for an ingest, an ingest's lease for `compact`) are looked at the same
+//! way ([`clear_dead`]): a dead one is deleted (on its ETag), a live one
+//! refuses the run, naming its holder, since when, and when it expires.
+//!
 //! A run that lost its claim may still have a request in flight: its
 //! appends are fenced (the manifest's ETag changed when the new holder
 //! appended its run line), and a part file it uploaded but never recorded
@@ -24,7 +32,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::bucket::{Bucket, Cond, Done};
+use super::bucket::{Bucket, Cond, Done, Failure, Object};
+use crate::output::process::Identity;
 
 /// How long a claim lasts unrenewed: 120 s (`ROBOSTATS_S3_LEASE_SECONDS`
 /// shortens it for tests).
@@ -54,6 +63,9 @@ pub struct Claim {
     pub seconds: u64,
     /// Renewals so far (each changes the object, and so its ETag).
     pub renewals: u64,
+    /// Its process, as another one on its host can tell it is gone.
+    #[serde(default)]
+    pub identity: Option<Identity>,
 }
 
 impl Claim {
@@ -76,6 +88,7 @@ impl Claim {
             since: since.as_secs(),
             seconds: duration().as_secs(),
             renewals: 0,
+            identity: Identity::own(),
         }
     }
 
@@ -85,12 +98,88 @@ impl Claim {
         text
     }
 
-    /// Who holds it, in words, as a lock holder is named.
+    /// Who holds it, in words, as a lock holder is named (what anyone who
+    /// can write under the prefix may have written: escaped for a
+    /// terminal).
     pub fn shown(&self) -> String {
+        // An HTTP date up to the year 9999 (httpdate's range); past it, a
+        // planted claim's number as it is.
+        let since = if self.since < 253_402_300_800 {
+            httpdate::fmt_http_date(std::time::UNIX_EPOCH + Duration::from_secs(self.since))
+        } else {
+            format!("{} (Unix time)", self.since)
+        };
         format!(
-            "{} (process {} on {}, since {})",
-            self.holder, self.process, self.host, self.since
+            "{} (process {} on {}, since {since})",
+            crate::terminal::escaped(&self.holder),
+            self.process,
+            crate::terminal::escaped(&self.host),
         )
+    }
+
+    /// Whether the claim, written `age` seconds ago by S3's clock, is dead:
+    /// why, or `None` while its holder may be alive. Dead: its holder ran
+    /// on this host and is gone, or it was not renewed for its whole
+    /// duration (its own, at least this run's), and a little more.
+    fn dead(claim: Option<&Claim>, age: u64) -> Option<String> {
+        if let Some(claim) = claim
+            && claim.identity.as_ref().and_then(Identity::gone) == Some(true)
+        {
+            return Some(format!(
+                "its process {} on this host is gone",
+                claim.process
+            ));
+        }
+        let lasts = lasts(claim);
+        let expired = lasts + (lasts / 24).max(1);
+        (age > expired).then(|| format!("not renewed for {age} s (it lasts {lasts} s)"))
+    }
+}
+
+/// How long `claim` lasts unrenewed: what its holder says (its
+/// `ROBOSTATS_S3_LEASE_SECONDS`), at least this run's duration and at most
+/// an hour (a planted claim cannot last for ever).
+fn lasts(claim: Option<&Claim>) -> u64 {
+    let own = duration().as_secs();
+    claim.map_or(own, |c| c.seconds.clamp(own, own.max(3600)))
+}
+
+/// What a claim object found says of its holder, for a refusal: who, and
+/// when the claim expires unless renewed.
+fn holder_of(found: &Object) -> String {
+    match serde_json::from_slice::<Claim>(&found.bytes) {
+        Ok(claim) => {
+            format!(
+                "{}, renewed {} s ago (taken over if not renewed for {} s)",
+                claim.shown(),
+                found.age,
+                lasts(Some(&claim))
+            )
+        }
+        Err(_) => format!(
+            "a claim robostats cannot read, written {} s ago (taken over once {} s old)",
+            found.age,
+            duration().as_secs()
+        ),
+    }
+}
+
+/// Looks at the claim `key` of another kind of run: deletes it (on its
+/// ETag: not one renewed meanwhile) when its holder is dead (see
+/// [`Claim`]'s rules), and returns its holder, in words, while it lives.
+/// `None`: there is no live claim.
+pub fn clear_dead(bucket: &Bucket, key: &str) -> Result<Option<String>, Failure> {
+    let Some(found) = bucket.get(key)? else {
+        return Ok(None);
+    };
+    let claim = serde_json::from_slice::<Claim>(&found.bytes).ok();
+    if Claim::dead(claim.as_ref(), found.age).is_none() {
+        return Ok(Some(holder_of(&found)));
+    }
+    match bucket.delete(key, Cond::Match(&found.etag))? {
+        Done::Yes(_) => Ok(None),
+        // Renewed meanwhile: alive after all.
+        Done::Refused => Ok(Some(holder_of(&found))),
     }
 }
 
@@ -152,15 +241,15 @@ impl Lease {
             let Some(found) = bucket.get(key).map_err(LeaseError::Store)? else {
                 continue; // released meanwhile: create it again
             };
-            let holder = serde_json::from_slice::<Claim>(&found.bytes)
-                .map(|c| c.shown())
-                .unwrap_or_else(|_| "a claim robostats cannot read".to_owned());
             if seen.as_ref().is_some_and(|e| *e != found.etag) {
-                return Err(LeaseError::Held { holder });
+                return Err(LeaseError::Held {
+                    holder: holder_of(&found),
+                });
             }
-            // Expired by S3's clock: its holder has not renewed it for its
-            // whole duration (and a little more).
-            if found.age > lasts.as_secs() + (lasts.as_secs() / 24).max(1) {
+            // Its holder gone from this host, or expired by S3's clock
+            // (not renewed for its whole duration, and a little more).
+            let found_claim = serde_json::from_slice::<Claim>(&found.bytes).ok();
+            if Claim::dead(found_claim.as_ref(), found.age).is_some() {
                 match bucket
                     .put(key, &claim.bytes(), Cond::Match(&found.etag))
                     .map_err(LeaseError::Store)?
@@ -265,5 +354,68 @@ impl Drop for Lease {
             let etag = self.etag();
             let _ = self.bucket.delete(&self.key, Cond::Match(&etag));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_dead_once_its_holder_is_gone_here_or_it_expired() {
+        let lasts = duration().as_secs();
+        let live = Claim::new("ingest (run)");
+        assert_eq!(Claim::dead(Some(&live), 0), None);
+        // Not renewed for its whole duration and a little more: dead,
+        // whoever holds it; a claim that cannot be read, the same.
+        assert!(Claim::dead(Some(&live), lasts + lasts / 24 + 1).is_some());
+        assert_eq!(Claim::dead(None, lasts), None);
+        assert!(Claim::dead(None, lasts * 2).is_some());
+        // Its process gone from this host: dead at once.
+        if let Some(own) = Identity::own() {
+            let gone = Claim {
+                identity: Some(Identity {
+                    started: own.started + 1,
+                    ..own
+                }),
+                ..live.clone()
+            };
+            let why = Claim::dead(Some(&gone), 0).unwrap();
+            assert!(why.contains("is gone"), "{why}");
+        }
+        // A holder elsewhere (another boot): waits for the expiry.
+        let elsewhere = Claim {
+            identity: Some(Identity {
+                boot: "another".to_owned(),
+                ..Identity::default()
+            }),
+            ..live.clone()
+        };
+        assert_eq!(Claim::dead(Some(&elsewhere), 1), None);
+        // A claim of an older robostats, without an identity, reads.
+        let older: Claim = serde_json::from_str(
+            r#"{"holder":"compact","host":"h","process":7,"run":"r","since":1,"seconds":120,"renewals":0}"#,
+        )
+        .unwrap();
+        assert_eq!(older.identity, None);
+        assert!(
+            older
+                .shown()
+                .contains("since Thu, 01 Jan 1970 00:00:01 GMT")
+        );
+        // What anyone may plant: shown escaped, and never a panic.
+        let planted = Claim {
+            since: u64::MAX,
+            seconds: u64::MAX,
+            host: "\x1b[31mnode".to_owned(),
+            ..older
+        };
+        let shown = planted.shown();
+        assert!(
+            shown.contains("since 18446744073709551615 (Unix time)"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\x1b'), "{shown}");
+        assert!(Claim::dead(Some(&planted), 3600 + 150 + 1).is_some());
     }
 }
