@@ -12,6 +12,7 @@ import pyarrow as pa
 from . import _robostats
 
 _TEXT = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
+_LARGE = {pa.string(): pa.large_string(), pa.binary(): pa.large_binary()}
 if hasattr(pa, "string_view"):
     _TEXT += (pa.string_view(), pa.binary_view())
 
@@ -31,9 +32,12 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
     500 KiB is ignored (Google's crawler's limit) unless ``size_limit`` is
     False.
 
-    Raises ``TypeError`` for a column of another type and ``ValueError``
-    for columns of different lengths.
+    Raises ``TypeError`` for a column of another type (or a
+    ``size_limit`` that is not a ``bool``) and ``ValueError`` for columns
+    of different lengths.
     """
+    if not isinstance(size_limit, bool):
+        raise TypeError(f"size_limit must be a bool, not {type(size_limit).__name__}")
     body_col = _column(bodies, "bodies", binary=True)
     url_col = _column(urls, "urls", binary=False)
     if isinstance(user_agents, str):
@@ -41,7 +45,7 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
     else:
         agent, agent_col = None, _column(user_agents, "user_agents", binary=False)
     # The compiled module checks the lengths (ValueError) before any work.
-    values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, bool(size_limit))
+    values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, size_limit)
     return pa.BooleanArray.from_buffers(
         pa.bool_(),
         len(body_col),
@@ -60,6 +64,12 @@ def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
         elif arr.num_chunks == 0:
             arr = pa.array([], type=arr.type)
         else:
+            # One array of every chunk: with 64-bit offsets, as chunks of
+            # text may hold more than 2 GiB together (32-bit offsets would
+            # overflow); a chunk's own data is not copied by the cast.
+            large = _LARGE.get(arr.type)
+            if large is not None:
+                arr = pa.chunked_array([chunk.cast(large) for chunk in arr.chunks], type=large)
             arr = arr.combine_chunks()
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()

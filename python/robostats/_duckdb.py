@@ -52,6 +52,8 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
     Google's 500 KiB limit (``size_limit=False`` is the Arrow function's
     only).
     """
+    if not isinstance(size_limit, bool) or not isinstance(native, bool):
+        raise TypeError("size_limit and native must be bools")
     if native:
         if not size_limit:
             raise ValueError("the native robots_can_fetch applies Google's 500 KiB limit: size_limit=False needs native=False")
@@ -82,7 +84,9 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
     con.execute(
         "CREATE OR REPLACE TEMP MACRO robots_can_fetch(body, user_agent, url) AS "
         f"{_BYTES_FUNCTION}(CASE WHEN typeof(body) = 'BLOB' THEN body::BLOB "
-        "ELSE encode(body::VARCHAR) END, user_agent, url)"
+        "WHEN typeof(body) IN ('VARCHAR', '\"NULL\"') THEN encode(body::VARCHAR) "
+        "ELSE error('robots_can_fetch takes a BLOB or VARCHAR body, not ' || typeof(body)) END, "
+        "user_agent, url)"
     )
     return con
 
@@ -103,11 +107,13 @@ def connect(
     from a private temporary place that is removed right after), 2.4
     times as fast as ``register``'s Python function, with the same answers
     (Google's 500 KiB limit applied). Loading it takes a connection that
-    allows unsigned extensions (DuckDB's ``allow_unsigned_extensions``), so
-    that connection could ``LOAD`` other unsigned files too. Where the
-    extension does not load (DuckDB before 1.2), or with ``native=False``,
-    the connection is an ordinary one with ``register``'s function.
-    ``native_duckdb(con)`` tells which one a connection has.
+    allows unsigned extensions (DuckDB's ``allow_unsigned_extensions``);
+    right after the load, ``connect`` turns that setting off, and DuckDB
+    lets no SQL turn it on again: no later statement on the connection can
+    ``LOAD`` an unsigned file. Where the extension does not load (DuckDB
+    before 1.2), or with ``native=False``, the connection is an ordinary
+    one with ``register``'s function. ``native_duckdb(con)`` tells which
+    one a connection has.
 
     ``out`` may be a data set on S3, ``"s3://bucket/prefix/"`` (written by
     ``robostats ingest --out s3://...``): it is read where it is, through
@@ -119,7 +125,11 @@ def connect(
     to the data set. Temporary credentials are not renewed: connect again
     after they expire.
 
-    ``database`` is DuckDB's (in memory by default). Raises ``ValueError``
+    ``database`` is DuckDB's (in memory by default). The views and their
+    macros are temporary, as the variables they read are: a database file
+    keeps the tables a user makes in it, never views that, opened again,
+    would read another directory (connect again to have them). Raises
+    ``ValueError``
     when ``out`` is not such a data set, with the message of
     ``robostats report``.
     """
@@ -205,8 +215,11 @@ def native_duckdb(con: Any) -> bool:
 _EXTENSION = "robostats.duckdb_extension"
 # Linux: the extension in a sealed in-memory file (memfd), written once per
 # process and kept open; each load goes through a symbolic link to it, so
-# every connection loads the same one copy of the module. None: not made
-# yet; False: not possible here (each load writes a file instead).
+# every connection loads the same one copy of the module. A tuple (footer,
+# descriptor, (device, inode)): the descriptor's number may be closed and
+# reused by other code, so each use checks that it is still that file.
+# None: not made yet; False: not possible here (each load writes a file
+# instead).
 _memfd: Any = None
 
 
@@ -220,7 +233,11 @@ def _native_connection(database: str) -> Optional[Any]:
     except Exception:
         return None
     try:
-        return register(con, native=True)
+        register(con, native=True)
+        # Loaded: no other unsigned file may be (DuckDB refuses to turn
+        # the setting on again while the database runs).
+        con.execute("SET allow_unsigned_extensions = false")
+        return con
     except Exception:
         con.close()
         return None
@@ -269,15 +286,29 @@ def _link_to_memfd(path: str, footer: bytes) -> bool:
     global _memfd
     if not sys.platform.startswith("linux") or _memfd is False:
         return False
-    if _memfd is None or _memfd[0] != footer:
-        _forget_memfd()
+    if _memfd is None or _memfd[0] != footer or not _still_ours(_memfd):
+        if _memfd is not None and _still_ours(_memfd):
+            os.close(_memfd[1])
         try:
-            _memfd = (footer, _sealed_memfd(_module_bytes() + footer))
+            fd = _sealed_memfd(_module_bytes() + footer)
+            stat = os.fstat(fd)
+            _memfd = (footer, fd, (stat.st_dev, stat.st_ino))
         except (AttributeError, OSError):
             _memfd = False
             return False
     os.symlink(f"/proc/self/fd/{_memfd[1]}", path)
     return True
+
+
+def _still_ours(memfd: Any) -> bool:
+    """Whether the descriptor ``memfd`` made is still the in-memory file
+    it made: the same device and inode (another file under a reused number
+    is not, and is left alone: its owner holds it)."""
+    try:
+        stat = os.fstat(memfd[1])
+    except OSError:
+        return False
+    return (stat.st_dev, stat.st_ino) == memfd[2]
 
 
 def _sealed_memfd(data: bytes) -> int:
@@ -300,6 +331,6 @@ def _forget_memfd() -> None:
     """Drops the in-memory file after a failed load: the next load writes
     a file (a module DuckDB mapped already stays mapped)."""
     global _memfd
-    if _memfd:
+    if _memfd and _still_ours(_memfd):
         os.close(_memfd[1])
     _memfd = False

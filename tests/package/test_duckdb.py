@@ -180,3 +180,83 @@ def test_connections_share_one_copy_of_the_module():
     with open("/proc/self/maps") as f:
         mapped = {line.split()[4] for line in f if "robostats.duckdb_extension" in line}
     assert len(mapped) == 1, mapped
+
+
+def test_connect_refuses_every_other_unsigned_extension_once_its_own_is_loaded(package_out, tmp_path):
+    """The connection `connect` opens allows unsigned extensions for its own
+    load only: after it, the setting is off, and no SQL turns it on again,
+    so a statement naming another unsigned file cannot load it."""
+    con = robostats.connect(package_out)
+    assert robostats.native_duckdb(con)
+    assert con.sql("SELECT current_setting('allow_unsigned_extensions')").fetchall() == [(False,)]
+    with pytest.raises(duckdb.Error):
+        con.execute("SET allow_unsigned_extensions = true")
+    # An unsigned file with DuckDB's footer: where unsigned files are
+    # allowed, DuckDB opens it (and finds no init function in it); here it
+    # is refused before it is opened.
+    platform = con.execute("PRAGMA platform").fetchall()[0][0]
+    planted = tmp_path / "planted.duckdb_extension"
+    with open(robostats._robostats.__file__, "rb") as f:
+        planted.write_bytes(f.read() + robostats._robostats.duckdb_footer(platform))
+    with pytest.raises(duckdb.Error, match="planted_init_c_api"):
+        duckdb.connect(config=UNSIGNED).execute(f"LOAD '{planted}'")
+    with pytest.raises(duckdb.Error, match="unsigned|signature"):
+        con.execute(f"LOAD '{planted}'")
+    assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the in-memory file is Linux's")
+def test_a_reused_descriptor_number_is_not_loaded_as_the_extension(package_out, tmp_path):
+    """The in-memory file is found again by its descriptor: when its number
+    was closed behind the package's back and reused by another file, the
+    next `connect` makes a new one, and leaves the other file alone."""
+    robostats.connect(package_out)
+    _, fd, _ = robostats._duckdb._memfd
+    os.close(fd)
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"not an extension")
+    reused = os.open(other, os.O_RDONLY)
+    if reused != fd:
+        os.dup2(reused, fd)
+        os.close(reused)
+    try:
+        con = robostats.connect(package_out)
+        assert robostats.native_duckdb(con)
+        assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
+        assert robostats._duckdb._memfd[1] != fd
+        assert os.read(fd, 100) == b"not an extension"
+    finally:
+        os.close(fd)
+
+
+def test_views_saved_in_a_database_file_do_not_outlive_the_connection(package_out, tmp_path, monkeypatch):
+    """connect(out, database=file) keeps what the user makes in the file,
+    never the views (temporary): opened again from elsewhere, the file has
+    no view that would read `./out` there."""
+    db = tmp_path / "mine.db"
+    con = robostats.connect(package_out, database=str(db))
+    [(rows,)] = con.sql("SELECT count(*) FROM captures").fetchall()
+    con.execute("CREATE TABLE mine AS SELECT count(*) AS n FROM captures")
+    con.close()
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "out").mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    reopened = duckdb.connect(str(db))
+    assert reopened.sql("SELECT n FROM mine").fetchall() == [(rows,)]
+    names = [v for (v,) in reopened.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
+    assert names == []
+    with pytest.raises(duckdb.CatalogException):
+        reopened.sql("SELECT count(*) FROM captures")
+
+
+def test_the_python_function_refuses_what_the_native_one_refuses():
+    """register()'s function takes a BLOB or VARCHAR body, as the native
+    one does, and a bool size_limit, as RobotsTxt does."""
+    for con in (native(), arrow()):
+        with pytest.raises(duckdb.Error):
+            con.sql("SELECT robots_can_fetch(42, 'a', '/')").fetchall()
+        assert con.sql("SELECT robots_can_fetch(NULL, 'a', '/')").fetchall() == [(None,)]
+    with pytest.raises(TypeError):
+        robostats.register(duckdb.connect(), size_limit="false")
+    with pytest.raises(TypeError):
+        robostats.can_fetch_many(["User-agent: *"], "a", ["/"], size_limit="false")

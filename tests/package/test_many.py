@@ -148,3 +148,26 @@ def test_blocks_runs_and_nulls_over_many_rows_equal_one_by_one():
     assert robostats.can_fetch_many(bodies, agents, urls).to_pylist() == want
     col = pa.array([b"x"] * 3 + bodies, pa.large_binary()).slice(3)
     assert robostats.can_fetch_many(col, agents, urls).to_pylist() == want
+
+
+def test_size_limit_is_a_bool_as_for_robotstxt():
+    for limit in ("false", 0, None):
+        with pytest.raises(TypeError):
+            robostats.can_fetch_many(["User-agent: *\nDisallow: /"], "a", ["/"], size_limit=limit)
+        with pytest.raises(TypeError):
+            robostats.RobotsTxt("User-agent: *\nDisallow: /", size_limit=limit)
+
+
+def test_chunks_of_more_than_2_gib_together_are_read():
+    """A chunked column of 32-bit offsets whose chunks hold more than 2 GiB
+    together (too many for one such array) is read, not refused with an
+    offset overflow. The chunks share one buffer: 0.75 GiB of memory."""
+    size = 768 << 20
+    rules = b"User-agent: *\nDisallow: /private\n"
+    data = pa.py_buffer(rules + b"#" * (size - len(rules)))
+    offsets = pa.py_buffer(pa.array([0, size], pa.int32()).buffers()[1])
+    chunk = pa.Array.from_buffers(pa.binary(), 1, [None, offsets, data])
+    bodies = pa.chunked_array([chunk, chunk, chunk])
+    assert sum(c.nbytes for c in bodies.chunks) > 2**31
+    got = robostats.can_fetch_many(bodies, "a", ["https://x/private", "https://x/ok", "https://x/private/1"])
+    assert got.to_pylist() == [False, True, False]
