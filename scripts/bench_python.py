@@ -2,7 +2,7 @@
 """Benchmarks the robostats Python package against Protego on real
 robots.txt files, and compares their verdicts row by row.
 
-    pip install robostats protego warcio duckdb
+    pip install robostats-cc protego warcio duckdb
     python scripts/bench_python.py WARC... [--out results.json]
 
 The case set: every HTTP 200 robots.txt body of the WARC files (one per
@@ -20,7 +20,7 @@ Timed on the same rows, median of --reps runs each (time.perf_counter):
                    distinct body (cached), .can_fetch(url, agent) per row
   protego/row      the same, parsing the body again on every row (on the
                    first --per-row-rows rows only)
-  robostats 1 thr  robostats.can_fetch_many(...), RAYON_NUM_THREADS=1 (run
+  robostats 1 thr  robostats_cc.can_fetch_many(...), RAYON_NUM_THREADS=1 (run
                    first, in a child process of this script: rayon reads the
                    variable once, when robostats first uses it)
   robostats        can_fetch_many(...) on every core
@@ -34,7 +34,7 @@ Timed on the same rows, median of --reps runs each (time.perf_counter):
                    route for rows in DuckDB: the columns out to Arrow, then
                    can_fetch_many
   duckdb native    the same two queries with the native robots_can_fetch
-                   (robostats.register(con, native=True): the compiled
+                   (robostats_cc.register(con, native=True): the compiled
                    module as a DuckDB extension, no Python per chunk)
 
 Then Protego's verdicts are compared with can_fetch_many's, and every
@@ -207,7 +207,7 @@ def run_protego_per_row(cases, rows):
 
 
 def run_robostats_loop(cases, rows=None):
-    import robostats
+    import robostats_cc
 
     parsed = [None] * len(cases.bodies)
     bodies, bidx, agents, urls = cases.bodies, cases.body_idx, cases.agents, cases.urls
@@ -216,30 +216,30 @@ def run_robostats_loop(cases, rows=None):
         b = bidx[i]
         r = parsed[b]
         if r is None:
-            r = parsed[b] = robostats.RobotsTxt(bodies[b])
+            r = parsed[b] = robostats_cc.RobotsTxt(bodies[b])
         out.append(r.can_fetch(urls[i], agents[i]))
     return out
 
 
 def run_robostats_per_row(cases, rows):
-    import robostats
+    import robostats_cc
 
     bodies, bidx, agents, urls = cases.bodies, cases.body_idx, cases.agents, cases.urls
-    return [robostats.RobotsTxt(bodies[bidx[i]]).can_fetch(urls[i], agents[i]) for i in range(rows)]
+    return [robostats_cc.RobotsTxt(bodies[bidx[i]]).can_fetch(urls[i], agents[i]) for i in range(rows)]
 
 
 def run_many(table):
-    import robostats
+    import robostats_cc
 
-    return robostats.can_fetch_many(table["body"], table["agent"], table["url"])
+    return robostats_cc.can_fetch_many(table["body"], table["agent"], table["url"])
 
 
 def handover_fn(table):
     """can_fetch_many's Python side alone (columns to Arrow arrays, handed
     to the compiled module through the Arrow C data interface, no copy),
-    from robostats' private helpers; None if they moved."""
+    from robostats_cc' private helpers; None if they moved."""
     try:
-        from robostats import _arrow as ra
+        from robostats_cc import _arrow as ra
 
         ra._column
     except (ImportError, AttributeError):
@@ -263,13 +263,13 @@ def native_connection():
     robostats or DuckDB has none."""
     import duckdb
 
-    import robostats
+    import robostats_cc
 
     if not hasattr(robostats, "native_duckdb"):
         return None
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     try:
-        return robostats.register(con, native=True)
+        return robostats_cc.register(con, native=True)
     except Exception as err:
         print(f"no native robots_can_fetch: {err}", file=sys.stderr)
         con.close()
@@ -285,11 +285,11 @@ def run_duckdb_floor(con):
 def run_duckdb_export(con):
     """The other route for rows in DuckDB: the columns out to Arrow, then
     can_fetch_many."""
-    import robostats
+    import robostats_cc
 
     result = con.sql("SELECT body, agent, url FROM n").arrow()
     t = result.read_all() if hasattr(result, "read_all") else result
-    return robostats.can_fetch_many(t["body"], t["agent"], t["url"]).true_count
+    return robostats_cc.can_fetch_many(t["body"], t["agent"], t["url"]).true_count
 
 
 def timed(fn, reps):
@@ -391,11 +391,11 @@ def classify(body, agent, url, rs_allowed, p_allowed, expl, pdec):
     makes the two agree), then those read off the deciding rules."""
     from protego import Protego
 
-    import robostats
+    import robostats_cc
 
     p_ua, p_field, p_pattern = pdec
     if len(body) > GOOGLE_MAX_BYTES and \
-            robostats.RobotsTxt(body, size_limit=False).can_fetch(url, agent) == p_allowed:
+            robostats_cc.RobotsTxt(body, size_limit=False).can_fetch(url, agent) == p_allowed:
         return "size_limit"
     if body.startswith(BOM) and \
             Protego.parse(text_of(body[len(BOM):])).can_fetch(url, agent) == rs_allowed:
@@ -413,7 +413,7 @@ def classify(body, agent, url, rs_allowed, p_allowed, expl, pdec):
     if expl.via_index_htm:
         return "index_htm"
     upper = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: m.group(0).upper(), url)
-    if upper != url and robostats.RobotsTxt(body).can_fetch(upper, agent) == p_allowed:
+    if upper != url and robostats_cc.RobotsTxt(body).can_fetch(upper, agent) == p_allowed:
         return "percent_case"
     pats = [p for p in (expl.pattern, p_pattern, urlsplit(url).path) if p]
     if any("%" in p or not p.isascii() for p in pats):
@@ -452,7 +452,7 @@ def excerpt(body, agent, expl, limit=160):
 def agreement(cases, p_verdicts, rs_verdicts, max_examples=3):
     from protego import Protego
 
-    import robostats
+    import robostats_cc
 
     n = cases.n
     dis = [i for i in range(n) if p_verdicts[i] != rs_verdicts[i]]
@@ -465,7 +465,7 @@ def agreement(cases, p_verdicts, rs_verdicts, max_examples=3):
         body, agent, url = cases.bodies[b], cases.agents[i], cases.urls[i]
         if b not in parsed_p:
             parsed_p[b] = Protego.parse(text_of(body))
-            parsed_r[b] = robostats.RobotsTxt(body)
+            parsed_r[b] = robostats_cc.RobotsTxt(body)
         expl = parsed_r[b].explain(url, agent)
         pdec = protego_decision(parsed_p[b], url, agent)
         cause = classify(body, agent, url, rs_verdicts[i], p_verdicts[i], expl, pdec)
@@ -542,7 +542,7 @@ def main():
     import duckdb
 
     import protego
-    import robostats
+    import robostats_cc
 
     load_before = os.getloadavg()
     print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f} "
@@ -595,7 +595,7 @@ def main():
     del loop
 
     con = duckdb.connect()
-    robostats.register(con)
+    robostats_cc.register(con)
     con.register("t", table)
     times, count = timed(lambda: run_duckdb(con), args.reps)
     record("duckdb robots_can_fetch", times, n)
@@ -671,7 +671,7 @@ def main():
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "machine": {"cpus": os.cpu_count(), "loadavg_before": load_before, "loadavg_after": os.getloadavg(), "platform": platform.platform(),
                     "python": platform.python_version()},
-        "versions": {"robostats": robostats.__version__, "protego": getattr(protego, "__version__", None)
+        "versions": {"robostats": robostats_cc.__version__, "protego": getattr(protego, "__version__", None)
                      or _dist_version("protego"), "duckdb": duckdb.__version__, "pyarrow": pa.__version__},
         "cases": {"warcs": args.warcs, "captures": cases.captures, "distinct_bodies": len(cases.bodies),
                   "rows": n, "agents_per_capture": args.agents, "seed": args.seed,

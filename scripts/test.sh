@@ -124,13 +124,13 @@ rm -rf target/wheels
 PATH="$(dirname "$py"):$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation -w target/wheels/pip .
 # (target/package-venv: made new by scripts/test-deps.sh in this run)
-target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats-*.whl
+target/package-venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheels/release/robostats_cc-*.whl
 # And into target/httpfs-venv (DuckDB 1.5.5 with PyPI's httpfs, the wheel's
-# other dependencies already there), for robostats.connect on S3
+# other dependencies already there), for robostats_cc.connect on S3
 # (tests/package/test_s3_connect.py).
 if [ -x target/httpfs-venv/bin/python ]; then
     target/httpfs-venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
-        --force-reinstall target/wheels/release/robostats-*.whl
+        --force-reinstall target/wheels/release/robostats_cc-*.whl
 fi
 # PATH without Rust: the directories that hold cargo, rustc or rustup are
 # left out (rustup's), but the system's own, where stubs that fail stand

@@ -1,5 +1,6 @@
 //! The integration tests, in one binary so the dependencies link once.
 
+mod check;
 mod cli;
 mod compact;
 mod crates;

@@ -4,10 +4,8 @@ use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
 
 use crate::classify::agents::{ignores_global_group, policy_rules};
-use crate::robots::{
-    AgentRules, Decision, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope,
-    is_valid_user_agent_to_obey,
-};
+use crate::classify::crawler::{Policy, crawler_token};
+use crate::robots::{AgentRules, Decision, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt, SignalScope};
 
 use super::{FileArg, printable, read_body};
 
@@ -16,9 +14,17 @@ pub struct Args {
     /// The robots.txt file (`-` reads standard input).
     robots_file: FileArg,
     /// A crawler's product token, e.g. `Googlebot` or `GPTBot`; each agent
-    /// is judged on its own, as Google's `OneAgentAllowedByRobots` does.
+    /// is judged on its own, as Google's `OneAgentAllowedByRobots` does. A
+    /// whole User-Agent header is refused, naming the token to pass
+    /// (`--policy library` takes any text, compared whole, with a warning).
     #[arg(long = "agent", short = 'a', value_name = "UA", required = true)]
     agents: Vec<String>,
+    /// Whose answer: `google` (Google's crawlers as Google documents them:
+    /// AdsBot-Google and the other special-case crawlers ignore the `*`
+    /// group, as the tables judge them) or `library` (Google's C++
+    /// library's `AllowedByRobots`, which has no such exception).
+    #[arg(long, value_name = "POLICY", default_value = "google", value_parser = parse_policy)]
+    policy: Policy,
     /// URLs to check, %-encoded as they would be requested (Google does
     /// not normalise them). A path such as `/private` works too.
     #[arg(required = true, value_name = "URL")]
@@ -45,13 +51,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         GOOGLE_MAX_BYTES
     };
     let robots = RobotsTxt::parse_with_limit(&body, limit);
+    for agent in &args.agents {
+        args.policy.crawler(agent).map_err(anyhow::Error::msg)?;
+    }
     warn_about_inputs(args);
     let mut out = BufWriter::new(io::stdout().lock());
     if args.explain {
         writeln!(out, "{EXPLAIN_HEADER}")?;
     }
     for agent in &args.agents {
-        let rules = robots.agent(agent);
+        let rules = args.policy.rules(&robots, agent);
         // The preferences follow the crawler's policy, as agent_verdicts
         // does: a crawler that ignores the * group and that no group names
         // reads only what is written for the whole file.
@@ -65,14 +74,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             };
             write!(out, "{verdict}\t{agent}\t{url}")?;
             if args.explain {
-                explain(
-                    &mut out,
-                    &robots,
-                    agent,
-                    url,
-                    &decision,
-                    policy.as_ref().unwrap_or(&rules),
-                )?;
+                let scope = policy.as_ref().unwrap_or(&rules);
+                explain(&mut out, &robots, agent, url, &decision, scope)?;
             }
             writeln!(out)?;
         }
@@ -84,15 +87,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// The columns of `--explain`'s lines.
 const EXPLAIN_HEADER: &str = "verdict\tagent\turl\tgroup\tline\trule\tpreferences\tnote";
 
-/// Warns about agents no named group can apply to, and URLs that rules
-/// written %-encoded never match.
+/// `--policy`'s value.
+fn parse_policy(name: &str) -> Result<Policy, String> {
+    Policy::parse(name)
+}
+
+/// Warns about agents no named group can apply to (under `--policy
+/// library`, which takes them, as Google's library does), and URLs that
+/// rules written %-encoded never match.
 fn warn_about_inputs(args: &Args) {
     for agent in &args.agents {
-        if !is_valid_user_agent_to_obey(agent.as_bytes()) {
-            eprintln!(
-                "robostats: warning: agent '{agent}' is not a product token ([A-Za-z_-]+); \
-                 Google compares it whole, so no named group can apply to it"
-            );
+        if let Err(why) = crawler_token(agent) {
+            eprintln!("robostats: warning: {why}");
         }
     }
     for url in &args.urls {
@@ -137,14 +143,23 @@ fn explain(
     } else {
         write!(out, "\t{}", preferences(rules, url))?;
     }
-    // The verdict stays the matcher's; the crawler's own
-    // policy, where it differs, is a note.
-    if decision.group == GroupMatch::Global && ignores_global_group(agent) {
+    // Where the two policies differ, a note says so: the library's verdict
+    // under the default policy, the crawler's own under `--policy library`.
+    let ignores = ignores_global_group(agent) && !robots.names_agent(agent);
+    if ignores && decision.group == GroupMatch::Global {
         write!(
             out,
             "\tby its policy: allowed ({agent} ignores the * group, as Google \
                  documents for its special-case crawlers; no group names it, so \
-                 nothing restricts it: agent_verdicts judges it so)"
+                 nothing restricts it: the default policy and agent_verdicts judge it so)"
+        )?;
+    } else if ignores {
+        let library = robots.agent(agent).decide(url).allowed;
+        write!(
+            out,
+            "\tby its policy: {agent} ignores the * group, as Google documents for its \
+                 special-case crawlers (Google's library, --policy library: {})",
+            if library { "allowed" } else { "disallowed" }
         )?;
     } else {
         write!(out, "\t-")?;

@@ -248,7 +248,7 @@ impl Setup {
     /// region, the credentials resolved now (DuckDB does not renew them),
     /// and a custom endpoint's host, URL style and TLS. Handed only to the
     /// DuckDB that reads a data set there (`robostats report`,
-    /// `robostats.connect`), never printed: its `Debug` names the keys
+    /// `robostats_cc.connect`), never printed: its `Debug` names the keys
     /// only.
     pub async fn duckdb_secret(&self, bucket: &str) -> Result<DuckdbSecret, String> {
         let mut params = vec![("REGION", self.region.clone())];

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import robostats
+import robostats_cc as robostats
 
 from conftest import ROOT, SAMPLES, binary, command
 
@@ -51,7 +51,7 @@ def test_printing_commands_and_their_exit_statuses_equal_the_binarys():
 
 
 def test_python_dash_m_runs_the_command():
-    proc = subprocess.run([sys.executable, "-m", "robostats", "--version"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "robostats_cc", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == f"robostats {robostats.__version__}\n"
 
 

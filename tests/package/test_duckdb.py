@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import robostats
-import robostats._duckdb
+import robostats_cc as robostats
+import robostats_cc._duckdb
 
 from test_many import AGENT, BODY, URL
 
@@ -29,9 +29,10 @@ def arrow():
     return robostats.register(duckdb.connect())
 
 
-def verdicts(con, table, body="body", agent="agent", url="url"):
+def verdicts(con, table, body="body", agent="agent", url="url", policy=None):
     con.register("rows_", table)
-    got = con.sql(f"SELECT robots_can_fetch({body}, {agent}, {url}) FROM rows_ ORDER BY i").fetchall()
+    extra = f", '{policy}'" if policy else ""
+    got = con.sql(f"SELECT robots_can_fetch({body}, {agent}, {url}{extra}) FROM rows_ ORDER BY i").fetchall()
     con.unregister("rows_")
     return [g[0] for g in got]
 
@@ -45,12 +46,13 @@ def table(bodies, agents, urls, body_type=pa.binary()):
     })
 
 
-def test_the_native_function_is_a_scalar_function_of_two_signatures():
+def test_the_native_function_is_a_scalar_function_of_four_signatures():
+    """A BLOB or VARCHAR body, with or without the policy."""
     con = native()
     assert robostats.native_duckdb(con) and not robostats.native_duckdb(arrow())
     rows = con.sql("SELECT parameter_types, return_type FROM duckdb_functions() "
                    "WHERE function_name = 'robots_can_fetch' ORDER BY 1").fetchall()
-    assert rows == [(["BLOB", "VARCHAR", "VARCHAR"], "BOOLEAN"), (["VARCHAR", "VARCHAR", "VARCHAR"], "BOOLEAN")]
+    assert rows == [(body + ["VARCHAR"] * n, "BOOLEAN") for body in (["BLOB"], ["VARCHAR"]) for n in (2, 3)]
     assert con.sql("SELECT extension_name, loaded FROM duckdb_extensions() "
                    "WHERE extension_name = 'robostats'").fetchall() == [("robostats", True)]
 
@@ -88,8 +90,12 @@ def test_varchar_and_blob_bodies_are_the_same_bytes():
 def test_empty_strings():
     rows = table([b"", b"", b"User-agent: *\nDisallow: /\n", b"User-agent: *\nDisallow: /\n", b""],
                  ["", "a", "", "a", ""], ["", "", "", "", "/x"])
-    want = robostats.can_fetch_many(rows["body"], rows["agent"], rows["url"]).to_pylist()
-    assert verdicts(native(), rows) == verdicts(arrow(), rows) == want
+    # An empty agent is no product token: the library's answer, or refused.
+    want = robostats.can_fetch_many(rows["body"], rows["agent"], rows["url"], policy="library").to_pylist()
+    assert verdicts(native(), rows, policy="library") == verdicts(arrow(), rows, policy="library") == want
+    for con in (native(), arrow()):
+        with pytest.raises(duckdb.Error, match="not a product token"):
+            verdicts(con, rows)
 
 
 def test_google_500_kib_limit():
@@ -111,8 +117,9 @@ def test_rows_equal_can_fetch_many(rows):
     bodies = [b.encode() if isinstance(b, str) else b for b, _, _ in rows]
     agents = [a for _, a, _ in rows]
     urls = [u for _, _, u in rows]
-    want = robostats.can_fetch_many(bodies, agents, urls).to_pylist()
-    assert verdicts(_NATIVE, table(bodies, agents, urls)) == want
+    # Any agent text: the library policy, as Google's library takes it.
+    want = robostats.can_fetch_many(bodies, agents, urls, policy="library").to_pylist()
+    assert verdicts(_NATIVE, table(bodies, agents, urls), policy="library") == want
 
 
 _NATIVE = native()
@@ -121,11 +128,11 @@ _NATIVE = native()
 def test_many_rows_in_chunks_on_every_thread():
     """300,000 rows of 600 bodies in a DuckDB table (three row groups,
     scanned in parallel): 147 chunks, each on one of DuckDB's threads."""
-    bodies = [f"User-agent: Bot{k % 7}\nDisallow: /p{k}\nAllow: /p{k}/open\n\nUser-agent: *\nDisallow: /q{k % 11}\n"
+    bodies = [f"User-agent: Bot{'abcdefg'[k % 7]}\nDisallow: /p{k}\nAllow: /p{k}/open\n\nUser-agent: *\nDisallow: /q{k % 11}\n"
               .encode() for k in range(600)]
     n = 300_000
     body = [bodies[(i // 40) % 600] for i in range(n)]
-    agent = [f"Bot{i % 9}" for i in range(n)]
+    agent = [f"Bot{'abcdefghi'[i % 9]}" for i in range(n)]
     url = [f"https://h{(i // 40) % 600}.example/{'pq'[i % 2]}{(i // 40) % 600 if i % 3 else i % 11}"
            + ("/open" if i % 5 == 0 else "") for i in range(n)]
     want = robostats.can_fetch_many(body, agent, url).to_pylist()

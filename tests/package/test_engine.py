@@ -1,13 +1,15 @@
 """The engine from Python: Google's whole test suite through `RobotsTxt`,
 `can_fetch_many` and DuckDB's `robots_can_fetch` (the Arrow function and
-the native one), and the typed answers of
-`explain`, `preferences`, `lint`, `lines` and the digests."""
+the native one) with the library policy (Google's C++ library's answers,
+whatever the agent), the default policy's refusals and AdsBot answers,
+and the typed answers of `explain`, `preferences`, `lint`, `lines` and
+the digests."""
 
 import duckdb
 import pyarrow as pa
 import pytest
 
-import robostats
+import robostats_cc as robostats
 
 from conftest import ROOT, field_bytes
 
@@ -15,7 +17,8 @@ from conftest import ROOT, field_bytes
 def test_google_verdicts_all_145_through_robotstxt(google_verdicts):
     failures = [
         c for c in google_verdicts
-        if robostats.RobotsTxt(field_bytes(c, "robotstxt")).can_fetch(c["url"], c["user_agent"]) != c["allowed"]
+        if robostats.RobotsTxt(field_bytes(c, "robotstxt")).can_fetch(c["url"], c["user_agent"], policy="library")
+        != c["allowed"]
     ]
     assert not failures, failures
 
@@ -25,6 +28,7 @@ def test_google_verdicts_all_145_through_can_fetch_many(google_verdicts):
         [field_bytes(c, "robotstxt") for c in google_verdicts],
         [c["user_agent"] for c in google_verdicts],
         [c["url"] for c in google_verdicts],
+        policy="library",
     )
     assert isinstance(got, pa.BooleanArray) and got.null_count == 0
     assert got.to_pylist() == [c["allowed"] for c in google_verdicts]
@@ -49,8 +53,18 @@ def test_google_verdicts_all_145_through_duckdb(google_verdicts, body_type, nati
         con = robostats.register(duckdb.connect())
     assert robostats.native_duckdb(con) == native
     con.register("cases", table)
-    got = con.sql("SELECT robots_can_fetch(body, agent, url) FROM cases ORDER BY i").fetchall()
+    got = con.sql("SELECT robots_can_fetch(body, agent, url, 'library') FROM cases ORDER BY i").fetchall()
     assert [g[0] for g in got] == [c["allowed"] for c in rows]
+    # The default policy: the same answers for every product token (no
+    # special-case crawler is among them); the three cases with an agent
+    # that is none ('Foo Bar', '') are refused.
+    tokens = [i for i, c in enumerate(rows) if robostats.is_valid_user_agent_to_obey(c["user_agent"])]
+    assert len(tokens) == len(rows) - 3
+    con.execute("CREATE TEMP TABLE tokens AS SELECT * FROM cases WHERE i IN (SELECT unnest(?))", [tokens])
+    got = con.sql("SELECT robots_can_fetch(body, agent, url) FROM tokens ORDER BY i").fetchall()
+    assert [g[0] for g in got] == [rows[i]["allowed"] for i in tokens]
+    with pytest.raises(duckdb.Error, match="not a product token"):
+        con.sql("SELECT robots_can_fetch(body, agent, url) FROM cases").fetchall()
 
 
 def _is_utf8(b):
@@ -185,9 +199,12 @@ def test_explain_names_the_group_the_rule_and_the_preferences():
     assert "allowed=True" in repr(e)
     e = robostats.RobotsTxt(b"").explain("/", "GPTBot")
     assert (e.allowed, e.group, e.group_lines) == (True, "none", [])
-    # AdsBot-Google ignores the * group by Google's documented policy.
+    # AdsBot-Google ignores the * group by Google's documented policy (the
+    # default); Google's library applies it.
     e = robots.explain("https://example.com/tmp/1", "AdsBot-Google")
-    assert (e.allowed, e.ignores_global_group) == (False, True)
+    assert (e.allowed, e.group, e.ignores_global_group) == (True, "none", False)
+    e = robots.explain("https://example.com/tmp/1", "AdsBot-Google", policy="library")
+    assert (e.allowed, e.group, e.ignores_global_group) == (False, "global", True)
     # Its preferences follow its policy: only what is written for the whole
     # file (the Content-Signal line before any group), not the * group's
     # Content-Usage rule.
@@ -249,3 +266,51 @@ def test_size_limit_is_googles_crawlers():
     assert not robostats.RobotsTxt(body, size_limit=False).can_fetch("/x", "GPTBot")
     assert "parsed to 500 KiB" in repr(robostats.RobotsTxt(body))
     assert any(f.kind == "past_limit" for f in robostats.RobotsTxt(body).lint())
+
+
+HEADER = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+GPTBOT_OUT = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n"
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["arrow", "native"])
+def test_a_user_agent_header_is_refused_naming_its_token_everywhere(native):
+    """A full User-Agent header (as logs hold it) would match no group
+    and get the * group's answer (allowed, here): every entry point
+    refuses it by default, naming the token to pass."""
+    robots = robostats.RobotsTxt(GPTBOT_OUT)
+    assert robots.can_fetch("/page", "GPTBot") is False
+    for call in (lambda: robots.can_fetch("/page", HEADER), lambda: robots.explain("/page", HEADER),
+                 lambda: robots.preferences(HEADER),
+                 lambda: robostats.can_fetch_many([GPTBOT_OUT], HEADER, ["/page"]),
+                 lambda: robostats.can_fetch_many([GPTBOT_OUT] * 2, ["GPTBot", HEADER], ["/", "/page"])):
+        with pytest.raises(ValueError, match="pass its product token, 'GPTBot'"):
+            call()
+    con = (robostats.register(duckdb.connect(config={"allow_unsigned_extensions": "true"}), native=True)
+           if native else robostats.register(duckdb.connect()))
+    with pytest.raises(duckdb.Error, match="pass its product token, 'GPTBot'"):
+        con.execute("SELECT robots_can_fetch(?, ?, '/page')", [GPTBOT_OUT, HEADER]).fetchall()
+    # The library policy answers as Google's library: the * group.
+    assert robots.can_fetch("/page", HEADER, policy="library") is True
+    assert con.execute("SELECT robots_can_fetch(?, ?, '/page', 'library')", [GPTBOT_OUT, HEADER]).fetchall() == [(True,)]
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["arrow", "native"])
+def test_adsbot_gets_one_answer_by_default_and_the_library_s_when_asked(native):
+    """AdsBot-Google ignores the * group (Google's documentation, the
+    tables' answer): allowed by default in Python and SQL, disallowed with
+    policy='library' (Google's C++ library)."""
+    body = b"User-agent: *\nDisallow: /\n"
+    robots = robostats.RobotsTxt(body)
+    assert robots.can_fetch("/x", "AdsBot-Google") is True
+    assert robots.can_fetch("/x", "AdsBot-Google", policy="library") is False
+    assert robots.explain("/x", "AdsBot-Google", policy="library").ignores_global_group
+    assert robostats.can_fetch_many([body, body], "AdsBot-Google", ["/x", "/y"]).to_pylist() == [True, True]
+    assert robostats.can_fetch_many([body], "AdsBot-Google", ["/x"], policy="library").to_pylist() == [False]
+    con = (robostats.register(duckdb.connect(config={"allow_unsigned_extensions": "true"}), native=True)
+           if native else robostats.register(duckdb.connect()))
+    assert con.execute("SELECT robots_can_fetch(?, 'AdsBot-Google', '/x'), "
+                       "robots_can_fetch(?, 'AdsBot-Google', '/x', 'library')", [body, body]).fetchall() == [(True, False)]
+    with pytest.raises(duckdb.Error, match="not a policy"):
+        con.execute("SELECT robots_can_fetch(?, 'GPTBot', '/x', 'rfc')", [body]).fetchall()
+    with pytest.raises(ValueError, match="not a policy"):
+        robots.can_fetch("/x", "GPTBot", policy="rfc")

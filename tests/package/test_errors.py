@@ -6,7 +6,7 @@ import sys
 import pyarrow as pa
 import pytest
 
-import robostats
+import robostats_cc as robostats
 
 from conftest import binary
 
@@ -65,7 +65,7 @@ def test_no_input_takes_the_interpreter_down():
     # In a child interpreter: a crash (a Rust panic that is not an exception,
     # an abort) would show as its exit status.
     script = r'''
-import pyarrow as pa, robostats
+import pyarrow as pa, robostats_cc as robostats
 
 class Fake:
     """An object that says it is an Arrow array, and is not."""
@@ -77,19 +77,19 @@ class Fake:
 def consumed_by_pyarrow():
     caps = pa.array([b"x"]).__arrow_c_array__()
     pa.Array._import_from_c_capsule(*caps)
-    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True, "google")
 
 def consumed_twice():
     caps = pa.array([b"x"]).__arrow_c_array__()
-    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
-    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True)
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True, "google")
+    robostats._robostats._can_fetch_many(Fake(caps), "a", None, pa.array(["/"]), True, "google")
 
 # Inputs that are valid, however odd: an answer.
 odd = [
-    lambda: robostats.RobotsTxt(b"\x00" * 100000).can_fetch("\x00", "\x00"),
+    lambda: robostats.RobotsTxt(b"\x00" * 100000).can_fetch("\x00", "\x00", policy="library"),
     lambda: robostats.RobotsTxt(b"User-agent: *\nDisallow: " + b"*" * 20000 + b"$\n").can_fetch("/" + "a" * 20000, "x"),
     lambda: robostats.RobotsTxt(b"\r" * 100000 + b"\n" * 100000).lint(),
-    lambda: robostats.RobotsTxt(bytes(range(256)) * 2000).explain("/" + "%" * 1000, "*"),
+    lambda: robostats.RobotsTxt(bytes(range(256)) * 2000).explain("/" + "%" * 1000, "*", policy="library"),
     lambda: robostats._robostats.main(["robostats", "check", "/nonexistent", "-a", "x", "/"]),
     lambda: robostats.escape_pattern(b"%" * 1000 + b"\xff"),
     lambda: robostats.path_params_query("\x00?#" * 100),
@@ -97,13 +97,13 @@ odd = [
 # Inputs that are not: an exception.
 wrong = [
     lambda: robostats.can_fetch_many(pa.array([b"x"] * 3, pa.large_binary()).slice(1), "a", ["/", "/", "/"]),
-    lambda: robostats._robostats._can_fetch_many(pa.array([1, 2]), "a", None, pa.array(["/", "/"]), True),
-    lambda: robostats._robostats._can_fetch_many(Fake(("x", "y")), "a", None, pa.array(["/"]), True),
-    lambda: robostats._robostats._can_fetch_many(Fake(tuple(reversed(pa.array([b"x"]).__arrow_c_array__()))), "a", None, pa.array(["/"]), True),
-    lambda: robostats._robostats._can_fetch_many(Fake(None), "a", None, pa.array(["/"]), True),
-    lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), None, None, pa.array(["/"]), True),
-    lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), "a", None, pa.array([b"\xff"]), True),
-    lambda: robostats._robostats._can_fetch_many(pa.array([[b"x"]]), "a", None, pa.array(["/"]), True),
+    lambda: robostats._robostats._can_fetch_many(pa.array([1, 2]), "a", None, pa.array(["/", "/"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(Fake(("x", "y")), "a", None, pa.array(["/"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(Fake(tuple(reversed(pa.array([b"x"]).__arrow_c_array__()))), "a", None, pa.array(["/"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(Fake(None), "a", None, pa.array(["/"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), None, None, pa.array(["/"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(pa.array([b"x"]), "a", None, pa.array([b"\xff"]), True, "google"),
+    lambda: robostats._robostats._can_fetch_many(pa.array([[b"x"]]), "a", None, pa.array(["/"]), True, "google"),
     # Capsules consumed already (by pyarrow, or by robostats itself): their
     # structs point at freed memory.
     lambda: consumed_by_pyarrow(),

@@ -1,5 +1,7 @@
 """`can_fetch_many` equals `RobotsTxt(body).can_fetch` row by row, whatever
-holds the columns, with NULL for a NULL."""
+holds the columns, with NULL for a NULL (any agent text under the library
+policy, as Google's library takes it; the default policy takes product
+tokens only)."""
 
 import pandas as pd
 import polars as pl
@@ -8,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import robostats
+import robostats_cc as robostats
 
 AGENTS = ["GPTBot", "gptbot", "Googlebot", "Googlebot-Image", "CCBot", "*", "", "Foo Bar", "Bingbot/2.0", "ÄBot"]
 PATHS = ["/", "/a", "/a/", "/a/b.html", "/a%2Fb", "/a%2fb", "/%E4", "/ä", "/x?y=1", "/x$", "/index.html",
@@ -39,10 +41,11 @@ URL = st.one_of(st.sampled_from(PATHS), st.sampled_from(PATHS).map(lambda p: "ht
 AGENT = st.one_of(st.sampled_from(AGENTS), st.text(max_size=10), st.none())
 
 
-def _one_by_one(bodies, agents, urls):
+def _one_by_one(bodies, agents, urls, policy="google"):
     out = []
     for b, a, u in zip(bodies, agents, urls):
-        out.append(None if b is None or a is None or u is None else robostats.RobotsTxt(b).can_fetch(u, a))
+        out.append(None if b is None or a is None or u is None
+                   else robostats.RobotsTxt(b).can_fetch(u, a, policy=policy))
     return out
 
 
@@ -50,9 +53,20 @@ def _one_by_one(bodies, agents, urls):
 @given(st.lists(st.tuples(BODY, AGENT, URL), max_size=40))
 def test_rows_equal_robotstxt_one_by_one(rows):
     bodies, agents, urls = (list(c) for c in zip(*rows)) if rows else ([], [], [])
-    got = robostats.can_fetch_many(bodies, agents, urls)
+    got = robostats.can_fetch_many(bodies, agents, urls, policy="library")
     assert isinstance(got, pa.BooleanArray) and len(got) == len(rows)
-    assert got.to_pylist() == _one_by_one(bodies, agents, urls)
+    assert got.to_pylist() == _one_by_one(bodies, agents, urls, "library")
+    # The default: the same rows where every agent is a product token, or
+    # refused (ValueError) as each row alone is.
+    def crawler(a):  # a product token, or * (any crawler no group names)
+        return a == "*" or robostats.is_valid_user_agent_to_obey(a)
+
+    if all(a is None or crawler(a) for a in agents):
+        assert robostats.can_fetch_many(bodies, agents, urls).to_pylist() == _one_by_one(bodies, agents, urls, "google")
+    elif any(b is not None and u is not None and a is not None and not crawler(a)
+             for b, a, u in zip(bodies, agents, urls)):
+        with pytest.raises(ValueError, match="not a product token"):
+            robostats.can_fetch_many(bodies, agents, urls)
 
 
 def test_a_500_kib_body_and_the_size_limit():

@@ -1,4 +1,4 @@
-"""``robostats.connect("s3://bucket/prefix/")``: a data set written by
+"""``robostats_cc.connect("s3://bucket/prefix/")``: a data set written by
 ``ingest --out s3://...`` read where it is, through DuckDB's httpfs.
 
 Against moto's S3 server (``target/python-venv``'s, which
@@ -23,10 +23,10 @@ BUCKET = "results"
 # The secret key the runs are given: it must reach no output.
 SECRET = "s3cr3t-Key-Value"
 
-# Counts every view of the data set argv[1] by robostats.connect; prints
+# Counts every view of the data set argv[1] by robostats_cc.connect; prints
 # them as JSON, or the ValueError's message.
 COUNTS = """
-import json, sys, robostats
+import json, sys, robostats_cc as robostats
 try:
     con = robostats.connect(sys.argv[1])
 except ValueError as error:
@@ -43,7 +43,7 @@ print(json.dumps({"counts": counts, "native": robostats.native_duckdb(con), "all
 def httpfs_has_the_wheel():
     if not HTTPFS_PYTHON.exists():
         return False
-    probe = subprocess.run([str(HTTPFS_PYTHON), "-c", "import robostats, duckdb_extension_httpfs"],
+    probe = subprocess.run([str(HTTPFS_PYTHON), "-c", "import robostats_cc, duckdb_extension_httpfs"],
                            capture_output=True)
     return probe.returncode == 0
 

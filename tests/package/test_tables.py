@@ -2,7 +2,7 @@
 captures: digests, template and every crawler's preferences and verdict at
 `/`, for every 2xx capture of the samples (bodies read with warcio)."""
 
-import robostats
+import robostats_cc as robostats
 
 from conftest import ROOT
 from warc_facts import read_warc

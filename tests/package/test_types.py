@@ -9,7 +9,7 @@ import pytest
 EXAMPLE = '''
 import duckdb
 import pyarrow as pa
-import robostats
+import robostats_cc as robostats
 
 robots = robostats.RobotsTxt(b"User-agent: GPTBot\\nDisallow: /\\n")
 allowed: bool = robots.can_fetch("https://example.com/", "GPTBot")
@@ -30,7 +30,7 @@ def _mypy(*args, cwd=None):
 
 def test_the_stub_matches_the_compiled_module():
     pytest.importorskip("mypy")
-    proc = _mypy("mypy.stubtest", "robostats._robostats")
+    proc = _mypy("mypy.stubtest", "robostats_cc._robostats")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -139,17 +139,20 @@ def test_crawlers_that_ignore_the_star_group_google_guide_examples(tmp_path):
         ("all-but-adsbot", "GPTBot"): ("global", "disallow_all"),
         ("all-but-adsbot", "*"): ("global", "disallow_all"),
     }
-    # `check` keeps the verdict of Google's matcher, which knows no policy,
-    # and says so in --explain.
+    # `check` gives the tables' answer by default, and Google's library's
+    # (which knows no such policy) with --policy library; --explain says
+    # where the two differ.
     robots = tmp_path / "robots.txt"
     robots.write_bytes(b"User-agent: *\nDisallow: /\n")
-    proc = subprocess.run([str(BIN), "check", str(robots), "-a", "AdsBot-Google", "-a", "Googlebot",
-                           "https://a.example/", "--explain"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    _, adsbot, googlebot = proc.stdout.splitlines()
-    assert adsbot.startswith("disallowed\tAdsBot-Google\t") and "by its policy: allowed" in adsbot
-    assert "ignores the * group" in adsbot
-    assert googlebot.startswith("disallowed\tGooglebot\t") and "policy" not in googlebot
+    for policy, verdict, note in [("google", "allowed", "--policy library: disallowed"),
+                                  ("library", "disallowed", "by its policy: allowed")]:
+        proc = subprocess.run([str(BIN), "check", str(robots), "-a", "AdsBot-Google", "-a", "Googlebot",
+                               "https://a.example/", "--explain", "--policy", policy], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        _, adsbot, googlebot = proc.stdout.splitlines()
+        assert adsbot.startswith(f"{verdict}\tAdsBot-Google\t") and note in adsbot, adsbot
+        assert "ignores the * group" in adsbot
+        assert googlebot.startswith("disallowed\tGooglebot\t") and "policy" not in googlebot
 
 
 def test_the_join_documented_for_readers_without_duckdb(samples_out, monkeypatch):

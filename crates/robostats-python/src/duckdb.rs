@@ -1,6 +1,6 @@
-//! `robots_can_fetch(body, user_agent, url) -> BOOLEAN` as a native DuckDB
-//! scalar function: this module's file is also a DuckDB extension of the
-//! C API (ABI `C_STRUCT`). `robostats.connect()` (python/robostats/_duckdb.py)
+//! `robots_can_fetch(body, user_agent, url[, policy]) -> BOOLEAN` as a
+//! native DuckDB scalar function: this module's file is also a DuckDB extension of the
+//! C API (ABI `C_STRUCT`). `robostats_cc.connect()` (python/robostats_cc/_duckdb.py)
 //! writes the file's bytes with DuckDB's metadata footer to a private
 //! place and `LOAD`s it; DuckDB then calls [`robostats_init_c_api`], which
 //! registers the function. DuckDB hands the function its chunks (2,048
@@ -18,6 +18,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use libduckdb_sys as ffi;
+
+use robostats_rows::classify::crawler::Policy;
 
 use crate::many::{Agents, Rows, can_fetch_many};
 
@@ -199,19 +201,24 @@ unsafe fn register(
         );
         let mut set = duck!(api, duckdb_create_scalar_function_set(name.as_ptr()));
         let mut added = true;
+        // (body, user_agent, url) and (body, user_agent, url, policy).
+        let overloads: [(&[_], Callback); 2] = [
+            (&[varchar, varchar], robots_can_fetch),
+            (&[varchar, varchar, varchar], robots_can_fetch_policy),
+        ];
         for body in [blob, varchar] {
-            let mut f = duck!(api, duckdb_create_scalar_function());
-            duck!(api, duckdb_scalar_function_set_name(f, name.as_ptr()));
-            for parameter in [body, varchar, varchar] {
-                duck!(api, duckdb_scalar_function_add_parameter(f, parameter));
+            for (rest, callback) in &overloads {
+                let mut f = duck!(api, duckdb_create_scalar_function());
+                duck!(api, duckdb_scalar_function_set_name(f, name.as_ptr()));
+                for &parameter in std::iter::once(&body).chain(rest.iter()) {
+                    duck!(api, duckdb_scalar_function_add_parameter(f, parameter));
+                }
+                duck!(api, duckdb_scalar_function_set_return_type(f, boolean));
+                duck!(api, duckdb_scalar_function_set_function(f, Some(*callback)));
+                added &=
+                    duck!(api, duckdb_add_scalar_function_to_set(set, f)) == ffi::DuckDBSuccess;
+                duck!(api, duckdb_destroy_scalar_function(&raw mut f));
             }
-            duck!(api, duckdb_scalar_function_set_return_type(f, boolean));
-            duck!(
-                api,
-                duckdb_scalar_function_set_function(f, Some(robots_can_fetch))
-            );
-            added &= duck!(api, duckdb_add_scalar_function_to_set(set, f)) == ffi::DuckDBSuccess;
-            duck!(api, duckdb_destroy_scalar_function(&raw mut f));
         }
         let registered = added
             && duck!(api, duckdb_register_scalar_function_set(con, set)) == ffi::DuckDBSuccess;
@@ -289,6 +296,10 @@ impl Rows for Strings<'_> {
     }
 }
 
+/// A scalar function's implementation, as DuckDB calls it.
+type Callback =
+    unsafe extern "C" fn(ffi::duckdb_function_info, ffi::duckdb_data_chunk, ffi::duckdb_vector);
+
 /// The function DuckDB calls with each chunk: `input` holds the body,
 /// agent and URL vectors (flat), `output` takes a BOOLEAN per row. An
 /// error (or a bug's panic) fails the query with its message.
@@ -297,9 +308,34 @@ unsafe extern "C" fn robots_can_fetch(
     input: ffi::duckdb_data_chunk,
     output: ffi::duckdb_vector,
 ) {
+    // SAFETY: as DuckDB calls it.
+    unsafe { call(info, input, output, false) }
+}
+
+/// [`robots_can_fetch`] with a fourth vector: the policy's name.
+unsafe extern "C" fn robots_can_fetch_policy(
+    info: ffi::duckdb_function_info,
+    input: ffi::duckdb_data_chunk,
+    output: ffi::duckdb_vector,
+) {
+    // SAFETY: as DuckDB calls it.
+    unsafe { call(info, input, output, true) }
+}
+
+/// # Safety
+/// As [`robots_can_fetch`]'s arguments; `with_policy`: the chunk has the
+/// policy's vector.
+unsafe fn call(
+    info: ffi::duckdb_function_info,
+    input: ffi::duckdb_data_chunk,
+    output: ffi::duckdb_vector,
+    with_policy: bool,
+) {
     let Some(api) = API.get() else { return };
     // SAFETY: DuckDB's chunk and result vector of this call.
-    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe { judge(api, input, output) }));
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        judge(api, input, output, with_policy)
+    }));
     let message = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(m)) => format!("robots_can_fetch: {m}"),
@@ -316,6 +352,7 @@ unsafe fn judge(
     api: &ffi::duckdb_ext_api_v1,
     input: ffi::duckdb_data_chunk,
     output: ffi::duckdb_vector,
+    with_policy: bool,
 ) -> Result<(), String> {
     // SAFETY: DuckDB's chunk, of three string columns (the signature).
     let rows = usize::try_from(unsafe { duck!(api, duckdb_data_chunk_get_size(input)) })
@@ -333,9 +370,14 @@ unsafe fn judge(
         )
     };
     let (bodies, agents, urls) = (column(0), column(1), column(2));
+    let policy = if with_policy {
+        one_policy(&column(3))?
+    } else {
+        Policy::Google
+    };
     // Google's 500 KiB, as can_fetch_many(size_limit=True); on this thread
     // alone (DuckDB runs other chunks on the other cores).
-    let verdicts = can_fetch_many(&bodies, Agents::Each(&agents), &urls, true, false)?;
+    let verdicts = can_fetch_many(&bodies, Agents::Each(&agents), &urls, true, policy, false)?;
     // SAFETY: a flat BOOLEAN vector of at least `rows` rows, ours to
     // write; its validity bitmap, where it has one, a bit per row.
     unsafe {
@@ -362,6 +404,24 @@ unsafe fn judge(
         }
     }
     Ok(())
+}
+
+/// The policy every row of `policies` names (a constant, as SQL passes
+/// it), or why not.
+fn one_policy(policies: &Strings<'_>) -> Result<Policy, String> {
+    let mut found: Option<Policy> = None;
+    for i in 0..policies.len() {
+        let name = policies
+            .get(i)
+            .ok_or("the policy is NULL: give 'google' or 'library'")?;
+        let name = std::str::from_utf8(name).map_err(|_| "the policy is not UTF-8".to_owned())?;
+        let policy = Policy::parse(name)?;
+        if found.is_some_and(|f| f != policy) {
+            return Err("the policy differs between rows: give one, as a constant".to_owned());
+        }
+        found = Some(policy);
+    }
+    Ok(found.unwrap_or_default())
 }
 
 /// A panic's message.

@@ -1,5 +1,5 @@
-//! `robostats._robostats`, the compiled module of the Python package
-//! `robostats` (its Python half is `python/robostats/`): the engine
+//! `robostats_cc._robostats`, the compiled module of the Python package
+//! `robostats` (its Python half is `python/robostats_cc/`): the engine
 //! crates' code behind Python types, and the `robostats` command.
 //!
 //! ```text

@@ -1,8 +1,8 @@
-//! `robostats.can_fetch_many`: Google's verdict for each row of three
+//! `robostats_cc.can_fetch_many`: Google's verdict for each row of three
 //! Arrow columns, each distinct body parsed once, on every core, without
 //! the GIL.
 //!
-//! The Python side (`robostats/_arrow.py`) turns any sequence into an
+//! The Python side (`robostats_cc/_arrow.py`) turns any sequence into an
 //! Arrow array of bytes or text; this side takes it through the Arrow
 //! PyCapsule interface (`__arrow_c_array__`: the Arrow C data interface,
 //! no copy), checks it whole, and answers with the two bitmaps of a
@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 use rayon::prelude::*;
 use robostats_robots::{AgentRules, RobotsTxt};
+use robostats_rows::classify::crawler::Policy;
 
 use crate::robots::limit;
 
@@ -236,8 +237,12 @@ pub fn can_fetch_many<'a, C: Rows>(
     agents: Agents<'a, C>,
     urls: &'a C,
     size_limit: bool,
+    policy: Policy,
     parallel: bool,
 ) -> Result<Vec<Option<bool>>, String> {
+    if let Agents::One(agent) = &agents {
+        policy.crawler(agent)?;
+    }
     let n = bodies.len();
     let agents_len = match &agents {
         Agents::Each(col) => col.len(),
@@ -279,7 +284,10 @@ pub fn can_fetch_many<'a, C: Rows>(
             };
             match &last {
                 Some((b, a, _)) if *b == body && *a == agent => {}
-                _ => last = Some((body, agent, parsed[body as usize].agent(agent))),
+                _ => {
+                    let token = policy.crawler(agent).map_err(|e| format!("row {i}: {e}"))?;
+                    last = Some((body, agent, policy.rules(&parsed[body as usize], token)));
+                }
             }
             let (_, _, rules) = last.as_ref().expect("just set");
             Ok(Some(rules.allowed(url)))
@@ -292,7 +300,7 @@ pub fn can_fetch_many<'a, C: Rows>(
 /// verdicts' `(values, validity, null count)`; the columns are Arrow
 /// arrays (any object with `__arrow_c_array__`).
 #[pyfunction]
-#[pyo3(signature = (bodies, agent, agents, urls, size_limit))]
+#[pyo3(signature = (bodies, agent, agents, urls, size_limit, policy))]
 pub fn _can_fetch_many<'py>(
     py: Python<'py>,
     bodies: Column,
@@ -300,14 +308,16 @@ pub fn _can_fetch_many<'py>(
     agents: Option<Column>,
     urls: Column,
     size_limit: bool,
+    policy: &str,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize)> {
+    let policy = Policy::parse(policy).map_err(PyValueError::new_err)?;
     let verdicts = py.detach(|| {
         let agents = match (&agent, &agents) {
             (Some(a), _) => Agents::One(a),
             (None, Some(col)) => Agents::Each(col),
             (None, None) => return Err("no user agents given".to_owned()),
         };
-        can_fetch_many(&bodies, agents, &urls, size_limit, true)
+        can_fetch_many(&bodies, agents, &urls, size_limit, policy, true)
     });
     let v = BooleanArray::from(verdicts.map_err(PyValueError::new_err)?);
     // Both bitmaps start at bit 0 (a new array has no offset).

@@ -1,7 +1,7 @@
-//! `robostats.RobotsTxt`: one parsed robots.txt, and what it says to a
+//! `robostats_cc.RobotsTxt`: one parsed robots.txt, and what it says to a
 //! crawler (the verdict, why, its AI-use preferences, lint's findings).
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use robostats_robots::{
@@ -10,6 +10,7 @@ use robostats_robots::{
 use robostats_rows::classify::PreferenceColumns;
 use robostats_rows::classify::agents::{ignores_global_group, policy_rules};
 use robostats_rows::classify::copies::Copies;
+use robostats_rows::classify::crawler::Policy;
 use robostats_rows::http::content::looks_like_html;
 use self_cell::self_cell;
 
@@ -40,6 +41,16 @@ pub fn body_bytes(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     )))
 }
 
+/// A crawler and a policy as a caller names them: the policy (`google`
+/// or `library`) and the crawler as it takes one (under `google` a
+/// product token, a User-Agent header or anything else refused with the
+/// token to pass: `ValueError`).
+pub fn crawler<'a>(agent: &'a str, policy: &str) -> PyResult<(&'a str, Policy)> {
+    let policy = Policy::parse(policy).map_err(PyValueError::new_err)?;
+    let token = policy.crawler(agent).map_err(PyValueError::new_err)?;
+    Ok((token, policy))
+}
+
 /// The bytes parsed for rules: all of them, or Google's crawler's 500 KiB.
 pub fn limit(size_limit: bool) -> usize {
     if size_limit {
@@ -51,7 +62,7 @@ pub fn limit(size_limit: bool) -> usize {
 
 /// A robots.txt file, parsed exactly as Google's reference library parses
 /// it.
-#[pyclass(frozen, module = "robostats")]
+#[pyclass(frozen, module = "robostats_cc")]
 pub struct RobotsTxt {
     cell: Cell,
     size_limit: bool,
@@ -69,21 +80,26 @@ impl RobotsTxt {
         Ok(RobotsTxt { cell, size_limit })
     }
 
-    /// Google's verdict: may `user_agent` fetch `url`?
-    fn can_fetch(&self, url: &str, user_agent: &str) -> bool {
-        self.parsed().allowed(user_agent, url)
+    /// Google's verdict: may the crawler `user_agent` (a product token)
+    /// fetch `url`?
+    #[pyo3(signature = (url, user_agent, *, policy = "google"))]
+    fn can_fetch(&self, url: &str, user_agent: &str, policy: &str) -> PyResult<bool> {
+        let (token, policy) = crawler(user_agent, policy)?;
+        Ok(policy.rules(self.parsed(), token).allowed(url))
     }
 
     /// The verdict and why: the group and rule that decided, and the AI-use
     /// preferences that apply to the crawler at `url`.
-    fn explain(&self, url: &str, user_agent: &str) -> Explanation {
+    #[pyo3(signature = (url, user_agent, *, policy = "google"))]
+    fn explain(&self, url: &str, user_agent: &str, policy: &str) -> PyResult<Explanation> {
+        let (user_agent, policy) = crawler(user_agent, policy)?;
         let robots = self.parsed();
-        let rules = robots.agent(user_agent);
+        let rules = policy.rules(robots, user_agent);
         let decision = rules.decide(url);
         let rule = decision.rule.map(|i| &robots.rules()[i]);
-        let policy = policy_rules(robots, user_agent);
-        let at_url = policy.as_ref().unwrap_or(&rules).preferences(url);
-        Explanation {
+        let own = policy_rules(robots, user_agent);
+        let at_url = own.as_ref().unwrap_or(&rules).preferences(url);
+        Ok(Explanation {
             allowed: decision.allowed,
             group: decision.group.as_str(),
             group_lines: group_lines(robots, &rules),
@@ -94,7 +110,7 @@ impl RobotsTxt {
             ignores_global_group: decision.group == GroupMatch::Global
                 && ignores_global_group(user_agent),
             preferences: Preferences::from_columns(PreferenceColumns::of(at_url)),
-        }
+        })
     }
 
     /// Every line of the parsed bytes as Google's parser reads it.
@@ -115,10 +131,13 @@ impl RobotsTxt {
     /// The AI-use preferences (Content-Usage, Content-Signal) that apply to
     /// `user_agent` at `/`, as the `resolved_preferences` table and the
     /// `agent_verdicts` view give them.
-    fn preferences(&self, user_agent: &str) -> Preferences {
+    fn preferences(&self, user_agent: &str) -> PyResult<Preferences> {
+        let (user_agent, _) = crawler(user_agent, "google")?;
         let robots = self.parsed();
         let rules = policy_rules(robots, user_agent).unwrap_or_else(|| robots.agent(user_agent));
-        Preferences::from_columns(PreferenceColumns::at_root(&rules))
+        Ok(Preferences::from_columns(PreferenceColumns::at_root(
+            &rules,
+        )))
     }
 
     /// What `robostats lint` finds in the file (the whole file, with lines
@@ -158,7 +177,7 @@ impl RobotsTxt {
     fn __repr__(&self) -> String {
         let robots = self.parsed();
         format!(
-            "<robostats.RobotsTxt: {} bytes, {} groups, {} rules{}>",
+            "<robostats_cc.RobotsTxt: {} bytes, {} groups, {} rules{}>",
             self.cell.borrow_owner().len(),
             robots.groups().len(),
             robots.rules().len(),
@@ -208,7 +227,7 @@ fn lint(body: &[u8]) -> Vec<Finding> {
 }
 
 /// Why a crawler may or may not fetch a URL.
-#[pyclass(frozen, get_all, module = "robostats")]
+#[pyclass(frozen, get_all, module = "robostats_cc")]
 pub struct Explanation {
     /// Google's verdict.
     allowed: bool,
@@ -253,7 +272,7 @@ impl Explanation {
 /// A crawler's AI-use preferences: each `y`, `n` or `unknown` (nothing
 /// said), or None where the crawler may not fetch (preferences apply only
 /// where crawling is allowed) — the columns of `resolved_preferences`.
-#[pyclass(frozen, get_all, module = "robostats")]
+#[pyclass(frozen, get_all, module = "robostats_cc")]
 #[derive(Clone)]
 pub struct Preferences {
     usage_train_ai: Option<&'static str>,
@@ -347,7 +366,7 @@ impl Preferences {
 }
 
 /// A line as Google's parser reads it.
-#[pyclass(frozen, get_all, module = "robostats")]
+#[pyclass(frozen, get_all, module = "robostats_cc")]
 pub struct Line {
     /// The line number (1-based; `\r\n` counts once).
     number: u32,
@@ -428,7 +447,7 @@ pub fn is_valid_user_agent_to_obey(user_agent: &str) -> bool {
 }
 
 /// One of lint's findings.
-#[pyclass(frozen, get_all, module = "robostats")]
+#[pyclass(frozen, get_all, module = "robostats_cc")]
 pub struct Finding {
     /// The line (1-based).
     line: u32,

@@ -28,7 +28,7 @@ pub struct RemoteOut {
 }
 
 /// How long a command without a `--timeout` flag (`compact`, `report`,
-/// `robostats.connect`) waits for a connection or an answer of S3.
+/// `robostats_cc.connect`) waits for a connection or an answer of S3.
 pub const STORE_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl RemoteOut {
@@ -44,7 +44,7 @@ impl RemoteOut {
     }
 
     /// Opens the data set for reading only (`robostats report`,
-    /// `robostats.connect`): nothing is written and no claim taken; a
+    /// `robostats_cc.connect`): nothing is written and no claim taken; a
     /// listing of its manifest and of its captures' part files (the first
     /// page of each) says it is a data set the views can read.
     pub fn open_read(&self) -> Result<RemoteRead, OutputError> {

@@ -25,6 +25,7 @@
 pub mod agents;
 pub mod capture;
 pub mod copies;
+pub mod crawler;
 pub mod key;
 pub mod lines;
 pub mod tally;

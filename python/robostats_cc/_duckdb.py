@@ -30,14 +30,19 @@ _BYTES_FUNCTION = "robots_can_fetch_bytes"
 
 
 def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
-    """Adds ``robots_can_fetch(body, user_agent, url) -> BOOLEAN`` to the
-    DuckDB connection ``con`` and returns ``con``.
+    """Adds ``robots_can_fetch(body, user_agent, url[, policy]) -> BOOLEAN``
+    to the DuckDB connection ``con`` and returns ``con``.
 
     ``body`` is BLOB (read as Google reads bytes) or VARCHAR (UTF-8);
-    the function is vectorised (each distinct body parsed once per chunk)
-    and gives NULL where any argument is NULL::
+    ``user_agent`` is a crawler's product token (``GPTBot``: a whole
+    User-Agent header is refused, naming the token to pass); ``policy``,
+    a constant, is ``'google'`` (the default: Google's special-case
+    crawlers, AdsBot-Google among them, ignore the ``*`` group, as the
+    tables judge them) or ``'library'`` (Google's C++ library). The
+    function is vectorised (each distinct body parsed once per chunk) and
+    gives NULL where any argument is NULL::
 
-        robostats.register(con)
+        robostats_cc.register(con)
         con.sql("SELECT robots_can_fetch(body, 'GPTBot', url) FROM pages")
 
     By default it is a Python Arrow function (any connection, DuckDB >=
@@ -46,7 +51,7 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
     unsigned extensions, which is for its opener to choose::
 
         con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-        robostats.register(con, native=True)
+        robostats_cc.register(con, native=True)
 
     and raises where it does not load. The native function always applies
     Google's 500 KiB limit (``size_limit=False`` is the Arrow function's
@@ -65,8 +70,12 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
         return con
     import duckdb
 
-    def judge(bodies: Any, agents: Any, urls: Any) -> pa.Array:
-        return can_fetch_many(bodies, agents, urls, size_limit=size_limit)
+    def judge(bodies: Any, agents: Any, urls: Any, policies: Any) -> pa.Array:
+        # The policy, a constant in SQL: one for the chunk.
+        names = set(policies.to_pylist()) if len(policies) else {"google"}
+        if len(names) != 1 or None in names:
+            raise ValueError("robots_can_fetch: give one policy, 'google' or 'library', as a constant")
+        return can_fetch_many(bodies, agents, urls, size_limit=size_limit, policy=names.pop())
 
     try:
         con.remove_function(_BYTES_FUNCTION)
@@ -75,18 +84,21 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
     con.create_function(
         _BYTES_FUNCTION,
         judge,
-        [duckdb.sqltype("BLOB"), duckdb.sqltype("VARCHAR"), duckdb.sqltype("VARCHAR")],
+        [duckdb.sqltype("BLOB"), duckdb.sqltype("VARCHAR"), duckdb.sqltype("VARCHAR"), duckdb.sqltype("VARCHAR")],
         duckdb.sqltype("BOOLEAN"),
         type="arrow",
         null_handling="special",
         side_effects=False,
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP MACRO robots_can_fetch(body, user_agent, url) AS "
-        f"{_BYTES_FUNCTION}(CASE WHEN typeof(body) = 'BLOB' THEN body::BLOB "
+    body = (
+        "CASE WHEN typeof(body) = 'BLOB' THEN body::BLOB "
         "WHEN typeof(body) IN ('VARCHAR', '\"NULL\"') THEN encode(body::VARCHAR) "
-        "ELSE error('robots_can_fetch takes a BLOB or VARCHAR body, not ' || typeof(body)) END, "
-        "user_agent, url)"
+        "ELSE error('robots_can_fetch takes a BLOB or VARCHAR body, not ' || typeof(body)) END"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP MACRO robots_can_fetch"
+        f"(body, user_agent, url) AS {_BYTES_FUNCTION}({body}, user_agent, url, 'google'), "
+        f"(body, user_agent, url, policy) AS {_BYTES_FUNCTION}({body}, user_agent, url, policy)"
     )
     return con
 
@@ -98,7 +110,7 @@ def connect(
     ``robostats ingest``): the views of ``queries/views.sql`` (``captures``,
     ``agent_verdicts``, ``crawl_hosts``, ...) and ``robots_can_fetch``::
 
-        con = robostats.connect("out")
+        con = robostats_cc.connect("out")
         con.sql("SELECT effective_class, count(*) FROM agent_verdicts "
                 "WHERE agent = 'GPTBot' GROUP BY ALL").show()
 

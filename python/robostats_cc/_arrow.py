@@ -17,9 +17,12 @@ if hasattr(pa, "string_view"):
     _TEXT += (pa.string_view(), pa.binary_view())
 
 
-def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool = True) -> pa.BooleanArray:
-    """Google's verdict for each row: may ``user_agents[i]`` fetch
-    ``urls[i]`` under the robots.txt ``bodies[i]``?
+def can_fetch_many(
+    bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool = True, policy: str = "google"
+) -> pa.BooleanArray:
+    """Google's verdict for each row: may the crawler ``user_agents[i]``
+    (a product token, such as ``GPTBot``) fetch ``urls[i]`` under the
+    robots.txt ``bodies[i]``?
 
     Each argument is a sequence of one length: a list or tuple, a pyarrow
     ``Array`` or ``ChunkedArray``, a pandas ``Series`` or a polars
@@ -30,14 +33,22 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
 
     Each distinct body is parsed once. As for ``RobotsTxt``, content past
     500 KiB is ignored (Google's crawler's limit) unless ``size_limit`` is
-    False.
+    False, and ``policy`` says whose answer it is: ``"google"`` (Google's
+    crawlers as Google documents them: AdsBot-Google and the other
+    special-case crawlers ignore the ``*`` group, as the tables judge
+    them) or ``"library"`` (Google's C++ library, which has no such
+    exception).
 
     Raises ``TypeError`` for a column of another type (or a
     ``size_limit`` that is not a ``bool``) and ``ValueError`` for columns
-    of different lengths.
+    of different lengths, a policy of another name, or a user agent that
+    is not a product token (a whole User-Agent header: the message names
+    the token to pass).
     """
     if not isinstance(size_limit, bool):
         raise TypeError(f"size_limit must be a bool, not {type(size_limit).__name__}")
+    if not isinstance(policy, str):
+        raise TypeError(f"policy must be a str, not {type(policy).__name__}")
     body_col = _column(bodies, "bodies", binary=True)
     url_col = _column(urls, "urls", binary=False)
     if isinstance(user_agents, str):
@@ -45,7 +56,7 @@ def can_fetch_many(bodies: Any, user_agents: Any, urls: Any, *, size_limit: bool
     else:
         agent, agent_col = None, _column(user_agents, "user_agents", binary=False)
     # The compiled module checks the lengths (ValueError) before any work.
-    values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, size_limit)
+    values, validity, nulls = _robostats._can_fetch_many(body_col, agent, agent_col, url_col, size_limit, policy)
     return pa.BooleanArray.from_buffers(
         pa.bool_(),
         len(body_col),

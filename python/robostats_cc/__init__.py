@@ -1,8 +1,8 @@
 """robostats: robots.txt parsed and matched exactly as Google's reference
 library does it, and Common Crawl's robots.txt WARC files as Parquet tables.
 
-    >>> import robostats
-    >>> robots = robostats.RobotsTxt(b"User-agent: GPTBot\\nDisallow: /\\n")
+    >>> import robostats_cc
+    >>> robots = robostats_cc.RobotsTxt(b"User-agent: GPTBot\\nDisallow: /\\n")
     >>> robots.can_fetch("https://example.com/page", "GPTBot")
     False
     >>> robots.can_fetch("https://example.com/page", "Googlebot")

@@ -38,13 +38,23 @@ class RobotsTxt:
     """
 
     def __new__(cls, body: Union[bytes, bytearray, str], *, size_limit: bool = True) -> "RobotsTxt": ...
-    def can_fetch(self, url: str, user_agent: str) -> bool:
+    def can_fetch(self, url: str, user_agent: str, *, policy: str = "google") -> bool:
         """Google's verdict: may ``user_agent`` (a product token such as
         ``GPTBot``, compared whole and case-insensitively) fetch ``url``
-        (%-encoded as requested: Google does not normalise it)?"""
-    def explain(self, url: str, user_agent: str) -> Explanation:
+        (%-encoded as requested: Google does not normalise it)?
+
+        A whole User-Agent header (``Mozilla/5.0 (compatible; GPTBot/1.2;
+        ...)``), or anything else that is not a product token, raises
+        ValueError naming the token to pass: Google compares the agent
+        whole, so no named group could apply to it. ``policy`` is
+        ``"google"`` (Google's crawlers as Google documents them:
+        AdsBot-Google and the other special-case crawlers ignore the ``*``
+        group, as the tables judge them) or ``"library"`` (Google's C++
+        library's ``AllowedByRobots``, which has no such exception)."""
+    def explain(self, url: str, user_agent: str, *, policy: str = "google") -> Explanation:
         """The verdict and why: the groups and the rule that decided, and the
-        AI-use preferences that apply to the crawler at ``url``."""
+        AI-use preferences that apply to the crawler at ``url`` (the
+        crawler and the policy as for ``can_fetch``)."""
     def lines(self) -> List[Line]:
         """Every line of the parsed bytes, as Google's parser reads it."""
     @property
@@ -53,7 +63,8 @@ class RobotsTxt:
     def preferences(self, user_agent: str) -> Preferences:
         """The AI-use preferences (Content-Usage, Content-Signal) that apply to
         ``user_agent`` at ``/``, as the ``resolved_preferences`` table and the
-        ``agent_verdicts`` view give them."""
+        ``agent_verdicts`` view give them (a product token, as for
+        ``can_fetch``)."""
     def lint(self) -> List[Finding]:
         """What ``robostats lint`` finds in the whole file, one finding per
         line and problem (blank lines and comments are not findings)."""
@@ -105,9 +116,10 @@ class Explanation:
         (``Allow: /d/index.html`` allows ``/d/``)."""
     @property
     def ignores_global_group(self) -> bool:
-        """The ``*`` group decided for a crawler that, by its documented
-        policy, ignores it (Google's special-case crawlers such as
-        AdsBot-Google): the tables judge it by its policy instead."""
+        """The ``*`` group decided (``policy="library"``) for a crawler
+        that, by its documented policy, ignores it (Google's special-case
+        crawlers such as AdsBot-Google): the tables, and the default
+        policy, judge it by its policy instead."""
     @property
     def preferences(self) -> Preferences:
         """The AI-use preferences that apply to the crawler at the URL."""
@@ -214,6 +226,7 @@ def _can_fetch_many(
     agents: Optional[Any],
     urls: Any,
     size_limit: bool,
+    policy: str,
 ) -> Tuple[bytes, bytes, int]:
     """Google's verdict per row of three Arrow arrays of bytes or text
     (objects with ``__arrow_c_array__``): the boolean array's values and
@@ -236,7 +249,9 @@ def duckdb_footer(platform: str) -> bytes:
     DuckDB extension ``robostats`` (C API v1.2.0, ABI ``C_STRUCT``, no
     signature) for DuckDB's ``platform`` (``PRAGMA platform``). Its entry
     point registers the native ``robots_can_fetch``: BLOB or VARCHAR body,
-    Google's 500 KiB limit, NULL where an argument is NULL.
-    ``robostats.register(con, native=True)`` and ``robostats.connect``
-    load it; ``robostats.native_duckdb(con)`` tells whether a connection's
+    Google's 500 KiB limit, NULL where an argument is NULL, and an
+    optional fourth argument, the policy (``'google'``, the default, or
+    ``'library'``).
+    ``robostats_cc.register(con, native=True)`` and ``robostats_cc.connect``
+    load it; ``robostats_cc.native_duckdb(con)`` tells whether a connection's
     ``robots_can_fetch`` is it."""

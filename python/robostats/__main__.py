@@ -1,5 +1,0 @@
-"""``python -m robostats``: the ``robostats`` command."""
-
-from ._cli import main
-
-main()
