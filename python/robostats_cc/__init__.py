@@ -19,6 +19,8 @@ library does it, and Common Crawl's robots.txt WARC files as Parquet tables.
 - ``connect(out)``: a DuckDB connection with the views of a data set that
   ``robostats ingest`` wrote, and ``robots_can_fetch`` as a native DuckDB
   function (``native_duckdb(con)`` tells).
+- ``queries`` (the ready queries' SQL by name) and ``query(con, name)``
+  (one of them on such a connection, as a DuckDB relation).
 - Google's helpers: ``escape_pattern``, ``path_params_query``,
   ``is_valid_user_agent_to_obey``.
 
@@ -39,6 +41,7 @@ from ._robostats import (
 )
 from ._arrow import can_fetch_many
 from ._duckdb import connect, native_duckdb, register
+from ._queries import queries, query
 
 __all__ = [
     "Explanation",
@@ -53,5 +56,7 @@ __all__ = [
     "is_valid_user_agent_to_obey",
     "native_duckdb",
     "path_params_query",
+    "queries",
+    "query",
     "register",
 ]

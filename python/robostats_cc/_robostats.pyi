@@ -18,6 +18,7 @@ __all__ = [
     "main",
     "open_s3_data_set",
     "path_params_query",
+    "query_files",
     "views_sql",
 ]
 __version__: str
@@ -236,6 +237,8 @@ def main(argv: Sequence[str]) -> int:
     first); returns its exit status."""
 def views_sql() -> str:
     """``queries/views.sql``: the views over a data set."""
+def query_files() -> List[Tuple[str, str]]:
+    """The ready queries of ``queries/``: each file's stem and text."""
 def check_data_set(out: Union[str, "PathLike[str]"]) -> None:
     """Raises ValueError, with ``robostats report``'s message, when ``out``
     is not a data set the views can read."""

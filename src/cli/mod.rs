@@ -8,6 +8,7 @@ mod check;
 mod compact;
 mod ingest;
 mod lint;
+mod query;
 mod report;
 mod schema;
 
@@ -94,6 +95,9 @@ enum Command {
     /// Figures of a data set (the queries of queries/, run in DuckDB) as
     /// one self-contained HTML page.
     Report(report::Args),
+    /// One ready query of queries/ over a data set, run in DuckDB: its rows
+    /// printed, or written to a CSV, JSON or Parquet file.
+    Query(query::Args),
 }
 
 /// `ingest`'s line of help, naming every table.
@@ -195,6 +199,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compact(args) => compact::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Query(args) => query::run(&args),
     }
 }
 

@@ -65,35 +65,45 @@ impl Args {
     /// as ingest and compact open it, for reading only; none named twice),
     /// the timeout, and the Python found.
     pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
-        let (mut outs, mut seen) = (Vec::new(), Vec::new());
-        for out in &self.outs {
-            let out = open(out)?;
-            // Where it is: a directory by its canonical path, S3 by URL.
-            let place = match &out {
-                Out::Dir(dir) => fs::canonicalize(dir)
-                    .with_context(|| format!("cannot resolve {}", dir.display()))?,
-                Out::S3 { url, .. } => PathBuf::from(url),
-            };
-            if seen.contains(&place) {
-                bail!("{} is named twice", out.name());
-            }
-            seen.push(place);
-            outs.push(out);
-        }
-        if self.timeout == 0 {
-            bail!("--timeout must be more than 0 seconds");
-        }
-        let engine = Engine::find(self.python.as_deref())?
-            .with_timeout(std::time::Duration::from_secs(self.timeout))
-            .with_verbose(self.verbose);
         Ok(ReportConfig {
-            outs,
+            outs: data_sets(&self.outs)?,
             output: self.output.clone(),
             figures: self.figures.clone(),
-            engine,
+            engine: engine(self.python.as_deref(), self.timeout, self.verbose)?,
             quiet: self.quiet,
         })
     }
+}
+
+/// The data sets `outs`, each opened for reading ([`open`]) and named once
+/// (a directory by its canonical path, a data set on S3 by its URL).
+pub(super) fn data_sets(outs: &[PathBuf]) -> anyhow::Result<Vec<Out>> {
+    let (mut opened, mut seen) = (Vec::new(), Vec::new());
+    for out in outs {
+        let out = open(out)?;
+        let place = match &out {
+            Out::Dir(dir) => fs::canonicalize(dir)
+                .with_context(|| format!("cannot resolve {}", dir.display()))?,
+            Out::S3 { url, .. } => PathBuf::from(url),
+        };
+        if seen.contains(&place) {
+            bail!("{} is named twice", out.name());
+        }
+        seen.push(place);
+        opened.push(out);
+    }
+    Ok(opened)
+}
+
+/// The Python that runs DuckDB (`--python`, else the first found), its
+/// queries allowed `timeout` seconds in all.
+pub(super) fn engine(python: Option<&Path>, timeout: u64, verbose: bool) -> anyhow::Result<Engine> {
+    if timeout == 0 {
+        bail!("--timeout must be more than 0 seconds");
+    }
+    Ok(Engine::find(python)?
+        .with_timeout(std::time::Duration::from_secs(timeout))
+        .with_verbose(verbose))
 }
 
 /// The data set `out`, opened for reading as ingest and compact open it:

@@ -72,3 +72,29 @@ def test_robots_can_fetch_beside_the_tables(package_out):
         "FROM captures"
     ).fetchone()[0]
     assert got == n
+
+
+def test_the_ready_queries_travel_with_the_package(package_out, tmp_path):
+    """The README's first question from a wheel alone, no clone: the ready
+    queries are in the package (robostats_cc.queries, query), and the
+    command runs them (robostats query)."""
+    import subprocess
+
+    on_disk = sorted(p.stem for p in (ROOT / "queries").glob("*.sql") if p.stem != "views")
+    assert sorted(robostats.queries) == on_disk
+    assert robostats.queries["definitions"] == (ROOT / "queries" / "definitions.sql").read_text()
+    con = robostats.connect(package_out)
+    gptbot = robostats.query(con, "definitions").filter(
+        "agent = 'GPTBot' AND question = 'full_block' AND definition = 'hosts'").fetchall()
+    assert len(gptbot) == 1 and gptbot[0][5] > 0
+    try:
+        robostats.query(con, "nope")
+    except ValueError as e:
+        assert "robostats_cc.queries" in str(e)
+    else:
+        raise AssertionError("no ValueError")
+    out = tmp_path / "definitions.csv"
+    proc = subprocess.run(["robostats", "query", "definitions", str(package_out), "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().count("\n") == len(robostats.query(con, "definitions").fetchall()) + 1

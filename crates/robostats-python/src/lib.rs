@@ -40,6 +40,12 @@ fn views_sql() -> &'static str {
     robostats_report::queries::VIEWS
 }
 
+/// The ready queries of `queries/`: each file's stem and text.
+#[pyfunction]
+fn query_files() -> Vec<(&'static str, &'static str)> {
+    robostats_report::queries::FILES.to_vec()
+}
+
 /// Raises `ValueError` with the message of `robostats report` when `out`
 /// is not a data set the views can read: the command's check
 /// (`Dataset::open_read`), its causes after colons as the command prints
@@ -104,6 +110,7 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(many::_can_fetch_many, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
+    m.add_function(wrap_pyfunction!(query_files, m)?)?;
     m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(open_s3_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;

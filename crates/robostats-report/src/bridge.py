@@ -12,11 +12,14 @@ Reads one JSON request, one line, on standard input:
    "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...],
    "watch_stdin": true: standard input stays open while robostats waits,
                   and its end kills this process group,
-   "traceback": true: a failure's message ends with Python's traceback}
+   "traceback": true: a failure's message ends with Python's traceback,
+   "cache": false: crawl_hosts is not computed once first (one query alone),
+   "export": {"path": an absolute path, "format": "csv", "parquet" or "json"}:
+             each query's rows written there by DuckDB, not answered}
 and writes one JSON document on standard output:
   {"duckdb": version, "prepare_seconds": views and crawl_hosts' rows,
-   "results": {name: {"columns": [...], "rows": [[...]], "seconds": s}
-   or {"error": message}}}
+   "results": {name: {"columns": [...], "rows": [[...]], "seconds": s,
+   "written": rows written (with "export")} or {"error": message}}}
 Each query's columns are named as in its SELECT; values are JSON numbers,
 strings, booleans, null, or lists of them (anything else as its text).
 On a failure, one paragraph on standard error and exit status 3: the
@@ -82,7 +85,7 @@ def glob_text(path):
 def load_httpfs(con):
     """DuckDB's httpfs extension: installed already, or from PyPI's
     duckdb-extension-httpfs package (no download), or installed now. (The
-    same steps as python/robostats/_duckdb.py's _load_httpfs: this script
+    same steps as python/robostats_cc/_duckdb.py's _load_httpfs: this script
     runs in any Python with duckdb, where robostats may not be installed.)"""
     try:
         con.execute("LOAD httpfs")
@@ -279,12 +282,17 @@ def run(request, data_sets):
     secrets(con, request)
     views(con, request["outs"], request["tables"], request["views"])
     check(con, request["outs"])
-    cache(con)
+    if request.get("cache", True):
+        cache(con)
     prepare = time.monotonic() - started
     results = {}
+    export = request.get("export")
     for query in request["queries"]:
         started = time.monotonic()
         try:
+            if export:
+                results[query["name"]] = exported(con, query["sql"], export, started)
+                continue
             relation = con.sql(query["sql"])
             if query.get("limit") is not None:
                 relation = relation.limit(query["limit"])
@@ -300,6 +308,21 @@ def run(request, data_sets):
                 raise failure from error
             results[query["name"]] = {"error": data_sets.named(str(error).strip())}
     return {"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}
+
+
+EXPORT_OPTIONS = {"csv": "FORMAT csv, HEADER true", "parquet": "FORMAT parquet, COMPRESSION zstd",
+                  "json": "FORMAT json"}
+
+
+def exported(con, sql, export, started):
+    """Writes the rows of `sql` into the export's file, in its format."""
+    columns = list(con.sql(sql).limit(0).columns)
+    options = EXPORT_OPTIONS[export["format"]]
+    # (A trailing semicolon would end the COPY's inner query, and a last
+    # line's comment would hide its closing parenthesis.)
+    body = sql.strip().rstrip(";")
+    [(written,)] = con.execute(f"COPY ({body}\n) TO {sql_text(export['path'])} ({options})").fetchall()
+    return {"columns": columns, "rows": [], "seconds": time.monotonic() - started, "written": written}
 
 
 def watch_stdin():

@@ -73,6 +73,41 @@ pub struct Table {
     /// How long the query took, in seconds.
     #[serde(default)]
     pub seconds: f64,
+    /// The rows DuckDB wrote into an [`Export`]'s file (none returned).
+    #[serde(default)]
+    pub written: Option<u64>,
+}
+
+/// A file DuckDB writes a query's rows into (`COPY ... TO`), with their
+/// own types: an absolute path (the bridge runs in a directory of its own).
+#[derive(Clone, Debug)]
+pub struct Export {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: ExportFormat,
+}
+
+/// A format DuckDB writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Comma-separated, a header line first.
+    Csv,
+    /// Parquet (zstd), the columns' own types.
+    Parquet,
+    /// JSON, one object a line.
+    Json,
+}
+
+impl ExportFormat {
+    /// Its name, as DuckDB's `FORMAT` and the bridge take it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Parquet => "parquet",
+            ExportFormat::Json => "json",
+        }
+    }
 }
 
 impl Table {
@@ -271,10 +306,70 @@ impl Engine {
     /// Runs `views.sql` over the data sets `outs` (their tables read as
     /// one), then every query of [`Query::ALL`].
     pub fn run(&self, outs: &[Out]) -> Result<Results, EngineError> {
+        let queries: Vec<Value> = Query::ALL
+            .iter()
+            .map(|q| serde_json::json!({"name": q.name(), "sql": q.sql(), "limit": q.limit()}))
+            .collect();
+        let answer = self.ask(outs, queries, true, None)?;
+        let mut tables = Vec::with_capacity(Query::ALL.len());
+        for query in Query::ALL {
+            tables.push(self.result(&answer, query.name())?);
+        }
+        Ok(Results {
+            duckdb: answer.duckdb,
+            prepare_seconds: answer.prepare_seconds,
+            tables,
+        })
+    }
+
+    /// Runs `views.sql` over `outs`, then the query `sql` named `name`
+    /// alone: its rows, or, with `export`, none, DuckDB having written
+    /// them into the export's file (`Table::written` says how many).
+    pub fn run_one(
+        &self,
+        outs: &[Out],
+        name: &'static str,
+        sql: &str,
+        export: Option<&Export>,
+    ) -> Result<Table, EngineError> {
+        let query = serde_json::json!({"name": name, "sql": sql, "limit": null});
+        let answer = self.ask(outs, vec![query], false, export)?;
+        self.result(&answer, name)
+    }
+
+    /// A query's result in `answer`, or its failure.
+    fn result(&self, answer: &Answer, name: &'static str) -> Result<Table, EngineError> {
+        match answer.results.get(name) {
+            Some(Outcome::Table(table)) => Ok(table.clone()),
+            Some(Outcome::Error { error }) => Err(EngineError::Query(name, error.clone())),
+            None => Err(EngineError::Failed(
+                self.python.clone(),
+                format!("no result for {name}"),
+            )),
+        }
+    }
+
+    /// Runs the bridge on `outs` with `queries` (and the rows of
+    /// `crawl_hosts` computed first where `cache`): its answer.
+    fn ask(
+        &self,
+        outs: &[Out],
+        queries: Vec<Value>,
+        cache: bool,
+        export: Option<&Export>,
+    ) -> Result<Answer, EngineError> {
         let links = Links::new(outs).map_err(EngineError::Links)?;
-        let mut request = self.request(&links, outs).to_string();
+        let mut request = self.request(&links, outs, queries);
+        request["cache"] = Value::Bool(cache);
+        if let Some(export) = export {
+            request["export"] = serde_json::json!({
+                "path": export.path.to_string_lossy(),
+                "format": export.format.name(),
+            });
+        }
         // One line: the bridge then reads its standard input to the end, to
         // learn when robostats is gone.
+        let mut request = request.to_string();
         request.push('\n');
         let python = &self.python;
         let mut bridge = Command::new(python);
@@ -294,30 +389,8 @@ impl Engine {
             }
             _ => return Err(EngineError::Failed(python.clone(), stderr)),
         }
-        let answer: Answer = serde_json::from_slice(&output.stdout).map_err(|e| {
+        serde_json::from_slice(&output.stdout).map_err(|e| {
             EngineError::Failed(python.clone(), format!("it gave no readable answer ({e})"))
-        })?;
-        let mut tables = Vec::with_capacity(Query::ALL.len());
-        for query in Query::ALL {
-            match answer.results.get(query.name()) {
-                Some(Outcome::Table(table)) => {
-                    tables.push(table.clone());
-                }
-                Some(Outcome::Error { error }) => {
-                    return Err(EngineError::Query(query.name(), error.clone()));
-                }
-                None => {
-                    return Err(EngineError::Failed(
-                        python.clone(),
-                        format!("no result for {}", query.name()),
-                    ));
-                }
-            }
-        }
-        Ok(Results {
-            duckdb: answer.duckdb,
-            prepare_seconds: answer.prepare_seconds,
-            tables,
         })
     }
 
@@ -325,7 +398,7 @@ impl Engine {
     /// links, from the directory holding them) and as the user named them
     /// (for messages), the secrets of those on S3, each table's view,
     /// `views.sql` and the queries.
-    fn request(&self, links: &Links, outs: &[Out]) -> Value {
+    fn request(&self, links: &Links, outs: &[Out], queries: Vec<Value>) -> Value {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
         // views.sql, or a body in two data sets would read twice.
@@ -342,10 +415,6 @@ impl Engine {
             .iter()
             .filter(|t| t.per_body())
             .map(|t| t.name())
-            .collect();
-        let queries: Vec<Value> = Query::ALL
-            .iter()
-            .map(|q| serde_json::json!({"name": q.name(), "sql": q.sql(), "limit": q.limit()}))
             .collect();
         // Each scoped to its data set: `s3://bucket/prefix/`.
         let secrets: Vec<Value> = outs

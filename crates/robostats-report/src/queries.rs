@@ -88,6 +88,68 @@ queries!(
     DataSet = "data_set",
 );
 
+/// Declares every ready query of `queries/` (but `views.sql`, which they
+/// read): [`FILES`], each file's stem and text, compiled in, for
+/// `robostats query` and the Python package (a test checks that the list
+/// is the directory's).
+macro_rules! files {
+    ($($name:literal),* $(,)?) => {
+        /// Every ready query of `queries/`: its file's stem and its text.
+        pub const FILES: &[(&str, &str)] = &[
+            $(($name, include_str!(concat!("../../../queries/", $name, ".sql"))),)*
+        ];
+    };
+}
+
+files!(
+    "ai_crawler_blocking",
+    "body_changes",
+    "cloudflare_managed",
+    "content_usage_headers",
+    "crawler_bias",
+    "data_set",
+    "definitions",
+    "duplicate_bodies",
+    "effective_classes",
+    "failed_inputs",
+    "host_outcome_shares",
+    "host_outcomes",
+    "ingest_progress",
+    "latest_capture_per_host",
+    "latest_capture_per_url",
+    "line_counts",
+    "no_ai_training_hosts",
+    "nonstandard_directives",
+    "outcomes_per_crawl",
+    "policy_transitions",
+    "policy_trends",
+    "preference_adoption",
+    "preference_contradictions",
+    "preference_labels",
+    "preference_vintage",
+    "redirect_chains",
+    "redirect_resolution",
+    "rsl_licenses",
+    "sitemap_hosts",
+    "sitemaps_per_host",
+    "size_buckets",
+    "size_histogram",
+    "size_stats",
+    "status_classes",
+    "status_codes",
+    "template_ai_blocking",
+    "templates",
+    "top_rulesets",
+    "top_user_agents",
+    "typos",
+    "valid_robotstxt",
+);
+
+/// The text of the ready query `name` (a file's stem), if there is one.
+pub fn file(name: &str) -> Option<&'static str> {
+    FILES.iter().find(|(n, _)| *n == name).map(|(_, sql)| *sql)
+}
+
 impl Query {
     /// The query's place in [`Query::ALL`].
     pub const fn index(self) -> usize {
@@ -116,5 +178,26 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Query::ALL.len());
+    }
+
+    #[test]
+    fn every_file_of_queries_is_a_ready_query_and_the_report_s_are_among_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../queries");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(".sql").map(str::to_owned))
+            .filter(|n| n != "views")
+            .collect();
+        on_disk.sort();
+        let listed: Vec<String> = FILES.iter().map(|(n, _)| (*n).to_owned()).collect();
+        assert_eq!(
+            listed, on_disk,
+            "files! in queries.rs lists queries/*.sql, sorted"
+        );
+        for q in Query::ALL {
+            assert_eq!(file(q.name()), Some(q.sql()), "{}", q.name());
+        }
+        assert_eq!(file("views"), None);
     }
 }
