@@ -21,24 +21,69 @@ count_inputs() {
     grep -cvE '^[[:space:]]*(#|$)' <<<"$lines" || true
 }
 
-# The shard count of the paths file $1 at $2 inputs a shard: ceil(inputs /
-# $2), said on standard error with the inputs. Exits with status 2 when
-# there is no input, or more shards than $3 (a scheduler's limit, which $4
-# names).
-shard_count() {
-    local inputs shards
+# The inputs of the paths file $1, counted, or exit with status 2 when it
+# cannot be read or holds none.
+inputs_of() {
+    local inputs
     inputs=$(count_inputs "$1") || exit 2
     if [ "$inputs" -eq 0 ]; then
         echo "${0##*/}: no inputs in $1" >&2
         exit 2
     fi
-    shards=$(( (inputs + $2 - 1) / $2 ))
+    echo "$inputs"
+}
+
+# The shard count of $1 inputs at $2 inputs a shard: ceil($1 / $2), said on
+# standard error with the inputs. Exits with status 2 when there are more
+# shards than $3 (a scheduler's limit, which $4 names).
+shard_count() {
+    local shards=$(( ($1 + $2 - 1) / $2 ))
     if [ "$shards" -gt "$3" ]; then
-        echo "${0##*/}: $inputs inputs make $shards shards, more than $4: raise --files-per-task" >&2
+        echo "${0##*/}: $1 inputs make $shards shards, more than $4: raise --files-per-task" >&2
         exit 2
     fi
-    echo "${0##*/}: $inputs inputs in $shards shards" >&2
+    echo "${0##*/}: $1 inputs in $shards shards" >&2
     echo "$shards"
+}
+
+# The paths file as tasks that share no file system read it, in
+# task_paths: $1 itself when it is a URL (s3://, http://, https://); a
+# local file is copied with the aws CLI to $2 (--upload-paths
+# s3://BUCKET/KEY, outside the data set $3) and read from there. With $4
+# true (a dry run) the copy is printed, not made.
+upload_paths() {
+    local paths=$1 upload=$2 out=$3 dry_run=$4
+    case $paths in
+        s3://* | http://* | https://*)
+            if [ -n "$upload" ]; then
+                echo "${0##*/}: --upload-paths copies a local paths file; $paths is read where it is" >&2
+                exit 2
+            fi
+            task_paths=$paths
+            return
+            ;;
+    esac
+    if [ -z "$upload" ]; then
+        echo "${0##*/}: the tasks cannot read the local file $paths: give --upload-paths s3://BUCKET/KEY" \
+            "to copy it there (the job role must be allowed to read it), or give its URL" >&2
+        exit 2
+    fi
+    if [[ $upload != s3://?*/?* || $upload == */ ]]; then
+        echo "${0##*/}: --upload-paths must be s3://BUCKET/KEY" >&2
+        exit 2
+    fi
+    if [[ $upload == "${out%/}/"* ]]; then
+        echo "${0##*/}: --upload-paths must lie outside the data set $out" >&2
+        exit 2
+    fi
+    local command=(aws s3 cp --quiet -- "$paths" "$upload")
+    if $dry_run; then
+        print_command "${command[@]}"
+    elif ! "${command[@]}"; then
+        echo "${0##*/}: could not copy $paths to $upload" >&2
+        exit 2
+    fi
+    task_paths=$upload
 }
 
 # For the schedulers whose tasks share no file system: exits with status 2

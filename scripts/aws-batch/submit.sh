@@ -2,13 +2,17 @@
 # Submits robostats to AWS Batch: an array job of ingest children sized
 # from the paths file, then the compact job that waits for it.
 #
-#   scripts/aws-batch/submit.sh --paths P [--prefix D] --out s3://BUCKET/PREFIX/
-#       --queue Q [--files-per-task N] [--job-definition NAME]
-#       [--compact-job-definition NAME] [--dry-run] [-- SUBMIT_JOB_FLAGS...]
+#   scripts/aws-batch/submit.sh --paths P [--upload-paths s3://BUCKET/KEY]
+#       [--prefix D] --out s3://BUCKET/PREFIX/ --queue Q [--files-per-task N]
+#       [--job-definition NAME] [--compact-job-definition NAME] [--dry-run]
+#       [-- SUBMIT_JOB_FLAGS...]
 #
-# --paths        the paths file as the children read it (s3://, https://; a
-#                local file only for a --dry-run); counted here with the
-#                aws CLI or curl
+# --paths        the paths file: a URL the children read (s3://, https://),
+#                or a local file, which --upload-paths copies to S3 first;
+#                counted here (with the aws CLI or curl for a URL)
+# --upload-paths where a local paths file is copied to (aws s3 cp) and the
+#                children read it: outside the data set, where the job role
+#                may read (any key of YOUR-BUCKET in job-role-policy.json)
 # --prefix       prepended to its relative paths (default s3://commoncrawl/)
 # --out          the data set, s3://BUCKET/PREFIX/
 # --queue        the job queue
@@ -34,10 +38,10 @@ set -euo pipefail
 . "$(dirname "$0")/../cluster-lib.sh"
 
 usage() {
-    sed -n '5,7p' "$0" | sed 's/^# *//' >&2
+    sed -n '5,8p' "$0" | sed 's/^# *//' >&2
     exit 2
 }
-paths='' prefix=s3://commoncrawl/ out='' queue='' files_per_task=100
+paths='' upload='' prefix=s3://commoncrawl/ out='' queue='' files_per_task=100
 definition=robostats-ingest compact_definition=robostats-compact dry_run=false
 while [ $# -gt 0 ]; do
     case $1 in
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case $1 in
         --paths) paths=$2 ;;
+        --upload-paths) upload=$2 ;;
         --prefix) prefix=$2 ;;
         --out) out=$2 ;;
         --queue) queue=$2 ;;
@@ -60,11 +65,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$paths" ] && [ -n "$out" ] && [ -n "$queue" ] || usage
 check_counts "$files_per_task"
-check_cloud_values "$out" "$paths" "$prefix"
+check_cloud_values "$out" "$paths" "$upload" "$prefix"
 
-size=$(shard_count "$paths" "$files_per_task" 10000 "Batch's 10,000 children")
+inputs=$(inputs_of "$paths")
+size=$(shard_count "$inputs" "$files_per_task" 10000 "Batch's 10,000 children")
 # An array job has 2 children at least: the second then takes no input.
 size=$(( size < 2 ? 2 : size ))
+upload_paths "$paths" "$upload" "$out" "$dry_run"
 
 exec 3>&1
 # Submits a job and prints its ID; under --dry-run prints the command and
@@ -80,7 +87,7 @@ submit() {
 }
 ingest=$(submit --job-name robostats-ingest --job-queue "$queue" --job-definition "$definition" \
     --array-properties "size=$size" \
-    --parameters "{\"paths\": \"$paths\", \"prefix\": \"$prefix\", \"out\": \"$out\"}" "$@")
+    --parameters "{\"paths\": \"$task_paths\", \"prefix\": \"$prefix\", \"out\": \"$out\"}" "$@")
 compact=$(submit --job-name robostats-compact --job-queue "$queue" --job-definition "$compact_definition" \
     --depends-on "jobId=$ingest" --parameters "{\"out\": \"$out\"}")
 if ! $dry_run; then

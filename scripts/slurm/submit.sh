@@ -3,7 +3,8 @@
 #
 #   scripts/slurm/submit.sh --paths P [--prefix D] --out O
 #       [--files-per-task N | --shards N] [--max-running K] [--array LIST]
-#       [--max-array-size M] [--dry-run] [-- SBATCH_FLAGS...]
+#       [--max-array-size M] [--robostats BIN] [--ingest-flags 'FLAGS']
+#       [--dry-run] [-- SBATCH_FLAGS...]
 #
 # --paths, --prefix, --out  as for robostats ingest
 # --files-per-task N  inputs per array task (default 100); the shard count
@@ -17,6 +18,11 @@
 #                     and SchedulerParameters max_array_tasks, from
 #                     `scontrol show config` (1001, Slurm's default, when it
 #                     cannot be read)
+# --robostats BIN     the binary, when it is not on the compute nodes' PATH
+#                     (default: $ROBOSTATS, when set)
+# --ingest-flags 'FLAGS'  more flags for every task's ingest, split at
+#                     spaces (default: $ROBOSTATS_ARGS): --agents FILE,
+#                     --max-requests-per-second R
 # --dry-run           print the sbatch commands instead of running them
 # SBATCH_FLAGS        more sbatch flags (--partition, --time, --mem, --wait...)
 #
@@ -26,15 +32,19 @@
 # waits for the one before it (--dependency=afterany), so that no more than
 # K tasks run at once. Prints the job IDs joined by ':', as a dependency
 # takes them (sbatch --dependency=afterok:$(scripts/slurm/submit.sh ...)).
+# The binary and the ingest flags go into the script's own arguments, not
+# the environment: --dry-run shows them, and they reach the tasks on a
+# cluster that exports nothing of the submitter's (SBATCH_EXPORT=NONE).
 set -euo pipefail
 # shellcheck source=../cluster-lib.sh
 . "$(dirname "$0")/../cluster-lib.sh"
 
 usage() {
-    sed -n '4,6p' "$0" | sed 's/^# *//' >&2
+    sed -n '4,7p' "$0" | sed 's/^# *//' >&2
     exit 2
 }
 paths='' prefix='' out='' files_per_task=100 shards='' max_running='' only='' per_array='' dry_run=false
+robostats=${ROBOSTATS:-} ingest_flags=${ROBOSTATS_ARGS:-}
 while [ $# -gt 0 ]; do
     case $1 in
         --) shift; break ;;
@@ -51,6 +61,8 @@ while [ $# -gt 0 ]; do
         --max-running) max_running=$2 ;;
         --array) only=$2 ;;
         --max-array-size) per_array=$2 ;;
+        --robostats) robostats=$2 ;;
+        --ingest-flags) ingest_flags=$2 ;;
         *) echo "submit: unknown option $1" >&2; usage ;;
     esac
     shift 2
@@ -134,6 +146,15 @@ if [ -n "$prefix" ]; then
     script+=(--prefix "$prefix")
 fi
 script+=(--out "$out" --shards "$shards")
+if [ -n "$robostats" ]; then
+    script+=(--robostats "$robostats")
+fi
+# (after the shard offset, last)
+flags=()
+if [ -n "$ingest_flags" ]; then
+    # shellcheck disable=SC2206 # split at spaces, as documented
+    flags=(-- $ingest_flags)
+fi
 waits=false
 for flag in "$@"; do
     if [ "$flag" = --wait ] || [ "$flag" = -W ]; then
@@ -149,7 +170,7 @@ for i in "${!arrays[@]}"; do
     if [ -n "$max_running" ] && ! $waits && [ "$i" -gt 0 ]; then
         command+=(--dependency="afterany:${jobs[$((i - 1))]}")
     fi
-    command+=("$@" "${script[@]}" --shard-offset "${offsets[$i]}")
+    command+=("$@" "${script[@]}" --shard-offset "${offsets[$i]}" "${flags[@]}")
     if $dry_run; then
         print_command "${command[@]}"
         jobs+=("JOB$i")

@@ -218,6 +218,37 @@ def test_the_script_alone_with_an_array_from_1_step_2(slurm, crawl, single_run, 
     assert_same_tables(single_run, out)
 
 
+def test_the_binary_and_ingest_flags_reach_tasks_that_inherit_no_environment(slurm, crawl, tmp_path):
+    """ROBOSTATS and ROBOSTATS_ARGS, read by submit.sh, stand in the
+    script's arguments: tasks run them where the cluster exports nothing
+    of the submitter's environment (SBATCH_EXPORT=NONE), and --dry-run
+    shows them."""
+    root, paths, _ = crawl
+    out, log = tmp_path / "out", tmp_path / "log"
+    log.mkdir()
+    agents = tmp_path / "agents.txt"
+    agents.write_text("GPTBot\nClaudeBot\n")
+    env = dict(slurm, SBATCH_EXPORT="NONE", ROBOSTATS_ARGS=f"--agents {agents}")
+    sbatch = ["--wait", "--cpus-per-task=1", f"--output={log}/%A_%a.out"]
+    dry = subprocess.run(
+        submit(paths, root, out, "--shards", "2", "--dry-run", sbatch=sbatch),
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.rstrip().endswith(
+        f"--shards 2 --robostats {BIN} --shard-offset 0 -- --agents {agents}"
+    ), dry.stdout
+    proc = subprocess.run(
+        submit(paths, root, out, "--shards", "2", sbatch=sbatch),
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr + "\n".join(logs(log).values())
+    for text in logs(log).values():
+        assert "4 files done, 0 failed" in text, text
+    [(tokens,)] = connect(out).sql("SELECT list_sort(list(token)) FROM agents").fetchall()
+    assert tokens == ["*", "ClaudeBot", "GPTBot"]
+
+
 def test_more_shards_than_max_array_size_run_as_arrays_in_a_row_then_compact(
     slurm, crawl, single_run, tmp_path
 ):
