@@ -16,9 +16,10 @@ pub struct Args {
     #[arg(value_name = "OUT|S3-URL")]
     out: PathBuf,
     /// On S3: seconds the merged files are kept after the new generation
-    /// is committed, for the queries begun before it (0 when nobody reads
-    /// the data set meanwhile).
-    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    /// is committed, for the queries begun before it: the first compact or
+    /// ingest that starts later deletes them (compact does not wait; 0:
+    /// it deletes them at once, when nobody reads the data set meanwhile).
+    #[arg(long, value_name = "SECS", default_value_t = crate::output::dataset::remote::GRACE.as_secs())]
     grace: u64,
     /// Merge part files into files of about this size (K, M, G, with or
     /// without iB; plain bytes); files this large already stay as they are.

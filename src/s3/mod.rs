@@ -51,6 +51,9 @@ pub struct Setup {
     credentials: Option<SharedCredentialsProvider>,
     /// The credentials last resolved, reused until close to expiry.
     cached: Mutex<Option<Credentials>>,
+    /// It reaches a data set (`--out s3://`, report, connect), not inputs:
+    /// what to do without credentials differs.
+    data_set: bool,
 }
 
 impl std::fmt::Debug for Setup {
@@ -138,7 +141,17 @@ impl Setup {
                 config.credentials_provider()
             },
             cached: Mutex::new(None),
+            data_set: false,
         })
+    }
+
+    /// This setup, for a data set on S3 rather than inputs (its messages
+    /// say what a data set needs).
+    pub fn for_data_set(self) -> Setup {
+        Setup {
+            data_set: true,
+            ..self
+        }
     }
 
     /// The HTTP URL of `s3://bucket/key`: virtual-hosted on AWS,
@@ -297,12 +310,22 @@ impl Setup {
         }
         // The chain's own error is not repeated: a `credential_process`
         // failure carries the process's output, which may hold a secret.
+        let data_set = self.data_set;
         let credentials = provider.provide_credentials().await.map_err(|_| {
-            "no AWS credentials found (environment, profile, SSO, web identity, container or \
-             instance role): give credentials the AWS way, --s3-anonymous for a public bucket \
-             that allows unsigned requests, or read over HTTPS (Common Crawl: --prefix \
-             https://data.commoncrawl.org/)"
-                .to_owned()
+            let what = if data_set {
+                "a data set on S3 is written and read with the credentials of an identity that \
+                 may list the bucket and get, put and delete under the prefix \
+                 (docs/object-storage.md): give them the AWS way (AWS_ACCESS_KEY_ID and \
+                 AWS_SECRET_ACCESS_KEY, AWS_PROFILE, a role), or write a local --out"
+            } else {
+                "give credentials the AWS way, --s3-anonymous for a public bucket that allows \
+                 unsigned requests, or read over HTTPS (Common Crawl: --prefix \
+                 https://data.commoncrawl.org/)"
+            };
+            format!(
+                "no AWS credentials found (environment, profile, SSO, web identity, container \
+                 or instance role): {what}"
+            )
         })?;
         *self.cached.lock().expect("credentials lock") = Some(credentials.clone());
         Ok(credentials)
@@ -348,6 +371,7 @@ mod tests {
             region: "us-east-1".to_owned(),
             credentials: None,
             cached: Mutex::new(None),
+            data_set: false,
         }
     }
 

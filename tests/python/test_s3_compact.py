@@ -16,8 +16,9 @@ from conftest import BIN, ROOT, SAMPLES, connect
 from s3_store import BUCKET, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, store
 
 def compact(store, prefix, *extra, status=0, **env):
+    grace = [] if "--grace" in extra else ["--grace", "0"]
     proc = subprocess.run(
-        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", "--grace", "0", *extra],
+        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", *grace, *extra],
         cwd=ROOT, env=store.env(**env), capture_output=True, text=True, timeout=240,
     )
     assert proc.returncode == status, proc.stderr
@@ -209,3 +210,29 @@ def test_generations_chain_and_compare_as_numbers(store, local, tmp_path):
     assert json.loads(bodies[0])["previous"] == ""
     assert_equals_local(store, "chained", local, tmp_path)
     assert view_counts(store.download("chained", tmp_path / "views")) == view_counts(local)
+
+
+def test_compact_does_not_wait_out_its_grace_and_the_next_run_deletes(store, local, tmp_path):
+    """compact commits and returns: the merged files stay for the queries
+    begun before (hidden from the views), and the first ingest or compact
+    that starts after the grace the generation records deletes them."""
+    for i in range(2):
+        run(store, "graced", "--shard", f"{i}/2")
+    before = set(store.keys("graced/"))
+    started = time.monotonic()
+    compact(store, "graced", "--grace", "3")
+    assert time.monotonic() - started < 60
+    generation = json.loads(store.client.get_object(
+        Bucket=BUCKET, Key="graced/_manifest/generation-00000001.json")["Body"].read())
+    assert generation["grace"] == 3 and generation["retired"]
+    retired = {f"graced/{k}" for k in generation["retired"]}
+    assert retired <= before <= set(store.keys("graced/")) | retired
+    assert retired <= set(store.keys("graced/")), "kept for the queries begun before"
+    assert view_counts(store.download("graced", tmp_path / "within")) == view_counts(local)
+    # An ingest before the grace is past deletes nothing; after, it does.
+    run(store, "graced", "--shard", "0/2")
+    assert retired <= set(store.keys("graced/"))
+    time.sleep(4)
+    run(store, "graced", "--shard", "0/2")
+    assert not retired & set(store.keys("graced/"))
+    assert_equals_local(store, "graced", local, tmp_path)

@@ -123,6 +123,22 @@ def test_an_endpoint_that_is_not_an_http_url_is_refused(store, endpoint):
     assert not store.keys("endpoint/")
 
 
+def test_a_data_set_without_credentials_says_what_a_data_set_needs(store):
+    """The message for --out s3:// without credentials is a data set's: not
+    the inputs' advice to read over HTTPS."""
+    env = store.env(AWS_ACCESS_KEY_ID="", AWS_SECRET_ACCESS_KEY="")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        env.pop(name)
+    proc = subprocess.run(
+        [str(BIN), "ingest", "-q", "--out", f"s3://{BUCKET}/no-credentials/", *SAMPLES],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "no AWS credentials found" in proc.stderr and "a data set on S3" in proc.stderr, proc.stderr
+    assert "data.commoncrawl.org" not in proc.stderr and "local --out" in proc.stderr
+    assert not store.keys("no-credentials/")
+
+
 def stages(tmp):
     return sorted(p for p in tmp.iterdir() if p.name.startswith("robostats-stage"))
 

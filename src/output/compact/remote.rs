@@ -11,14 +11,15 @@
 //! generation-N.json            -> PUT If-None-Match: *   THE COMMIT: its compaction visible,
 //!                                                        the merged files hidden; it names
 //!                                                        the id of generation N-1
-//! after --grace                -> the merged files deleted (If-Match on their listed ETag)
+//! after --grace                -> the merged files deleted (If-Match on their listed ETag) by
+//!                                 the next compact or ingest (with --grace 0, by this one)
 //! ```
 //!
 //! Readers (`queries/views.sql`) read the newest generation: a file it
 //! lists as retired, or a compacted file of a compaction it does not name,
 //! is not read. So a reader sees the old files or the new ones, never both
 //! and never neither: a query begun before the commit finishes on the old
-//! files (deleted only after the grace), and a session that read views.sql
+//! files (deleted only once the grace is past), and a session that read views.sql
 //! before the commit is told to read it again. A compaction killed before
 //! its commit leaves files no generation names (hidden, and deleted by the
 //! next compaction); killed after it, the next one deletes what it retired.
@@ -31,7 +32,7 @@ use super::{COMPACTED_PREFIX, Compaction, Options};
 use crate::classify::Table;
 use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::remote::{
-    Generation, claim, generation_key, generation_number, is_table_file,
+    Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
 };
 use crate::output::dataset::{At, Op, OutputError, is_finished_part};
 use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
@@ -62,10 +63,14 @@ pub struct RemoteCompact<'a> {
 pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, OutputError> {
     let key = format!("{DIR_NAME}/compact.lease");
     let (bucket, lease) = claim(at.location, at.s3, at.timeout, &key, "compact")?;
-    let listing = bucket.listing().map_err(OutputError::Store)?;
+    let mut listing = bucket.listing().map_err(OutputError::Store)?;
     refuse_live_ingests(&bucket, &listing, &key)?;
     let previous = match newest_generation(&bucket, &listing)? {
-        Some(found) => found,
+        Some(found) => {
+            // What an earlier compaction retired, past its grace.
+            delete_retired(&bucket, &mut listing, &found)?;
+            found
+        }
         None => {
             // Readers filter by generation from now on, before any
             // compacted file is uploaded.
@@ -100,16 +105,15 @@ pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, Outp
     let next = previous.next(
         previous.compactions.iter().cloned().chain(ids).collect(),
         retired.iter().cloned().collect(),
+        at.grace,
     )?;
     lease.check().map_err(|_| lost(&lease))?;
     commit(&bucket, &next)?;
-    std::thread::sleep(at.grace);
-    for key in &retired {
-        if let Some(listed) = listing.get(key) {
-            bucket
-                .delete(key, Cond::Match(&listed.etag))
-                .map_err(OutputError::Store)?;
-        }
+    // The merged files stay for the queries begun before the commit: the
+    // next compact or ingest past the grace deletes them (no batch job
+    // waits out the grace); with no grace, now.
+    if at.grace.is_zero() {
+        delete_retired(&bucket, &mut listing, &next)?;
     }
     drop(lease);
     Ok(done)
@@ -149,67 +153,6 @@ fn lost(lease: &Lease) -> OutputError {
         "compact no longer holds {}: it stops before publishing anything more",
         lease.shown()
     ))
-}
-
-/// The bytes of `key`, which the listing holds.
-fn fetch(bucket: &Bucket, key: &str) -> Result<Vec<u8>, OutputError> {
-    match bucket.get(key).map_err(OutputError::Store)? {
-        Some(object) => Ok(object.bytes),
-        None => Err(OutputError::Store(format!(
-            "{} vanished while read",
-            bucket.shown(key)
-        ))),
-    }
-}
-
-/// The newest generation, if any, once the whole chain is checked:
-/// generations numbered 0, 1, 2... (as numbers) with no gap and no number
-/// twice, each naming its own number, and each after 0 the id of the one
-/// before. Any other generation file is refused, and nothing is compacted
-/// or deleted on its word.
-fn newest_generation(
-    bucket: &Bucket,
-    listing: &BTreeMap<String, Listed>,
-) -> Result<Option<Generation>, OutputError> {
-    let refused = |key: &str, why: String| {
-        OutputError::Store(format!(
-            "{} is not a generation robostats compact wrote here ({why}): nothing is \
-             compacted or deleted on its word; if no compaction of yours wrote it, delete it",
-            bucket.shown(key)
-        ))
-    };
-    let mut numbered: Vec<(u64, &String)> = Vec::new();
-    for key in listing
-        .keys()
-        .filter(|k| k.starts_with(&format!("{DIR_NAME}/generation-")))
-    {
-        let n = generation_number(key).ok_or_else(|| refused(key, "not numbered".into()))?;
-        numbered.push((n, key));
-    }
-    numbered.sort();
-    let mut newest: Option<Generation> = None;
-    for (i, (n, key)) in numbered.into_iter().enumerate() {
-        if n != i as u64 {
-            let why = match i {
-                0 => "the first generation is 0".to_owned(),
-                _ => format!("after generation {} comes {i}", i - 1),
-            };
-            return Err(refused(key, why));
-        }
-        let generation: Generation = serde_json::from_slice(&fetch(bucket, key)?)
-            .map_err(|e| refused(key, format!("it does not read: {e}")))?;
-        let follows = newest
-            .as_ref()
-            .is_none_or(|before| generation.previous == before.id);
-        if generation.generation != n || !follows {
-            return Err(refused(
-                key,
-                "it does not name the generation before it".into(),
-            ));
-        }
-        newest = Some(generation);
-    }
-    Ok(newest)
 }
 
 /// Writes `generation` create-only: two compactions cannot both commit.

@@ -23,6 +23,7 @@
 pub mod bodies;
 mod checks;
 mod error;
+mod generation;
 pub mod lock;
 pub mod manifest;
 mod names;

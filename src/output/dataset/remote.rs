@@ -26,8 +26,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
+pub use super::generation::{
+    GRACE, Generation, delete_retired, fetch, generation_key, generation_number, newest_generation,
+};
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
 use crate::classify::Table;
@@ -80,100 +81,6 @@ fn segment_index(name: &str, file: &str) -> Option<u32> {
         .flatten()
 }
 
-/// A generation: which compactions are visible, which files are not.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Generation {
-    /// Its number (`generation-NNNNNNNN.json`).
-    pub generation: u64,
-    /// The ids of the compactions whose `compacted-<id>-*` files are read.
-    pub compactions: Vec<String>,
-    /// Files merged into compacted ones (keys under the prefix), not read,
-    /// and deleted once no query can be reading them.
-    pub retired: Vec<String>,
-    /// When, seconds since the Unix epoch.
-    #[serde(default)]
-    pub unix: u64,
-    /// A random id of its own (32 hex digits), which the next generation
-    /// names.
-    #[serde(default)]
-    pub id: String,
-    /// The id of the generation before it (empty for generation 0): the
-    /// chain readers and `compact` follow, so that a generation file
-    /// written by anyone else is refused.
-    #[serde(default)]
-    pub previous: String,
-}
-
-/// The key of generation `n`.
-pub fn generation_key(n: u64) -> String {
-    format!("{DIR_NAME}/generation-{n:08}.json")
-}
-
-impl Generation {
-    /// Generation 0: no compaction, nothing retired.
-    pub fn first() -> Result<Generation, OutputError> {
-        Ok(Generation {
-            id: new_id()?,
-            unix: seconds_now(),
-            ..Generation::default()
-        })
-    }
-
-    /// The generation after this one: its compactions and retired files.
-    pub fn next(
-        &self,
-        compactions: Vec<String>,
-        retired: Vec<String>,
-    ) -> Result<Generation, OutputError> {
-        Ok(Generation {
-            generation: self.generation + 1,
-            compactions,
-            retired,
-            unix: seconds_now(),
-            id: new_id()?,
-            previous: self.id.clone(),
-        })
-    }
-
-    /// Its bytes, as written.
-    pub fn bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a generation serializes")
-    }
-
-    /// Writes it create-only; false if it exists.
-    pub fn put(&self, bucket: &Bucket) -> Result<bool, OutputError> {
-        let key = generation_key(self.generation);
-        Ok(bucket
-            .put(&key, &self.bytes(), Cond::Create)
-            .map_err(OutputError::Store)?
-            != Done::Refused)
-    }
-}
-
-/// Seconds since the Unix epoch (`manifest::unix_now`, which this module
-/// may not lean on: the manifest leans on it).
-fn seconds_now() -> u64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    now.map_or(0, |d| d.as_secs())
-}
-
-/// A new random id for a generation.
-fn new_id() -> Result<String, OutputError> {
-    crate::output::scratch::random_hex()
-        .map_err(|e| OutputError::Store(format!("cannot name a generation: {e}")))
-}
-
-/// The number of the generation file `key` names (`_manifest/generation-`,
-/// at least eight digits, `.json`), if it names one that way.
-pub fn generation_number(key: &str) -> Option<u64> {
-    let digits = key
-        .strip_prefix(&format!("{DIR_NAME}/generation-"))?
-        .strip_suffix(".json")?;
-    ((8..=18).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
-}
-
 /// A data set on S3, as one run writes it.
 pub struct Remote {
     bucket: Arc<Bucket>,
@@ -218,6 +125,13 @@ impl Remote {
                 holder: live,
                 wanted_by: holder.to_owned(),
             });
+        }
+        // What a compaction retired, past its grace: deleted here, so that
+        // compact need not wait it out (a generation out of its chain, or
+        // a deletion that fails, is left to compact, which says why).
+        let mut listing = listing;
+        if let Ok(Some(generation)) = newest_generation(&bucket, &listing) {
+            let _ = delete_retired(&bucket, &mut listing, &generation);
         }
         Ok(Remote {
             bucket,
@@ -566,7 +480,10 @@ mod tests {
             assert_eq!(generation_number(bad), None, "{bad}");
         }
         let first = Generation::first().unwrap();
-        let second = first.next(vec!["c1".to_owned()], vec![]).unwrap();
+        let second = first
+            .next(vec!["c1".to_owned()], vec![], Duration::from_secs(5))
+            .unwrap();
+        assert_eq!(second.grace, 5);
         assert_eq!(
             (second.generation, second.previous.as_str()),
             (1, first.id.as_str())
@@ -579,6 +496,7 @@ mod tests {
         let older: Generation =
             serde_json::from_str(r#"{"generation":0,"compactions":[],"retired":[]}"#).unwrap();
         assert_eq!((older.id.as_str(), older.previous.as_str()), ("", ""));
+        assert_eq!(older.grace, 600);
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl Bucket {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the network thread: {e}"))?;
-        let setup = runtime.block_on(Setup::new(options))?;
+        let setup = runtime.block_on(Setup::new(options))?.for_data_set();
         let http = reqwest::Client::builder()
             .user_agent(concat!("robostats/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(timeout)
