@@ -63,7 +63,8 @@
 -- agents.
 -- Result: crawl, question, agent, agent_category, definition, numerator,
 -- denominator, share (NULL when the denominator is 0), named, wildcard,
--- study (whose definition it is; robostats: none of the studies').
+-- study (whose definition it is, told apart where one study gives two figures
+-- for one question; robostats: none of the studies').
 -- Ordered by crawl, question and agent (as above, agents in list order,
 -- NULL first), definition (as above).
 WITH definitions(question, definition, ord, study) AS (
@@ -71,8 +72,8 @@ WITH definitions(question, definition, ord, study) AS (
            ('full_block', 'captures_effective', 2, 'robostats'),
            ('full_block', 'captures_named', 3, 'Dinzinger & Granitzer 2024'),
            ('full_block', 'hosts', 4, 'Longpre et al. 2024'),
-           ('full_block', 'hosts_2xx', 5, 'Liu et al. 2025'),
-           ('full_block', 'hosts_2xx_404', 6, 'Liu et al. 2025'),
+           ('full_block', 'hosts_2xx', 5, 'Liu et al. 2025, of sites with a robots.txt'),
+           ('full_block', 'hosts_2xx_404', 6, 'Liu et al. 2025, of sites with a 200 or 404'),
            ('full_block', 'cc_hosts', 7, 'Nagel & Vaughan 2025'),
            ('full_block', 'hosts_2xx_any_ai', 8, 'Thunderbit 2026; Humphrey 2026'),
            ('full_block', 'fan_domains', 9, 'Fan et al. 2025'),
@@ -81,8 +82,8 @@ WITH definitions(question, definition, ord, study) AS (
            ('has_robots_txt', 'hosts', 3, 'robostats'),
            ('has_robots_txt', 'hosts_200', 4, 'Web Almanac 2025'),
            ('has_robots_txt', 'hosts_with_rules', 5, 'robostats'),
-           ('has_robots_txt', 'cc_hosts_robots_txt', 6, 'Nagel & Vaughan 2025'),
-           ('has_robots_txt', 'cc_hosts_with_rules', 7, 'Nagel & Vaughan 2025'),
+           ('has_robots_txt', 'cc_hosts_robots_txt', 6, 'Nagel & Vaughan 2025, any robots.txt'),
+           ('has_robots_txt', 'cc_hosts_with_rules', 7, 'Nagel & Vaughan 2025, with rules'),
            ('no_ai_training', 'captures', 1, 'robostats'),
            ('no_ai_training', 'captures_may_fetch', 2, 'robostats'),
            ('no_ai_training', 'hosts', 3, 'robostats'),

@@ -7,16 +7,18 @@
 -- in files that do not look like HTML (an HTML page served as robots.txt
 -- yields keys like '<a href="https' or 'function', which are left out).
 -- Misspellings of Google's directives are in typos.sql, not here.
--- Reads: directives.name, known_elsewhere, typo_of;
--- captures.looks_like_html, robots_parsed.
--- Result: name (the key, lower case), known_elsewhere (true when other
--- crawlers use it), lines, captures, share_of_captures (of captures whose body was
--- parsed as robots.txt). Ordered by captures, descending.
+-- Per crawl: each share is of the crawl's captures.
+-- Reads: directives.crawl, name, known_elsewhere, typo_of;
+-- captures.crawl, looks_like_html, robots_parsed.
+-- Result: crawl, name (the key, lower case), known_elsewhere (true when other
+-- crawlers use it), lines, captures, share_of_captures (of the crawl's
+-- captures whose body was parsed as robots.txt). Ordered by crawl, then
+-- captures, descending.
 -- Method: every directives row belongs to a capture, so only the keys that
 -- need the HTML test are looked up, against the (fewer) HTML captures; captures
 -- are counted by grouping on the capture first.
 WITH d AS (
-    SELECT warc_filename, warc_record_offset, name, known_elsewhere IS NOT NULL AS known_elsewhere
+    SELECT crawl, warc_filename, warc_record_offset, name, known_elsewhere IS NOT NULL AS known_elsewhere
     FROM directives
     WHERE typo_of IS NULL
       AND (known_elsewhere IS NOT NULL OR regexp_full_match(name, '[a-z][a-z0-9_-]*'))
@@ -31,15 +33,18 @@ kept AS (
     WHERE NOT d.known_elsewhere
 ),
 per_file AS (
-    SELECT name, known_elsewhere, count(*) AS lines
+    SELECT crawl, name, known_elsewhere, count(*) AS lines
     FROM kept
-    GROUP BY name, known_elsewhere, warc_filename, warc_record_offset
+    GROUP BY crawl, name, known_elsewhere, warc_filename, warc_record_offset
 )
-SELECT name,
+SELECT f.crawl,
+       name,
        known_elsewhere,
        sum(lines)::BIGINT AS lines,
        count(*) AS captures,
-       count(*) / (SELECT count_if(robots_parsed) FROM captures) AS share_of_captures
-FROM per_file
-GROUP BY name, known_elsewhere
-ORDER BY captures DESC, lines DESC, name;
+       count(*) / any_value(p.parsed) AS share_of_captures
+FROM per_file f
+JOIN (SELECT crawl, count_if(robots_parsed) AS parsed FROM captures GROUP BY crawl) p
+    ON p.crawl IS NOT DISTINCT FROM f.crawl
+GROUP BY f.crawl, name, known_elsewhere
+ORDER BY f.crawl NULLS FIRST, captures DESC, lines DESC, name;

@@ -28,16 +28,17 @@
 -- agents;
 -- preference_statements.directive, line, google_group, aipref_group;
 -- user_agents."group", aipref_group, is_global, product_token.
--- Result: agent, agent_category, robots_txt (captures whose body was parsed
--- as robots.txt), allowed (may fetch /), allowed_no_ai_training (of those,
+-- Per crawl: each share is of the crawl's captures.
+-- Result: crawl, agent, agent_category, robots_txt (the crawl's captures
+-- whose body was parsed as robots.txt), allowed (may fetch /), allowed_no_ai_training (of those,
 -- train-ai=n or ai-train=no applies), allowed_usage_train_ai_n,
 -- allowed_signal_ai_train_n (each directive alone),
 -- allowed_no_ai_training_share (of allowed), blocked (may not fetch /),
 -- blocked_no_preference (of those, no preference line is written for it),
 -- blocked_no_preference_share (of blocked),
 -- blocked_no_preference_in_preference_captures (of blocked_no_preference, captures
--- that do have preference lines, for other crawlers). AI crawlers first,
--- then by allowed_no_ai_training, descending.
+-- that do have preference lines, for other crawlers). By crawl; AI crawlers
+-- first, then by allowed_no_ai_training, descending.
 WITH preference_files AS (
     SELECT DISTINCT warc_filename, warc_record_offset FROM preference_statements
 ),
@@ -53,7 +54,7 @@ signal_lines AS (
 ),
 -- the parsed captures with preference statements or lines
 candidates AS (
-    SELECT c.warc_filename, c.warc_record_offset, c.global_group_match, c.global_root_allowed,
+    SELECT c.crawl, c.warc_filename, c.warc_record_offset, c.global_group_match, c.global_root_allowed,
            c.preference_lines > 0 AS has_lines, f.warc_filename IS NOT NULL AS in_files
     FROM captures c
     LEFT JOIN preference_files f USING (warc_filename, warc_record_offset)
@@ -68,9 +69,9 @@ named AS (
 ),
 -- their crawlers that may not fetch / (agent_verdicts.root_allowed false)
 blocked_anywhere AS (
-    SELECT warc_filename, warc_record_offset, agent, group_match, has_lines, in_files
+    SELECT crawl, warc_filename, warc_record_offset, agent, group_match, has_lines, in_files
     FROM (
-        SELECT warc_filename, warc_record_offset, has_lines, in_files, agent,
+        SELECT crawl, warc_filename, warc_record_offset, has_lines, in_files, agent,
                CASE WHEN v IS NOT NULL THEN 'specific'
                     WHEN ignores_global_group THEN 'none'
                     ELSE global_group_match END AS group_match,
@@ -114,19 +115,20 @@ stated AS (
     WHERE l.google_group IS NULL
 ),
 stated_counts AS (
-    SELECT agent, count(*) AS stated, count_if(b.has_lines) AS stated_with_lines
+    SELECT b.crawl, agent, count(*) AS stated, count_if(b.has_lines) AS stated_with_lines
     FROM stated s
     JOIN blocked_anywhere b USING (warc_filename, warc_record_offset, agent)
-    GROUP BY agent
+    GROUP BY b.crawl, agent
 ),
 blocked_with_lines AS (
-    SELECT agent, count(*) AS blocked_with_lines
+    SELECT crawl, agent, count(*) AS blocked_with_lines
     FROM blocked_anywhere
     WHERE has_lines
-    GROUP BY agent
+    GROUP BY crawl, agent
 ),
 counts AS (
-    SELECT agent,
+    SELECT crawl,
+           agent,
            agent_category,
            sum(captures)::BIGINT AS robots_txt,
            coalesce(sum(captures) FILTER (root_allowed), 0)::BIGINT AS allowed,
@@ -139,9 +141,10 @@ counts AS (
            coalesce(sum(captures) FILTER (NOT root_allowed), 0)::BIGINT AS blocked
     FROM agent_verdict_counts
     WHERE robots_parsed
-    GROUP BY agent, agent_category
+    GROUP BY crawl, agent, agent_category
 )
-SELECT agent,
+SELECT crawl,
+       agent,
        agent_category,
        robots_txt,
        allowed,
@@ -155,6 +158,6 @@ SELECT agent,
        (coalesce(w.blocked_with_lines, 0) - coalesce(s.stated_with_lines, 0))::BIGINT
            AS blocked_no_preference_in_preference_captures
 FROM counts
-LEFT JOIN stated_counts s USING (agent)
-LEFT JOIN blocked_with_lines w USING (agent)
-ORDER BY agent_category <> 'ai', allowed_no_ai_training DESC, agent;
+LEFT JOIN stated_counts s USING (crawl, agent)
+LEFT JOIN blocked_with_lines w USING (crawl, agent)
+ORDER BY crawl NULLS FIRST, agent_category <> 'ai', allowed_no_ai_training DESC, agent;

@@ -11,24 +11,25 @@
 -- a null label (status empty or unparseable). A label given twice on one
 -- line counts once per member; overridden counts the members a later one of
 -- the same label replaces (the last one wins).
--- Reads: preference_statements.directive, label, value, preference, status,
--- is_overridden, line.
--- Result: directive, label, value, preference (y, n, unknown), status (ok,
+-- Per crawl: each share is of the crawl's captures.
+-- Reads: preference_statements.crawl, directive, label, value, preference,
+-- status, is_overridden, line.
+-- Result: crawl, directive, label, value, preference (y, n, unknown), status (ok,
 -- empty, unparseable), members, lines, captures, overridden,
 -- share_of_directive_captures (of the captures with a line of that directive).
--- Ordered by directive, then captures and lines, descending.
+-- Ordered by crawl, directive, then captures and lines, descending.
 WITH directive_files AS (
-    SELECT directive, count(DISTINCT (warc_filename, warc_record_offset)) AS n
+    SELECT crawl, directive, count(DISTINCT (warc_filename, warc_record_offset)) AS n
     FROM preference_statements
-    GROUP BY directive
+    GROUP BY crawl, directive
 )
-SELECT s.directive, s.label, s.value, s.preference, s.status,
+SELECT s.crawl, s.directive, s.label, s.value, s.preference, s.status,
        count(*) AS members,
        count(DISTINCT (s.warc_filename, s.warc_record_offset, s.line)) AS lines,
        count(DISTINCT (s.warc_filename, s.warc_record_offset)) AS captures,
        count_if(s.is_overridden)::BIGINT AS overridden,
        count(DISTINCT (s.warc_filename, s.warc_record_offset)) / any_value(d.n) AS share_of_directive_captures
 FROM preference_statements s
-JOIN directive_files d USING (directive)
-GROUP BY s.directive, s.label, s.value, s.preference, s.status
-ORDER BY s.directive, captures DESC, lines DESC, s.label NULLS LAST, s.value NULLS LAST, s.preference;
+JOIN directive_files d ON d.crawl IS NOT DISTINCT FROM s.crawl AND d.directive = s.directive
+GROUP BY s.crawl, s.directive, s.label, s.value, s.preference, s.status
+ORDER BY s.crawl NULLS FIRST, s.directive, captures DESC, lines DESC, s.label NULLS LAST, s.value NULLS LAST, s.preference;

@@ -7,33 +7,34 @@
 --   * not accepted: other keys within edit distance 2 of a directive
 --     (directives.typo_of); Google ignores those lines.
 -- Reads: user_agents.is_typo/key, rules.is_typo/key/kind,
--- sitemaps.is_typo/key, directives.name, directives.typo_of.
--- Result: accepted_by_google, directive (what the key stands for), spelling
--- (the key, lower case), lines, captures. Ordered by accepted_by_google (true
--- first), then lines, descending.
+-- sitemaps.is_typo/key, directives.name, directives.typo_of (each with its
+-- crawl).
+-- Result: crawl, accepted_by_google, directive (what the key stands for),
+-- spelling (the key, lower case), lines, captures. Ordered by crawl, then
+-- accepted_by_google (true first), then lines, descending.
 -- Method: captures are counted by grouping each spelling's lines by capture
 -- first, then counting the groups.
 WITH typo_lines AS (
-    SELECT true AS accepted_by_google, 'user-agent' AS directive, lower(key) AS spelling,
+    SELECT crawl, true AS accepted_by_google, 'user-agent' AS directive, lower(key) AS spelling,
            warc_filename, warc_record_offset
     FROM user_agents WHERE is_typo
     UNION ALL
-    SELECT true, kind, lower(key), warc_filename, warc_record_offset FROM rules WHERE is_typo
+    SELECT crawl, true, kind, lower(key), warc_filename, warc_record_offset FROM rules WHERE is_typo
     UNION ALL
-    SELECT true, 'sitemap', lower(key), warc_filename, warc_record_offset
+    SELECT crawl, true, 'sitemap', lower(key), warc_filename, warc_record_offset
     FROM sitemaps WHERE is_typo
     UNION ALL
-    SELECT false, typo_of, name, warc_filename, warc_record_offset
+    SELECT crawl, false, typo_of, name, warc_filename, warc_record_offset
     FROM directives WHERE typo_of IS NOT NULL
 ),
 per_file AS (
-    SELECT accepted_by_google, directive, spelling, count(*) AS lines
+    SELECT crawl, accepted_by_google, directive, spelling, count(*) AS lines
     FROM typo_lines
-    GROUP BY accepted_by_google, directive, spelling, warc_filename, warc_record_offset
+    GROUP BY crawl, accepted_by_google, directive, spelling, warc_filename, warc_record_offset
 )
-SELECT accepted_by_google, directive, spelling,
+SELECT crawl, accepted_by_google, directive, spelling,
        sum(lines)::BIGINT AS lines,
        count(*) AS captures
 FROM per_file
-GROUP BY accepted_by_google, directive, spelling
-ORDER BY accepted_by_google DESC, lines DESC, directive, spelling;
+GROUP BY crawl, accepted_by_google, directive, spelling
+ORDER BY crawl NULLS FIRST, accepted_by_google DESC, lines DESC, directive, spelling;

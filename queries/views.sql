@@ -92,31 +92,31 @@ CREATE OR REPLACE TEMP VIEW agents AS SELECT * FROM robostats_table('agents');
 
 -- user_agents: body_user_agents joined to every capture of the body
 CREATE OR REPLACE TEMP VIEW user_agents AS
-    SELECT c.warc_filename, c.warc_record_offset, t."group", t."aipref_group", t."line", t."key", t."value", t."product_token", t."is_global", t."is_typo"
+    SELECT c.warc_filename, c.warc_record_offset, c.crawl, t."group", t."aipref_group", t."line", t."key", t."value", t."product_token", t."is_global", t."is_typo"
     FROM captures c
     JOIN body_user_agents t ON t.body_digest = c.body_digest;
 
 -- rules: body_rules joined to every capture of the body
 CREATE OR REPLACE TEMP VIEW rules AS
-    SELECT c.warc_filename, c.warc_record_offset, t."group", t."line", t."kind", t."key", t."value", t."pattern", t."priority", t."has_wildcard", t."has_end_anchor", t."is_empty", t."is_typo", t."in_global_group"
+    SELECT c.warc_filename, c.warc_record_offset, c.crawl, t."group", t."line", t."kind", t."key", t."value", t."pattern", t."priority", t."has_wildcard", t."has_end_anchor", t."is_empty", t."is_typo", t."in_global_group"
     FROM captures c
     JOIN body_rules t ON t.body_digest = c.body_digest;
 
 -- sitemaps: body_sitemaps joined to every capture of the body
 CREATE OR REPLACE TEMP VIEW sitemaps AS
-    SELECT c.warc_filename, c.warc_record_offset, t."line", t."key", t."url", t."is_valid", t."url_host_name", t.url_host_name = c.url_host_name AS same_host, t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain, t."is_typo"
+    SELECT c.warc_filename, c.warc_record_offset, c.crawl, t."line", t."key", t."url", t."is_valid", t."url_host_name", t.url_host_name = c.url_host_name AS same_host, t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain, t."is_typo"
     FROM captures c
     JOIN body_sitemaps t ON t.body_digest = c.body_digest;
 
 -- directives: body_directives joined to every capture of the body
 CREATE OR REPLACE TEMP VIEW directives AS
-    SELECT c.warc_filename, c.warc_record_offset, t."line", t."group", t."key", t."name", t."value", t."known_elsewhere", t."typo_of"
+    SELECT c.warc_filename, c.warc_record_offset, c.crawl, t."line", t."group", t."key", t."name", t."value", t."known_elsewhere", t."typo_of"
     FROM captures c
     JOIN body_directives t ON t.body_digest = c.body_digest;
 
 -- preference_statements: body_preference_statements joined to every capture of the body
 CREATE OR REPLACE TEMP VIEW preference_statements AS
-    SELECT c.warc_filename, c.warc_record_offset, t."line", t."directive", t."key", t."google_group", t."aipref_group", t."in_cloudflare_block", t."path", t."dictionary", t."label", t."value", t."preference", t."is_overridden", t."status", t."parse_error"
+    SELECT c.warc_filename, c.warc_record_offset, c.crawl, t."line", t."directive", t."key", t."google_group", t."aipref_group", t."in_cloudflare_block", t."path", t."dictionary", t."label", t."value", t."preference", t."is_overridden", t."status", t."parse_error"
     FROM captures c
     JOIN body_preference_statements t ON t.body_digest = c.body_digest;
 

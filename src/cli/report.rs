@@ -128,6 +128,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let config = args.resolve()?;
     let report = Report::build(&config.engine, &config.outs)?;
     let written = write(&config, &report)?;
+    // What the figures rest on, said on the terminal too (the page shows
+    // it above them).
+    for warning in &report.rests_on.warnings {
+        eprintln!("robostats: warning: {warning}");
+    }
     if !config.quiet {
         let (prepare, queries) = &report.timings;
         let slowest: Vec<String> = queries
@@ -147,7 +152,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             written.join(", ")
         );
     }
-    Ok(ExitCode::SUCCESS)
+    // A page of empty figures is no report: exit status 1.
+    Ok(if report.rests_on.empty {
+        ExitCode(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Writes the page and the SVG files; returns what it wrote, in words.

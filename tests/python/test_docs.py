@@ -181,7 +181,7 @@ def test_every_documented_command_runs_as_written(clone):
 def first_query():
     """The README's first query: its block, and the lines that say where the
     data set and queries/ are."""
-    [(_, _, text, _)] = [b for b in blocks("README.md") if "definitions.sql" in b[2]]
+    [(_, _, text, _)] = [b for b in blocks("README.md") if "definitions.sql" in b[2] and "import duckdb" in b[2]]
     out, queries = (next(line for line in text.splitlines() if line.startswith(name + " = "))
                     for name in ("out", "queries"))
     return text, out, queries
@@ -312,10 +312,14 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
         f"{resolution['resolved'][2]} in two), {resolution['target_not_captured'][0]} whose target "
         f"was not captured, {resolution['missing_location'][0]} without a `Location`."
     )
-    adoption = {r["directive"]: r for r in rows("preference_adoption")}
+    # the preference queries give a row per crawl: the robots.txt crawl's
+    main = "CC-MAIN-2025-47"
+    adoption = {r["directive"]: r for r in rows("preference_adoption") if r["crawl"] == main}
     signal, usage, either = adoption["content-signal"], adoption["content-usage"], adoption["any"]
+    contradictions = [r for r in rows("preference_contradictions") if r["crawl"] == main]
+    gpt = next(r for r in contradictions if r["agent"] == "GPTBot")
     expected.append(
-        f"{either['captures']} of the {stats['captures']} parsed captures "
+        f"{either['captures']} of the {gpt['robots_txt']} parsed captures of {main} "
         f"({100 * either['share_of_captures']:.1f} %) have a preference line: `Content-Signal` "
         f"{signal['lines']} lines in {signal['captures']} captures ({signal['cloudflare_block_lines']} inside "
         f"a Cloudflare-managed block, {signal['lines_before_groups']} before any group, "
@@ -323,7 +327,7 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
         f"{usage['captures']} captures ({usage['unparseable_lines']} unparseable, "
         f"{usage['lines_before_groups']} before any group)."
     )
-    labels = {(r["directive"], r["label"], r["value"]): r for r in rows("preference_labels")}
+    labels = {(r["directive"], r["label"], r["value"]): r for r in rows("preference_labels") if r["crawl"] == main}
     vintage = {r["label"]: r for r in rows("preference_vintage")}
     expected.append(
         f"`ai-train=no` in {labels['content-signal', 'ai-train', 'no']['lines']} signal lines, "
@@ -347,7 +351,6 @@ def test_query_figures_are_those_of_the_readme_ingest(tmp_path):
         f"{managed['managed']} captures ({managed['managed_hosts']} hosts) carry a managed block, each "
         f"with its signal line; {managed['other_signal_captures']} other captures write one by hand."
     )
-    gpt = next(r for r in rows("preference_contradictions") if r["agent"] == "GPTBot")
     both = gpt["allowed_signal_ai_train_n"] + gpt["allowed_usage_train_ai_n"] - gpt["allowed_no_ai_training"]
     assert gpt["blocked_no_preference"] == gpt["blocked"]
     expected.append(

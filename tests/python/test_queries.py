@@ -91,6 +91,29 @@ def test_views_sql_names_robostats_out_without_a_data_set(tmp_path):
     assert "No files found" not in proc.stderr + proc.stdout
 
 
+# The samples' crawl of robots.txt fetches (the two others hold web pages):
+# the queries that give one row per crawl are checked on it.
+MAIN = "CC-MAIN-2025-47"
+
+
+def of_main(rows):
+    """The rows of a per-crawl query's result of the crawl MAIN."""
+    return [r for r in rows if r["crawl"] == MAIN]
+
+
+def main_responses(con, responses):
+    """The responses of MAIN's captures."""
+    keys = set(con.execute("SELECT warc_filename, warc_record_offset FROM captures WHERE crawl = ?",
+                           [MAIN]).fetchall())
+    return [r for r in responses if (r.path, r.offset) in keys]
+
+
+def crawls_of(con):
+    """{(warc_filename, warc_record_offset): crawl} of every capture."""
+    return {(f, o): c for f, o, c in con.execute(
+        "SELECT warc_filename, warc_record_offset, crawl FROM captures").fetchall()}
+
+
 def shares_sum_to_one(rows, key=None, share="share"):
     groups = collections.defaultdict(float)
     for r in rows:
@@ -222,7 +245,11 @@ def test_effective_classes(con):
 
 def test_top_user_agents(con, responses):
     cols, rows = run_query(con, "top_user_agents")
-    assert cols == ["agent_token", "captures", "lines", "share_of_captures", "example_value"]
+    assert cols == ["crawl", "agent_token", "captures", "lines", "share_of_captures", "example_value"]
+    # every row of MAIN (the web pages name no user-agent), its share of
+    # MAIN's parsed captures
+    assert {r["crawl"] for r in rows} == {MAIN}
+    responses = main_responses(con, responses)
     files, lines = collections.Counter(), collections.Counter()
     n_2xx = 0
     for r in responses:
@@ -270,14 +297,16 @@ def test_sitemaps_per_host(con, responses):
 
 def test_sitemap_hosts(con):
     cols, rows = run_query(con, "sitemap_hosts")
-    assert cols == ["sitemap_host", "sitemap_lines", "distinct_sitemaps", "robots_hosts", "other_host_lines"]
+    assert cols == ["crawl", "sitemap_host", "sitemap_lines", "distinct_sitemaps", "robots_hosts",
+                    "other_host_lines"]
     total_valid = con.execute("SELECT count(*) FROM sitemaps WHERE is_valid").fetchall()[0][0]
     assert sum(r["sitemap_lines"] for r in rows) == total_valid == 8699
     other = con.execute("SELECT count_if(NOT same_host) FROM sitemaps WHERE is_valid").fetchall()[0][0]
     assert sum(r["other_host_lines"] for r in rows) == other
     assert all(r["robots_hosts"] >= 1 and r["sitemap_host"] for r in rows)
-    assert len(rows) == len({r["sitemap_host"] for r in rows})
+    assert len(rows) == len({(r["crawl"], r["sitemap_host"]) for r in rows})
     # the hosts listed most first: the sitemap_spam robots.txt's own host
+    rows = of_main(rows)
     lines = [r["sitemap_lines"] for r in rows]
     assert lines == sorted(lines, reverse=True)
     assert (rows[0]["sitemap_host"], rows[0]["sitemap_lines"]) == ("www.losports84.de", 8311)
@@ -323,7 +352,10 @@ def test_size_stats(con, responses):
 
 def test_nonstandard_directives(con, responses):
     cols, rows = run_query(con, "nonstandard_directives")
-    assert cols == ["name", "known_elsewhere", "lines", "captures", "share_of_captures"]
+    assert cols == ["crawl", "name", "known_elsewhere", "lines", "captures", "share_of_captures"]
+    rows = of_main(rows)
+    responses = main_responses(con, responses)
+    parsed = sum(r.parsed for r in responses)
     got = {r["name"]: r for r in rows}
     for name, lines in {"crawl-delay": 355, "clean-param": 33, "content-signal": 26, "content-usage": 22,
                         "host": 17, "request-rate": 3, "visit-time": 3, "noindex": 4}.items():
@@ -337,14 +369,15 @@ def test_nonstandard_directives(con, responses):
         if r["known_elsewhere"]:
             assert r["captures"] == files[r["name"]], r["name"]
         assert "<" not in r["name"] and " " not in r["name"]
-        assert math.isclose(r["share_of_captures"], r["captures"] / 481)
+        assert math.isclose(r["share_of_captures"], r["captures"] / parsed)
     assert rows[0]["name"] == "crawl-delay"
     assert "dis-allow" not in got  # a typo: typos.sql
 
 
 def test_typos(con, responses):
     cols, rows = run_query(con, "typos")
-    assert cols == ["accepted_by_google", "directive", "spelling", "lines", "captures"]
+    assert cols == ["crawl", "accepted_by_google", "directive", "spelling", "lines", "captures"]
+    assert {r["crawl"] for r in rows} == {MAIN}
     accepted = sum(r["lines"] for r in rows if r["accepted_by_google"])
     assert accepted == sum(google_keys(r.body)["typo"] for r in responses if r.parsed) == 40
     assert accepted == con.execute("SELECT sum(typos) FROM captures").fetchall()[0][0]
@@ -553,30 +586,44 @@ def test_failed_inputs(con, tmp_path):
 
 def check_preference_adoption(con, responses):
     cols, rows = run_query(con, "preference_adoption")
-    assert cols == ["directive", "lines", "captures", "share_of_captures", "unparseable_lines", "empty_lines",
-                    "lines_before_groups", "cloudflare_block_lines"]
+    assert cols == ["crawl", "directive", "lines", "captures", "share_of_captures", "unparseable_lines",
+                    "empty_lines", "lines_before_groups", "cloudflare_block_lines"]
+    crawl_of = crawls_of(con)
     files = preference_files(responses)
     expected = {}
-    for directive in ("content-signal", "content-usage", "any"):
-        lines = [(key, s) for key, pf in files.items() for s in pf.statements
-                 if directive in ("any", s.directive)]
-        expected[directive] = {
-            "lines": len(lines),
-            "captures": len({key for key, _ in lines}),
-            "unparseable_lines": sum(s.status == "unparseable" for _, s in lines),
-            "empty_lines": sum(s.status == "empty" for _, s in lines),
-            "lines_before_groups": sum(s.google_group is None for _, s in lines),
-            "cloudflare_block_lines": sum(s.in_cloudflare_block for _, s in lines),
-        }
-    assert [r["directive"] for r in rows] == ["content-signal", "content-usage", "any"]
+    for crawl in {crawl_of[key] for key, pf in files.items() if pf.statements}:
+        parsed = {key: pf for key, pf in files.items() if crawl_of[key] == crawl}
+        for directive in ("content-signal", "content-usage", "any"):
+            lines = [(key, s) for key, pf in parsed.items() for s in pf.statements
+                     if directive in ("any", s.directive)]
+            if not lines and directive != "any":
+                continue
+            expected[(crawl, directive)] = {
+                "lines": len(lines),
+                "captures": len({key for key, _ in lines}),
+                "unparseable_lines": sum(s.status == "unparseable" for _, s in lines),
+                "empty_lines": sum(s.status == "empty" for _, s in lines),
+                "lines_before_groups": sum(s.google_group is None for _, s in lines),
+                "cloudflare_block_lines": sum(s.in_cloudflare_block for _, s in lines),
+                "share_of_captures": len({key for key, _ in lines}) / len(parsed),
+            }
+    assert {(r["crawl"], r["directive"]) for r in rows} == set(expected)
     for r in rows:
-        assert {k: v for k, v in r.items() if k in expected[r["directive"]]} == expected[r["directive"]], r
-        assert math.isclose(r["share_of_captures"], r["captures"] / len(files))
-    got = {r["directive"]: r for r in rows}
+        e = expected[(r["crawl"], r["directive"])]
+        assert {k: v for k, v in r.items() if k in e and k != "share_of_captures"} == {
+            k: v for k, v in e.items() if k != "share_of_captures"}, r
+        assert math.isclose(r["share_of_captures"], e["share_of_captures"])
+    # per crawl: each directive, then 'any'
+    assert [r["directive"] == "any" for r in rows] == [
+        r is rows[-1] or rows[i + 1]["crawl"] != r["crawl"] for i, r in enumerate(rows)]
+    got = {r["directive"]: r for r in rows if r["crawl"] == max(c for c, _ in expected)}
     # the same lines as the directives table names
-    assert got["any"]["lines"] == con.execute(
+    assert sum(r["lines"] for r in rows if r["directive"] == "any") == con.execute(
         "SELECT count(*) FROM directives WHERE name IN ('content-signal', 'content-usage')").fetchall()[0][0]
-    assert got["any"]["captures"] <= got["content-signal"]["captures"] + got["content-usage"]["captures"]
+    for r in rows:
+        if r["directive"] == "any":
+            parts = [x for x in rows if x["crawl"] == r["crawl"] and x["directive"] != "any"]
+            assert r["captures"] <= sum(x["captures"] for x in parts)
     return got
 
 
@@ -589,32 +636,36 @@ def test_preference_adoption(con, responses):
 
 def check_preference_labels(con, responses):
     cols, rows = run_query(con, "preference_labels")
-    assert cols == ["directive", "label", "value", "preference", "status", "members", "lines", "captures",
-                    "overridden", "share_of_directive_captures"]
+    assert cols == ["crawl", "directive", "label", "value", "preference", "status", "members", "lines",
+                    "captures", "overridden", "share_of_directive_captures"]
+    crawl_of = crawls_of(con)
     members, lines, files, overridden = (collections.Counter(), collections.defaultdict(set),
                                          collections.defaultdict(set), collections.Counter())
     directive_files = collections.defaultdict(set)
     for key, pf in preference_files(responses).items():
+        crawl = crawl_of[key]
         for s in pf.statements:
-            directive_files[s.directive].add(key)
+            directive_files[(crawl, s.directive)].add(key)
             yes, no = DIRECTIVES[s.directive]
             for label, token, value, later in s.members or [(None, None, None, False)]:
-                group = (s.directive, label, value,
+                group = (crawl, s.directive, label, value,
                          "y" if token == yes else "n" if token == no else "unknown", s.status)
                 members[group] += 1
                 lines[group].add(key + (s.line,))
                 files[group].add(key)
                 overridden[group] += later
-    got = {(r["directive"], r["label"], r["value"], r["preference"], r["status"]): r for r in rows}
+    got = {(r["crawl"], r["directive"], r["label"], r["value"], r["preference"], r["status"]): r for r in rows}
     assert set(got) == set(members)
     for group, r in got.items():
         assert (r["members"], r["lines"], r["captures"], r["overridden"]) == (
             members[group], len(lines[group]), len(files[group]), overridden[group]), group
-        assert math.isclose(r["share_of_directive_captures"], r["captures"] / len(directive_files[group[0]]))
-    # ordered by directive, then files
-    order = [(r["directive"], -r["captures"]) for r in rows]
+        assert math.isclose(r["share_of_directive_captures"],
+                            r["captures"] / len(directive_files[group[:2]]))
+    # ordered by crawl, directive, then files
+    order = [(r["crawl"], r["directive"], -r["captures"]) for r in rows]
     assert order == sorted(order)
-    return got
+    latest = max(group[0] for group in got)
+    return {group[1:]: r for group, r in got.items() if group[0] == latest}
 
 
 def test_preference_labels(con, responses):
@@ -630,39 +681,42 @@ def test_preference_labels(con, responses):
 
 def check_preference_contradictions(con, responses):
     cols, rows = run_query(con, "preference_contradictions")
-    assert cols == ["agent", "agent_category", "robots_txt", "allowed", "allowed_no_ai_training",
+    assert cols == ["crawl", "agent", "agent_category", "robots_txt", "allowed", "allowed_no_ai_training",
                     "allowed_usage_train_ai_n", "allowed_signal_ai_train_n", "allowed_no_ai_training_share",
                     "blocked", "blocked_no_preference", "blocked_no_preference_share",
                     "blocked_no_preference_in_preference_captures"]
+    crawl_of = crawls_of(con)
     files = preference_files(responses)
     ignores = dict(con.execute("SELECT token, ignores_global_group FROM agents").fetchall())
     # whether each crawler may fetch /: Google's matcher, from the table
     root = {(f, o, a): allowed for f, o, a, allowed in con.execute(
         "SELECT warc_filename, warc_record_offset, agent, root_allowed FROM agent_verdicts").fetchall()}
     expected = {}
-    for agent, ignores_global_group in ignores.items():
-        e = collections.Counter(robots_txt=len(files))
-        for key, pf in files.items():
-            if root[key + (agent,)]:
-                p = preferences_at_root(pf, agent, ignores_global_group)
-                e["allowed"] += 1
-                e["allowed_no_ai_training"] += "n" in (p["usage_train_ai"], p["signal_ai_train"])
-                e["allowed_usage_train_ai_n"] += p["usage_train_ai"] == "n"
-                e["allowed_signal_ai_train_n"] += p["signal_ai_train"] == "n"
-            else:
-                usage, signal, _ = stated_lines(pf, agent, ignores_global_group)
-                e["blocked"] += 1
-                if not usage and not signal:
-                    e["blocked_no_preference"] += 1
-                    e["blocked_no_preference_in_preference_captures"] += bool(pf.statements)
-        expected[agent] = e
-    assert {r["agent"] for r in rows} == set(expected)
+    for crawl in {crawl_of[key] for key in files}:
+        crawl_files = {key: pf for key, pf in files.items() if crawl_of[key] == crawl}
+        for agent, ignores_global_group in ignores.items():
+            e = collections.Counter(robots_txt=len(crawl_files))
+            for key, pf in crawl_files.items():
+                if root[key + (agent,)]:
+                    p = preferences_at_root(pf, agent, ignores_global_group)
+                    e["allowed"] += 1
+                    e["allowed_no_ai_training"] += "n" in (p["usage_train_ai"], p["signal_ai_train"])
+                    e["allowed_usage_train_ai_n"] += p["usage_train_ai"] == "n"
+                    e["allowed_signal_ai_train_n"] += p["signal_ai_train"] == "n"
+                else:
+                    usage, signal, _ = stated_lines(pf, agent, ignores_global_group)
+                    e["blocked"] += 1
+                    if not usage and not signal:
+                        e["blocked_no_preference"] += 1
+                        e["blocked_no_preference_in_preference_captures"] += bool(pf.statements)
+            expected[(crawl, agent)] = e
+    assert {(r["crawl"], r["agent"]) for r in rows} == set(expected)
     for r in rows:
-        e = expected[r["agent"]]
+        e = expected[(r["crawl"], r["agent"])]
         for col in ("robots_txt", "allowed", "allowed_no_ai_training", "allowed_usage_train_ai_n",
                     "allowed_signal_ai_train_n", "blocked", "blocked_no_preference",
                     "blocked_no_preference_in_preference_captures"):
-            assert r[col] == e[col], (r["agent"], col)
+            assert r[col] == e[col], (r["crawl"], r["agent"], col)
         assert r["allowed"] + r["blocked"] == r["robots_txt"]
         if r["allowed"]:
             assert math.isclose(r["allowed_no_ai_training_share"], r["allowed_no_ai_training"] / r["allowed"])
@@ -670,9 +724,11 @@ def check_preference_contradictions(con, responses):
             assert math.isclose(r["blocked_no_preference_share"], r["blocked_no_preference"] / r["blocked"])
         else:
             assert r["blocked_no_preference_share"] is None
-    cats = [r["agent_category"] for r in rows]
-    assert cats == sorted(cats, key=lambda c: c != "ai")
-    return {r["agent"]: r for r in rows}
+    for crawl in {r["crawl"] for r in rows}:
+        cats = [r["agent_category"] for r in rows if r["crawl"] == crawl]
+        assert cats == sorted(cats, key=lambda c: c != "ai")
+    latest = max(r["crawl"] for r in rows)
+    return {r["agent"]: r for r in rows if r["crawl"] == latest}
 
 
 def test_preference_contradictions(con, responses):
@@ -917,25 +973,33 @@ def test_crawler_bias(con):
 
 def test_line_counts(con, responses):
     cols, rows = run_query(con, "line_counts")
-    assert cols == ["lines", "captures", "share", "template", "template_captures", "template_share"]
+    assert cols == ["crawl", "lines", "captures", "share", "template", "template_captures", "template_share"]
+    # the counts over every crawl; the shares and templates per crawl
+    shares_sum_to_one(rows, key="crawl")
+    rows_all = rows
+    rows = of_main(rows)
     # Google's parser ends every line at a line ending (\r\n once), and
     # then emits what follows the last one as a line, even when empty.
     def google_line_count(body):
         body = body[:512_000]
         return body.count(b"\n") + body.count(b"\r") - body.count(b"\r\n") + 1
+    parsed = [r for r in responses if r.parsed]
+    assert sum(r["captures"] for r in rows_all) == len(parsed) == 481
+    responses = main_responses(con, responses)
     got = {r["lines"]: r["captures"] for r in rows}
     parsed = [r for r in responses if r.parsed]
-    assert sum(got.values()) == len(parsed) == 481
+    assert sum(got.values()) == len(parsed)
     lines = dict(((f, o), n) for f, o, n in con.execute(
-        "SELECT warc_filename, warc_record_offset, lines FROM captures WHERE robots_parsed").fetchall())
+        "SELECT warc_filename, warc_record_offset, lines FROM captures WHERE robots_parsed AND crawl = ?",
+        [MAIN]).fetchall())
     agree = sum(1 for r in parsed if google_line_count(r.body) == lines[(r.path, r.offset)])
     assert agree >= 0.95 * len(parsed), agree
     assert got == dict(collections.Counter(lines.values()))
     shares_sum_to_one(rows)
     # the template most captures of each line count are (ties: first name)
     per = collections.defaultdict(collections.Counter)
-    for n, t in con.execute("SELECT lines, template FROM captures WHERE robots_parsed AND template IS NOT NULL"
-                            ).fetchall():
+    for n, t in con.execute("SELECT lines, template FROM captures WHERE robots_parsed AND template IS NOT NULL "
+                            "AND crawl = ?", [MAIN]).fetchall():
         per[n][t] += 1
     for r in rows:
         ranked = sorted(per[r["lines"]].items(), key=lambda kv: (-kv[1], kv[0]))
@@ -946,31 +1010,36 @@ def test_line_counts(con, responses):
 
 def test_size_histogram(con, responses):
     cols, rows = run_query(con, "size_histogram")
-    assert cols == ["lower_bytes", "upper_bytes", "captures", "share", "over_500kib"]
-    sizes = [len(r.body) for r in responses if r.parsed]
+    assert cols == ["crawl", "lower_bytes", "upper_bytes", "captures", "share", "over_500kib"]
+    shares_sum_to_one(rows, key="crawl")
+    rows = of_main(rows)
+    sizes = [len(r.body) for r in main_responses(con, responses) if r.parsed]
     expected = collections.Counter(0 if s == 0 else 1 << (s.bit_length() - 1) for s in sizes)
     assert {r["lower_bytes"]: r["captures"] for r in rows} == dict(expected)
     for r in rows:
         assert r["upper_bytes"] == (1 if r["lower_bytes"] == 0 else 2 * r["lower_bytes"])
         assert r["over_500kib"] == sum(1 for s in sizes if s > 512_000 and r["lower_bytes"] <= s < r["upper_bytes"])
     assert sum(r["over_500kib"] for r in rows) == 4
-    shares_sum_to_one(rows)
 
 
 def test_data_set(con, facts):
     cols, rows = run_query(con, "data_set")
-    assert cols == ["crawl", "files", "captures", "robots_hosts", "first_fetch", "last_fetch"]
+    assert cols == ["crawl", "files", "captures", "robots_txt_captures", "robots_hosts", "first_fetch",
+                    "last_fetch"]
     crawl_of = dict(con.execute("SELECT DISTINCT warc_filename, crawl FROM captures").fetchall())
-    expected = collections.defaultdict(lambda: [set(), 0, set()])
+    expected = collections.defaultdict(lambda: [set(), 0, 0, set()])
     for path in SAMPLES:
         for r in facts[path].responses:
             e = expected[crawl_of[path]]
             e[0].add(path)
             e[1] += 1
             if r.url_path == "/robots.txt":
-                e[2].add(r.host)
-    assert {r["crawl"]: (r["files"], r["captures"], r["robots_hosts"]) for r in rows} == {
-        c: (len(f), n, len(h)) for c, (f, n, h) in expected.items()}
+                e[2] += 1
+                e[3].add(r.host)
+    assert {r["crawl"]: (r["files"], r["captures"], r["robots_txt_captures"], r["robots_hosts"])
+            for r in rows} == {c: (len(f), n, k, len(h)) for c, (f, n, k, h) in expected.items()}
+    # the web pages' crawls hold no robots.txt capture
+    assert [r["crawl"] for r in rows if r["robots_txt_captures"]] == [MAIN]
     assert [r["crawl"] for r in rows] == sorted(expected)
 
 
@@ -982,6 +1051,11 @@ def test_definitions(con):
     assert cols == ["crawl", "question", "agent", "agent_category", "definition", "numerator", "denominator",
                     "share", "named", "wildcard", "study"]
     got = {(r["crawl"], r["question"], r["agent"], r["definition"]): r for r in rows}
+    # one label per figure a study gives: two rows of one question never
+    # carry the same study's name (robostats' own aside)
+    studies = collections.Counter((r["crawl"], r["question"], r["agent"], r["study"]) for r in rows
+                                  if r["study"] != "robostats")
+    assert max(studies.values()) == 1, [k for k, n in studies.items() if n > 1]
     # only crawls with a robots.txt capture (the samples' web pages are not)
     assert {r["crawl"] for r in rows} == {c for (c,) in con.execute("SELECT DISTINCT crawl FROM crawl_hosts").fetchall()}
     # per host: host_states from agent_verdicts, counted

@@ -121,7 +121,10 @@ def marks(svg):
     """The elements of an SVG file in order: ("rect", its <title>) and
     ("text", its anchor, its text)."""
     out = []
-    for el in ET.parse(svg).getroot():
+    root = ET.parse(svg).getroot()
+    # A file of --figures: the chart under its figure's heading.
+    chart = root.find(SVG + "g/" + SVG + "svg")
+    for el in chart if chart is not None else root:
         if el.tag == SVG + "rect":
             title = el.find(SVG + "title")
             out.append(("rect", title.text if title is not None else ""))
@@ -175,13 +178,27 @@ def check_restriction(d, out):
     return total
 
 
+# Figure 10's words for definitions.sql's definitions.
+DEFINITION_LABELS = {
+    "captures": "parsed captures", "captures_effective": "captures, after the HTTP outcome",
+    "captures_named": "captures naming it", "captures_valid": "captures of a valid robots.txt",
+    "captures_may_fetch": "captures letting it fetch /", "hosts": "hosts", "hosts_2xx": "hosts with a 2xx",
+    "hosts_2xx_404": "hosts with a 2xx or 404", "hosts_200": "hosts with a 200",
+    "hosts_with_rules": "hosts with a rule", "hosts_2xx_any_ai": "hosts with a 2xx, any AI crawler",
+    "cc_hosts": "hosts, by Common Crawl's precedence", "cc_hosts_robots_txt": "hosts, Common Crawl: a robots.txt",
+    "cc_hosts_with_rules": "hosts, Common Crawl: with rules", "fan_domains": "registered domains",
+}
+
+
 def check_definitions(d, out):
     """The last figure: a chart per question, a bar per definition of
-    GPTBot and of no one crawler, its share and counts those of
-    definitions.sql."""
+    GPTBot and of no one crawler (in words, not the query's names), its
+    share and counts those of definitions.sql."""
     rows = latest_rows(connect(out), "definitions")
+    assert {r["definition"] for r in rows} <= set(DEFINITION_LABELS)
     for k, question in enumerate(["full_block", "has_robots_txt", "no_ai_training"], 1):
-        want = {r["definition"]: f"{r['share'] * 100:.1f} % ({r['numerator']:,} of {r['denominator']:,})"
+        want = {DEFINITION_LABELS[r["definition"]]:
+                f"{r['share'] * 100:.1f} % ({r['numerator']:,} of {r['denominator']:,})"
                 for r in rows if r["question"] == question and r["agent"] in ("GPTBot", None)}
         texts = [m[1:] for m in marks(d / "figures" / f"10-definitions-{k}.svg") if m[0] == "text"]
         labels = [t for a, t in texts if a == "end"]
@@ -231,11 +248,15 @@ def test_the_figures_show_their_queries_numbers(page, all_samples):
     assert drawn == [f"{r['sitemap_host']}: {r['sitemap_lines']:,}" for r in sitemaps[:12]], drawn
     # Figure 8: the cited crawlers, whatever their share, beside the AI
     # crawlers told most often.
-    _, said = run_query(con, "preference_contradictions")
-    share = {r["agent"]: r["allowed_no_ai_training_share"] for r in said}
+    # Of the report's crawl, each share with the counts it is of.
+    said = latest_rows(con, "preference_contradictions")
+    share = {r["agent"]: r for r in said}
     drawn = dict(m[1].split(": ") for m in marks(page / "figures" / "08-preferences-3.svg") if m[0] == "rect")
     assert set(CITED) <= set(drawn) and len(drawn) == 12, drawn
-    assert all(shown == percent(share[agent]) for agent, shown in drawn.items()), drawn
+    for agent, shown in drawn.items():
+        r = share[agent]
+        assert shown == (f"{percent(r['allowed_no_ai_training_share'])} "
+                         f"({r['allowed_no_ai_training']:,} of {r['allowed']:,})"), (agent, shown)
 
 
 def test_the_summary_names_the_figures_once(page):
@@ -252,6 +273,11 @@ def test_figures_are_standalone_svg(page):
         root = ET.parse(f).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg", f
         assert root.get("viewBox") and root.find("{http://www.w3.org/2000/svg}title") is not None
+        # Taken out of the page, a chart keeps its figure's heading.
+        heading = root.find("{http://www.w3.org/2000/svg}text")
+        n = int(f.name[:2])
+        assert heading is not None and heading.text.startswith(f"{n}. "), f
+        assert root.find("{http://www.w3.org/2000/svg}title").text.startswith(heading.text[:20]), f
 
 
 def test_several_data_sets_read_as_one(all_samples, tmp_path):
@@ -376,10 +402,18 @@ def test_every_figure_of_several_crawls_is_drawn_from_its_query(crawls_page):
     for query in ("policy_transitions", "body_changes", "policy_trends", "crawler_bias", "outcomes_per_crawl",
                   "line_counts", "size_histogram", "top_user_agents"):
         assert rows[query], query
-    # The tables that show every row show all of them.
+    # The tables that show every row show all of them: of every crawl, or
+    # of the report's crawl (the latest), for a figure of one crawl.
     con = connect(crawls_page / "out")
-    for query in ("outcomes_per_crawl", "body_changes", "size_histogram"):
+    for query in ("outcomes_per_crawl", "body_changes"):
         assert len(rows[query]) == len(run_query(con, query)[1]), query
+    latest = con.sql("SELECT max(crawl) FROM crawl_hosts").fetchall()[0][0]
+    histogram = [r for r in run_query(con, "size_histogram")[1] if r["crawl"] == latest]
+    assert len(rows["size_histogram"]) == len(histogram)
+    # Figures 6 to 8 name that crawl.
+    titles = html.read_text()
+    for title in ("Sizes and line counts", "What the files name", "AI-use preferences"):
+        assert f"{title}, {latest}</h2>" in titles, title
     # Figures 1 to 6 draw data, not the note of an empty chart.
     for name in FIGURES[:6]:
         svgs = sorted((crawls_page / "figures").glob(f"*-{name}*.svg"))

@@ -312,3 +312,44 @@ def test_a_failure_in_duckdb_is_a_message_not_a_traceback(plain, tmp_path):
     message = proc.stderr.strip()
     assert "Traceback" not in message and len(message.splitlines()) == 1, message
     assert f"{out}/errors/" in message and "data-set-0" not in message, message
+
+
+def test_the_page_says_what_it_rests_on(plain, tmp_path):
+    """Above the figures: the inputs that failed (named), a data set with
+    no capture (exit status 1), a crawl of few robots.txt captures beside
+    the others, and the crawls of web pages only, listed apart from the
+    crawls the figures count."""
+    # Every input failed: no capture, exit status 1 and both warnings.
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes((ROOT / SYNTHETIC).read_bytes()[:5000])
+    ingest([str(cut)], tmp_path / "failed", exit_status=1)
+    proc = run_report([tmp_path / "failed"], tmp_path / "failed.html")
+    assert proc.returncode == 1, proc.stderr
+    page = (tmp_path / "failed.html").read_text()
+    for said in ["1 input failed and is in no figure: ", "cut.warc.gz", "holds no capture"]:
+        assert said in page and said in proc.stderr, said
+    assert 'class="warnings"' in page
+    # A thin crawl beside the samples' (a few robots.txt fetches of another
+    # crawl), and the web pages of two crawls, listed apart.
+    small = tmp_path / "small.warc.gz"
+    with open(small, "wb") as f:
+        writer = WARCWriter(f, gzip=True)
+        writer.write_record(writer.create_warcinfo_record("small.warc.gz", {"isPartOf": "CC-MAIN-2025-51"}))
+        for i in range(3):
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                f"https://host{i}.example/robots.txt", "response",
+                payload=io.BytesIO(b"User-agent: GPTBot\nDisallow: /\n"), http_headers=headers))
+    ingest(["samples/", str(small)], tmp_path / "thin")
+    proc = run_report([tmp_path / "thin"], tmp_path / "thin.html")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "thin.html").read_text()
+    assert "CC-MAIN-2025-51 has 3 robots.txt captures, against 732 in CC-MAIN-2025-47" in page
+    assert "Also captures of web pages, with no robots.txt capture in their crawl, in no figure: " \
+           "16 of CC-MAIN-2020-34, 1 of CC-MAIN-2024-22." in page
+    _, rows = tables(tmp_path / "thin.html")["data_set"]
+    assert [row[0] for row in rows] == ["CC-MAIN-2025-47", "CC-MAIN-2025-51"], rows
+    # A plain data set: nothing to warn of.
+    proc = run_report([plain / "a"], tmp_path / "a.html")
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    assert 'class="warnings"' not in (tmp_path / "a.html").read_text()

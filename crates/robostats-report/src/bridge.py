@@ -9,7 +9,8 @@ Reads one JSON request, one line, on standard input:
    "tables": [[table name, its view's query FROM {source}], ...],
    "body_tables": [the tables stored once per body],
    "views": "<queries/views.sql>",
-   "queries": [{"name": ..., "sql": ..., "limit": null or N}, ...],
+   "queries": [{"name": ..., "sql": ..., "limit": null or N,
+                "latest": true: only the rows of the latest crawl (of crawl_hosts)}, ...],
    "watch_stdin": true: standard input stays open while robostats waits,
                   and its end kills this process group,
    "traceback": true: a failure's message ends with Python's traceback,
@@ -294,6 +295,10 @@ def run(request, data_sets):
                 results[query["name"]] = exported(con, query["sql"], export, started)
                 continue
             relation = con.sql(query["sql"])
+            if query.get("latest"):
+                # The report's crawl: every figure of one crawl reads it,
+                # and so every share has that crawl's denominators.
+                relation = relation.filter(f"crawl IS NOT DISTINCT FROM {latest_crawl(con)}")
             if query.get("limit") is not None:
                 relation = relation.limit(query["limit"])
             rows = relation.fetchall()
@@ -308,6 +313,12 @@ def run(request, data_sets):
                 raise failure from error
             results[query["name"]] = {"error": data_sets.named(str(error).strip())}
     return {"duckdb": duckdb.__version__, "prepare_seconds": prepare, "results": results}
+
+
+def latest_crawl(con):
+    """The latest crawl with a robots.txt capture (of crawl_hosts), as SQL."""
+    [(crawl,)] = con.execute("SELECT max(crawl) FROM crawl_hosts").fetchall()
+    return "NULL" if crawl is None else sql_text(crawl)
 
 
 EXPORT_OPTIONS = {"csv": "FORMAT csv, HEADER true", "parquet": "FORMAT parquet, COMPRESSION zstd",

@@ -308,7 +308,11 @@ impl Engine {
     pub fn run(&self, outs: &[Out]) -> Result<Results, EngineError> {
         let queries: Vec<Value> = Query::ALL
             .iter()
-            .map(|q| serde_json::json!({"name": q.name(), "sql": q.sql(), "limit": q.limit()}))
+            .map(|q| {
+                serde_json::json!({
+                    "name": q.name(), "sql": q.sql(), "limit": q.limit(), "latest": q.latest_crawl(),
+                })
+            })
             .collect();
         let answer = self.ask(outs, queries, true, None)?;
         let mut tables = Vec::with_capacity(Query::ALL.len());

@@ -16,6 +16,8 @@ body { font: 15px/1.45 Helvetica, Arial, sans-serif; margin: 0 auto; max-width: 
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 0 0 10px; border-bottom: 1px solid #ccc; padding-bottom: 4px; }
 h3 { font-size: 14px; margin: 12px 0 4px; font-weight: normal; color: #444; }
+.warnings { border: 2px solid #d55e00; background: #fff4ec; padding: 4px 12px; margin: 12px 0; }
+.pages { color: #444; font-size: 13px; }
 .lede { color: #444; margin: 0 0 16px; }
 nav ol { columns: 2; margin: 0 0 20px; }
 section { margin: 0 0 36px; break-inside: avoid-page; }
@@ -116,6 +118,7 @@ pub fn page(report: &Report) -> String {
         r#"<header><h1>robots.txt report</h1><p class="lede">{}: every figure's numbers are the result of a query in robostats' <code>queries/</code>, shown beside it.</p></header>"#,
         escape(&report.outs.join(", "))
     );
+    warnings(&mut out, report);
     summary(&mut out, report);
     out.push_str("<nav><ol>");
     for f in &report.figures {
@@ -162,7 +165,22 @@ pub fn page(report: &Report) -> String {
     out
 }
 
-/// The data set per crawl, above the figures.
+/// What the figures rest on, when there is something to say: above
+/// everything else.
+fn warnings(out: &mut String, report: &Report) {
+    let said = &report.rests_on.warnings;
+    if said.is_empty() {
+        return;
+    }
+    out.push_str(r#"<div class="warnings" role="alert">"#);
+    for w in said {
+        let _ = write!(out, "<p>{}</p>", escape(w));
+    }
+    out.push_str("</div>");
+}
+
+/// The data set per crawl of robots.txt fetches, above the figures; the
+/// crawls of web pages only in a line below it.
 fn summary(out: &mut String, report: &Report) {
     let t = &report.data_set;
     out.push_str(r#"<table class="summary" data-query="data_set"><caption>queries/data_set.sql: the data set, per crawl</caption><thead><tr>"#);
@@ -170,6 +188,18 @@ fn summary(out: &mut String, report: &Report) {
         let _ = write!(out, "<th>{}</th>", escape(c));
     }
     out.push_str("</tr></thead>");
-    body(out, &t.columns, &t.rows);
+    body(out, &t.columns, &report.rests_on.crawls);
     out.push_str("</table>");
+    let pages = &report.rests_on.pages;
+    if !pages.is_empty() {
+        let listed: Vec<String> = pages
+            .iter()
+            .map(|(crawl, n)| format!("{n} of {crawl}"))
+            .collect();
+        let _ = write!(
+            out,
+            r#"<p class="pages">Also captures of web pages, with no robots.txt capture in their crawl, in no figure: {}.</p>"#,
+            escape(&listed.join(", "))
+        );
+    }
 }

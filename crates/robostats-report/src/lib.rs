@@ -33,6 +33,7 @@ mod links;
 mod process;
 mod python;
 pub mod queries;
+pub mod rests_on;
 pub mod svg;
 mod text;
 
@@ -47,6 +48,9 @@ pub struct Report {
     pub outs: Vec<String>,
     /// `queries/data_set.sql`: the data set per crawl.
     pub data_set: Table,
+    /// What the figures rest on: failed inputs, an empty data set, thin
+    /// crawls, crawls of web pages only.
+    pub rests_on: rests_on::RestsOn,
     /// The figures, in order.
     pub figures: Vec<Figure>,
     /// DuckDB's version.
@@ -64,6 +68,7 @@ impl Report {
         Ok(Report {
             outs: outs.iter().map(Out::name).collect(),
             data_set: results.get(Query::DataSet).clone(),
+            rests_on: rests_on::RestsOn::of(&results),
             figures: figures::all(&results),
             duckdb: results.duckdb.clone(),
             timings: (
@@ -83,19 +88,24 @@ impl Report {
     }
 
     /// Each chart as a standalone SVG file: `NN-id.svg`, or `NN-id-K.svg`
-    /// for a figure of several charts.
+    /// for a figure of several charts; each under its figure's heading and
+    /// its caption, which a chart taken out of the page would lose.
     pub fn svg_files(&self) -> Vec<(String, String)> {
         let mut files = Vec::new();
         for (i, f) in self.figures.iter().enumerate() {
-            for (k, (_, svg)) in f.charts.iter().enumerate() {
+            for (k, (caption, svg)) in f.charts.iter().enumerate() {
                 let name = if f.charts.len() == 1 {
                     format!("{:02}-{}.svg", i + 1, f.id)
                 } else {
                     format!("{:02}-{}-{}.svg", i + 1, f.id, k + 1)
                 };
+                let heading = format!("{}. {}", i + 1, f.title);
                 files.push((
                     name,
-                    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n"),
+                    format!(
+                        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+                        svg::titled(svg, &heading, caption)
+                    ),
                 ));
             }
         }

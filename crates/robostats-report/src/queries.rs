@@ -19,11 +19,13 @@
 pub const VIEWS: &str = include_str!("../../../queries/views.sql");
 
 /// Declares the report's queries: each a variant of [`Query`], its file's
-/// stem (`queries/<stem>.sql`, compiled in) and, after `first`, how many of
-/// its rows are needed. A figure names a query by its variant, so a name
-/// that is not here does not compile.
+/// stem (`queries/<stem>.sql`, compiled in), `latest` when the report reads
+/// only its rows of the report's crawl (the latest, as every figure of one
+/// crawl reads it: its shares then have that crawl's denominators) and,
+/// after `first`, how many of those rows are needed. A figure names a query
+/// by its variant, so a name that is not here does not compile.
 macro_rules! queries {
-    ($($variant:ident = $name:literal $(first $limit:literal)?),* $(,)?) => {
+    ($($variant:ident = $name:literal $($latest:ident)? $(first $limit:literal)?),* $(,)?) => {
         /// A query of `queries/` that the report runs: `Results::get` gives
         /// its rows.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,10 +62,20 @@ macro_rules! queries {
                     $(Query::$variant => queries!(@limit $($limit)?),)*
                 }
             }
+
+            /// Only the rows of the report's crawl are read (the query has
+            /// a `crawl` column, and a row per crawl).
+            pub const fn latest_crawl(self) -> bool {
+                match self {
+                    $(Query::$variant => queries!(@latest $($latest)?),)*
+                }
+            }
         }
     };
     (@limit) => { None };
     (@limit $limit:literal) => { Some($limit) };
+    (@latest) => { false };
+    (@latest latest) => { true };
 }
 
 queries!(
@@ -72,20 +84,21 @@ queries!(
     PolicyTransitions = "policy_transitions",
     BodyChanges = "body_changes",
     CrawlerBias = "crawler_bias",
-    LineCounts = "line_counts",
-    SizeHistogram = "size_histogram",
+    LineCounts = "line_counts" latest,
+    SizeHistogram = "size_histogram" latest,
     Templates = "templates",
     DuplicateBodies = "duplicate_bodies",
     TemplateAiBlocking = "template_ai_blocking",
-    TopUserAgents = "top_user_agents" first 12,
-    SitemapHosts = "sitemap_hosts" first 12,
-    NonstandardDirectives = "nonstandard_directives" first 12,
-    Typos = "typos" first 12,
-    PreferenceAdoption = "preference_adoption",
-    PreferenceLabels = "preference_labels",
-    PreferenceContradictions = "preference_contradictions",
+    TopUserAgents = "top_user_agents" latest first 12,
+    SitemapHosts = "sitemap_hosts" latest first 12,
+    NonstandardDirectives = "nonstandard_directives" latest first 12,
+    Typos = "typos" latest first 12,
+    PreferenceAdoption = "preference_adoption" latest,
+    PreferenceLabels = "preference_labels" latest,
+    PreferenceContradictions = "preference_contradictions" latest,
     Definitions = "definitions",
     DataSet = "data_set",
+    FailedInputs = "failed_inputs",
 );
 
 /// Declares every ready query of `queries/` (but `views.sql`, which they

@@ -40,6 +40,13 @@ pub(super) fn latest(t: &Table) -> Option<String> {
     crawls(t).pop()
 }
 
+/// The crawl of the figures whose query the report reads for one crawl
+/// only (`latest` in `queries.rs`): the latest crawl with a robots.txt
+/// capture, as its rows (of that crawl alone) say.
+pub(super) fn report_crawl(t: &Table) -> String {
+    crawl_label(&latest(t).unwrap_or_default())
+}
+
 /// The report's order of crawler categories: AI crawlers first.
 const CATEGORIES: [(&str, &str); 6] = [
     ("ai", "AI crawlers"),

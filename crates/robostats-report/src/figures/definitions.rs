@@ -48,6 +48,29 @@ fn drawn<'a>(t: &'a Table, crawl: &str, question: &str) -> Vec<&'a Vec<Value>> {
         .collect()
 }
 
+/// A definition of `definitions.sql` in words, for a bar's label (the
+/// table beside the chart keeps the query's names).
+fn label(definition: &str) -> &str {
+    match definition {
+        "captures" => "parsed captures",
+        "captures_effective" => "captures, after the HTTP outcome",
+        "captures_named" => "captures naming it",
+        "captures_valid" => "captures of a valid robots.txt",
+        "captures_may_fetch" => "captures letting it fetch /",
+        "hosts" => "hosts",
+        "hosts_2xx" => "hosts with a 2xx",
+        "hosts_2xx_404" => "hosts with a 2xx or 404",
+        "hosts_200" => "hosts with a 200",
+        "hosts_with_rules" => "hosts with a rule",
+        "hosts_2xx_any_ai" => "hosts with a 2xx, any AI crawler",
+        "cc_hosts" => "hosts, by Common Crawl's precedence",
+        "cc_hosts_robots_txt" => "hosts, Common Crawl: a robots.txt",
+        "cc_hosts_with_rules" => "hosts, Common Crawl: with rules",
+        "fan_domains" => "registered domains",
+        other => other,
+    }
+}
+
 /// A bar per row: its definition, its share, under a heading naming the
 /// study whose definition it is (once for consecutive rows of a study);
 /// and the text after each bar, its share as a citation gives it (to a
@@ -62,7 +85,7 @@ fn shape(t: &Table, rows: &[&Vec<Value>]) -> (Vec<Row>, Vec<String>) {
         last = study;
         let share = r[t.col("share")].as_f64();
         bars.push(Row {
-            label: t.text(r, "definition").to_owned(),
+            label: label(t.text(r, "definition")).to_owned(),
             values: vec![share.unwrap_or(0.0)],
             group,
         });

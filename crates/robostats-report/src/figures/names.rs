@@ -1,7 +1,7 @@
 //! Figure 7: what the files name (user-agents, directives Google does not
 //! use, misspelt keys, sitemap hosts), a list of bars each.
 
-use super::common::NAMES;
+use super::common::{NAMES, report_crawl};
 use super::{Figure, Query, Results, Shown, Table};
 use crate::svg::{self, colour};
 
@@ -73,19 +73,42 @@ const LISTS: [List; 4] = [
     },
 ];
 
-/// The first `NAMES` rows of `t`: (label, value).
+/// The first `NAMES` rows of `t`: (label, value). A user-agent is named
+/// as files write it where Google's token is only part of the name
+/// (`MJ12bot` is the token `mj`: `mj (MJ12bot)`).
 fn top(t: &Table, label: &str, value: &str) -> Vec<(String, f64)> {
     t.rows
         .iter()
         .take(NAMES)
-        .map(|r| (t.text(r, label).to_owned(), t.num(r, value)))
+        .map(|r| {
+            let name = t.text(r, label);
+            let shown = match t.columns.iter().any(|c| c == "example_value") {
+                true => named(name, t.text(r, "example_value")),
+                false => name.to_owned(),
+            };
+            (shown, t.num(r, value))
+        })
         .collect()
 }
 
+/// A product token beside a spelling of it: the spelling where it is the
+/// token (in another case: `GPTBot` for `gptbot`), else both.
+fn named(token: &str, example: &str) -> String {
+    let example = example.trim();
+    if example.is_empty() {
+        token.to_owned()
+    } else if example.eq_ignore_ascii_case(token) {
+        example.to_owned()
+    } else {
+        format!("{token} ({example})")
+    }
+}
+
 pub(super) fn figure(results: &Results) -> Figure {
+    let crawl = report_crawl(results.get(Query::TopUserAgents));
     Figure {
         id: "names",
-        title: "What the files name".to_owned(),
+        title: format!("What the files name, {crawl}"),
         charts: LISTS
             .iter()
             .map(|l| {
@@ -94,16 +117,15 @@ pub(super) fn figure(results: &Results) -> Figure {
                 (l.caption.to_owned(), svg)
             })
             .collect(),
-        definition: vec![
-            "Over every capture whose body was parsed as robots.txt, all crawls together. \
+        definition: vec![format!(
+            "Over the captures of {crawl} whose body was parsed as robots.txt. \
              User-agents: product tokens, lower case, by captures naming them (refetches \
              included). Directives: keys Google does not use (crawl-delay, host, \
              content-signal, ...), by captures. Typos: \
              keys Google accepts as a misspelling (disallaw, site-map) or does not, by lines. \
              Sitemaps: hosts of sitemap URLs, by the Sitemap lines naming one (refetches \
              included; robots_hosts: the robots.txt hosts listing one)."
-                .to_owned(),
-        ],
+        )],
         tables: LISTS
             .iter()
             .map(|l| {
@@ -117,6 +139,13 @@ pub(super) fn figure(results: &Results) -> Figure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_shown_with_the_name_it_cuts() {
+        assert_eq!(named("mj", "MJ12bot"), "mj (MJ12bot)");
+        assert_eq!(named("gptbot", "GPTBot"), "GPTBot");
+        assert_eq!(named("*", "*"), "*");
+    }
 
     #[test]
     fn each_list_draws_the_rows_its_query_keeps() {

@@ -2,7 +2,7 @@
 //! adoption, the values written most, and the captures that let an AI
 //! crawler fetch yet say no to training.
 
-use super::common::{CITED, NAMES};
+use super::common::{CITED, NAMES, report_crawl};
 use super::{Figure, Query, Results, Shown, Table, Value};
 use crate::svg::{self, colour};
 
@@ -91,6 +91,40 @@ fn said(pc: &Table) -> Vec<(String, f64)> {
     said
 }
 
+/// The bars of `said`, each with its share and the counts it is of (a
+/// share of few captures says so: `50.0 % (1 of 2)`).
+fn said_chart(pc: &Table, said: &[(String, f64)]) -> String {
+    let counts = |agent: &str| {
+        pc.rows
+            .iter()
+            .find(|r| pc.text(r, "agent") == agent)
+            .map(|r| (pc.num(r, "allowed_no_ai_training"), pc.num(r, "allowed")))
+    };
+    let rows: Vec<svg::Row> = said
+        .iter()
+        .map(|(agent, share)| svg::Row {
+            label: agent.clone(),
+            values: vec![*share],
+            group: None,
+        })
+        .collect();
+    let texts: Vec<String> = said
+        .iter()
+        .map(|(agent, share)| {
+            let of = counts(agent).map_or_else(String::new, |(n, of)| {
+                format!(" ({} of {})", svg::count(n), svg::count(of))
+            });
+            format!("{}{of}", svg::percent(*share))
+        })
+        .collect();
+    svg::grouped_bars(
+        "Allowed, yet no training",
+        &rows,
+        colour::VERMILLION,
+        &texts,
+    )
+}
+
 pub(super) fn figure(results: &Results) -> Figure {
     let ad = results.get(Query::PreferenceAdoption);
     let pc = results.get(Query::PreferenceContradictions);
@@ -99,7 +133,7 @@ pub(super) fn figure(results: &Results) -> Figure {
     let said = said(pc);
     Figure {
         id: "preferences",
-        title: "AI-use preferences".to_owned(),
+        title: format!("AI-use preferences, {}", report_crawl(pc)),
         charts: vec![
             (
                 "Captures with a Content-Signal or Content-Usage line".to_owned(),
@@ -113,11 +147,11 @@ pub(super) fn figure(results: &Results) -> Figure {
                 "Captures that let the crawler fetch / yet say no to AI training (share of \
                  those that let it fetch /)"
                     .to_owned(),
-                svg::bars("Allowed, yet no training", &said, colour::VERMILLION, true),
+                said_chart(pc, &said),
             ),
         ],
         definition: vec![format!(
-            "Over every capture whose body was parsed as robots.txt, all crawls together. \
+            "Over the captures of {} whose body was parsed as robots.txt. \
              A capture is one fetch, refetches included. Adoption: captures with a \
              Content-Signal (Cloudflare) or Content-Usage (IETF AIPREF) line, and with either. \
              Allowed, yet no training: for the crawlers the docs cite ({}) and the AI crawlers \
@@ -125,6 +159,7 @@ pub(super) fn figure(results: &Results) -> Figure {
              whose preferences for it say no to AI training (Content-Usage train-ai=n, or \
              Content-Signal ai-train=no). Values: each label and value as written, by \
              captures, whatever the directive's draft or vocabulary.",
+            report_crawl(pc),
             CITED.join(", ")
         )],
         tables: tables(ad, pl, pc, &kept_values, &said),

@@ -1,7 +1,7 @@
 //! Figure 6: sizes and line counts of the robots.txt bodies, as
 //! histograms.
 
-use super::common::{crawl_label, latest};
+use super::common::{crawl_label, latest, report_crawl};
 use super::{Figure, Query, Results, Shown, Table};
 use crate::svg::{self, Histogram, colour};
 
@@ -138,20 +138,20 @@ pub(super) fn figure(results: &Results) -> Figure {
     );
     Figure {
         id: "sizes",
-        title: "Sizes and line counts".to_owned(),
+        title: format!("Sizes and line counts, {}", report_crawl(lc)),
         charts: vec![
             ("Lines".to_owned(), lines_svg),
             ("Bytes".to_owned(), size_svg),
         ],
-        definition: definition(),
+        definition: definition(&report_crawl(lc)),
         tables: tables(results, lc, sh),
     }
 }
 
-fn definition() -> Vec<String> {
+fn definition(crawl: &str) -> Vec<String> {
     vec![
         format!(
-            "Share of the captures whose body was parsed as robots.txt (2xx), by lines (as \
+            "Share of the captures of {crawl} whose body was parsed as robots.txt (2xx), by lines (as \
              Google counts them; {MAX_LINES}+ in the last bin) and by payload bytes on a log \
              scale (bins 1-2, 2-4, ... bytes; 0 apart). The three most frequent line counts \
              are labelled, with the platform default (template) most of their captures are \

@@ -47,6 +47,37 @@ const SMALL: f64 = 12.0;
 pub const INK: &str = "#222222";
 const GRID: &str = "#d9d9d9";
 
+/// `chart` (one of this module's documents) under a heading and a caption
+/// of its own, as a file of its own: the chart drawn below them, as it is.
+pub fn titled(chart: &str, heading: &str, caption: &str) -> String {
+    // The chart's own height (its opening tag says it).
+    let height = chart
+        .split_once(" height=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .and_then(|(h, _)| h.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    let lines = [(heading, FONT + 2.0, "bold"), (caption, FONT, "normal")];
+    let shown: Vec<_> = lines.iter().filter(|(t, _, _)| !t.is_empty()).collect();
+    let top = 8.0 + shown.len() as f64 * (FONT + 6.0);
+    let mut text = String::new();
+    for (i, (t, size, weight)) in shown.iter().enumerate() {
+        text.push_str(&format!(
+            r#"<text x="0" y="{:.1}" font-size="{size}" font-weight="{weight}">{}</text>"#,
+            (i as f64 + 1.0) * (FONT + 6.0),
+            escape(&doc::fit(t, WIDTH, *size))
+        ));
+    }
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {h:.0}" width="{WIDTH}" height="{h:.0}" role="img" font-family="Helvetica, Arial, sans-serif" fill="{INK}"><title>{title}</title>{text}<g transform="translate(0 {top:.1})">{chart}</g></svg>"#,
+        h = (height + top).ceil(),
+        title = escape(&if caption.is_empty() {
+            heading.to_owned()
+        } else {
+            format!("{heading}: {caption}")
+        }),
+    )
+}
+
 /// A chart that only says why it has nothing to draw.
 pub fn note(label: &str, text: &str) -> String {
     Doc::new(label).empty(text)

@@ -256,6 +256,16 @@ pub fn agent_verdict_counts_sql() -> String {
 }
 
 columns! {
+    /// The capture's crawl, beside the capture key in every view of a line
+    /// table: a query per crawl needs no join of its own.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CaptureCrawl {
+        /// the capture's crawl (captures.crawl)
+        pub crawl: Option<String> as dict,
+    }
+}
+
+columns! {
     /// What the view `sitemaps` says of a sitemap line that depends on the
     /// capture (in place of `body_sitemaps.url_host_registered_domain`).
     #[derive(Clone, Debug, PartialEq)]
@@ -268,11 +278,12 @@ columns! {
 }
 
 /// The columns of the view a line table stored once per body makes when
-/// joined to the captures ([`Table::capture_view`]): the capture key, then
-/// the table's columns after its body key, `sitemaps`' host comparisons in
-/// place of the sitemap's registered domain.
+/// joined to the captures ([`Table::capture_view`]): the capture key and
+/// its crawl, then the table's columns after its body key, `sitemaps`' host
+/// comparisons in place of the sitemap's registered domain.
 pub fn capture_view_columns(table: Table) -> Vec<Column> {
     let mut columns = columns_of::<CaptureKey<'static>>();
+    columns.extend(columns_of::<CaptureCrawl>());
     for c in &table.columns()[2..] {
         if table == Table::Sitemaps && c.name == "url_host_registered_domain" {
             columns.extend(columns_of::<SitemapHostColumns>());
@@ -320,7 +331,7 @@ pub fn capture_view_sql(table: Table) -> String {
     let select: Vec<String> = capture_view_columns(table)
         .iter()
         .map(|c| match c.name {
-            "warc_filename" | "warc_record_offset" => format!("c.{}", c.name),
+            "warc_filename" | "warc_record_offset" | "crawl" => format!("c.{}", c.name),
             "same_host" => "t.url_host_name = c.url_host_name AS same_host".to_owned(),
             "same_registered_domain" => {
                 "t.url_host_registered_domain = c.url_host_registered_domain AS same_registered_domain"
