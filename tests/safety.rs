@@ -129,6 +129,21 @@ fn two_runs_into_one_directory_never_lose_or_double_rows() {
     fs::remove_dir_all(&work).unwrap();
 }
 
+/// A lock this process takes, retried for up to 10 s while it is held:
+/// a lock file's flock belongs to its open file description, which a
+/// child that another test's thread is starting shares between its fork
+/// and its exec, so the lock can outlive our `drop` by that moment.
+fn soon<T, E: std::fmt::Debug>(mut take: impl FnMut() -> Result<T, E>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match take() {
+            Ok(held) => return held,
+            Err(e) if std::time::Instant::now() > deadline => panic!("still locked: {e:?}"),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+}
+
 #[test]
 fn compact_and_ingest_exclude_each_other() {
     let inputs = Inputs::new("exclude", 2);
@@ -136,7 +151,7 @@ fn compact_and_ingest_exclude_each_other() {
     ok(&inputs.run(&out, &["-j1"]));
     let dataset = Dataset::open(&out).unwrap();
     // An ingest holds its lock: compact is refused, naming it.
-    let held = dataset.lock_ingest("shard-00001-of-00002").unwrap();
+    let held = soon(|| dataset.lock_ingest("shard-00001-of-00002"));
     let o = Command::new(crate::robostats())
         .arg("compact")
         .arg(&out)
@@ -150,7 +165,7 @@ fn compact_and_ingest_exclude_each_other() {
     );
     drop(held);
     // A compaction holds the data set: an ingest is refused, naming it.
-    let held = dataset.lock_compact().unwrap();
+    let held = soon(|| dataset.lock_compact());
     let o = inputs.run(&out, &["-j1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
