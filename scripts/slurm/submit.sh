@@ -108,11 +108,7 @@ expand_array() {
     done
 }
 
-inputs=$(count_inputs "$paths")
-if [ "$inputs" -eq 0 ]; then
-    echo "submit: no inputs in $paths" >&2
-    exit 2
-fi
+inputs=$(inputs_of "$paths")
 shards=${shards:-$(( (inputs + files_per_task - 1) / files_per_task ))}
 per_array=${per_array:-$(cluster_array_size)}
 if [ -n "$only" ]; then

@@ -12,7 +12,7 @@ use robostats_report::engine::{Export, ExportFormat, Table};
 use robostats_report::queries::{FILES, file};
 use serde_json::Value;
 
-use super::report::{data_sets, engine};
+use super::report::{data_sets, engine, temp_name};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -169,14 +169,7 @@ fn export(
             dir.display()
         )
     })?;
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = dir.join(temp_name(path)?);
     let export = Export {
         path: tmp.clone(),
         format,
@@ -185,7 +178,7 @@ fn export(
         .run_one(outs, name, sql, Some(&export))
         .map_err(anyhow::Error::from)
         .and_then(|table| {
-            std::fs::rename(&tmp, dir.join(file_name))
+            std::fs::rename(&tmp, path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Ok(table.written.unwrap_or(0))
         });

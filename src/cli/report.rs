@@ -175,21 +175,23 @@ fn write(config: &ReportConfig, report: &Report) -> anyhow::Result<Vec<String>> 
     Ok(written)
 }
 
-/// Writes `path` whole or not at all: a temporary file beside it, then a
-/// rename over it.
-fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+/// The name of the temporary file beside `path` that a whole-or-nothing
+/// write fills before renaming it over `path` (`.NAME.PID.tmp`).
+pub(super) fn temp_name(path: &Path) -> anyhow::Result<String> {
     let name = path
         .file_name()
         .with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(
+    Ok(format!(
         ".{}.{}.tmp",
         name.to_string_lossy(),
         std::process::id()
-    ));
+    ))
+}
+
+/// Writes `path` whole or not at all: a temporary file beside it, then a
+/// rename over it.
+fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_file_name(temp_name(path)?);
     let result = (|| {
         let mut file = fs::OpenOptions::new()
             .write(true)

@@ -157,17 +157,13 @@ fn lost(lease: &Lease) -> OutputError {
 
 /// Writes `generation` create-only: two compactions cannot both commit.
 fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
-    let key = generation_key(generation.generation);
-    match bucket
-        .put(&key, &generation.bytes(), Cond::Create)
-        .map_err(OutputError::Store)?
-    {
-        Done::Yes(_) => Ok(()),
-        Done::Refused => Err(OutputError::Store(format!(
-            "{} exists: another compaction committed it meanwhile",
-            bucket.shown(&key)
-        ))),
+    if generation.put(bucket)? {
+        return Ok(());
     }
+    Err(OutputError::Store(format!(
+        "{} exists: another compaction committed it meanwhile",
+        bucket.shown(&generation_key(generation.generation))
+    )))
 }
 
 /// What [`download`] fetched: the keys, the manifests' bytes (to tell

@@ -183,7 +183,8 @@ pub fn delete_retired(
 }
 
 /// Seconds since the Unix epoch (`manifest::unix_now`, which this module
-/// may not lean on: the manifest leans on it).
+/// may not lean on: the manifest leans on `remote`, which leans on this
+/// module).
 fn seconds_now() -> u64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
     now.map_or(0, |d| d.as_secs())
