@@ -63,8 +63,10 @@
 /// rule classes and AI-use preferences, exactly as Google reads a file).
 pub use robostats_robots as robots;
 pub mod cli;
+pub mod judge;
 pub mod output;
 pub mod pipeline;
+pub mod replace;
 pub mod s3;
 pub mod shard;
 pub mod source;

@@ -59,6 +59,7 @@ const HEAVY: &[&str] = &[
 
 /// The command's crate's direct dependencies.
 const ROOT: &[&str] = &[
+    "ahash",
     "anyhow",
     "arrow-array",
     "arrow-schema",

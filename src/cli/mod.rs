@@ -7,6 +7,7 @@
 mod check;
 mod compact;
 mod ingest;
+mod judge;
 mod lint;
 mod query;
 mod report;
@@ -98,6 +99,42 @@ enum Command {
     /// One ready query of queries/ over a data set, run in DuckDB: its rows
     /// printed, or written to a CSV, JSON or Parquet file.
     Query(query::Args),
+    /// Every URL of a corpus against its own robots.txt as the data set
+    /// captured it: a Parquet file of verdicts, a row per URL.
+    Judge(Box<judge::Args>),
+}
+
+/// Runs `robostats judge` with `argv` (the program's name first) quietly,
+/// for the Python package's `judge`: its summary, or its error (a usage
+/// error as clap words it).
+pub fn judge(
+    argv: impl IntoIterator<Item = impl Into<OsString>>,
+) -> anyhow::Result<crate::judge::Summary> {
+    let args: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let cli = Cli::try_parse_from(&args).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
+    let Command::Judge(args) = cli.command else {
+        anyhow::bail!("not a judge command");
+    };
+    judge::summary(&args)
+}
+
+/// The shard `--shard` (`I/N` or `auto`) and `--shard-count` name.
+fn shard_flags(
+    shard: Option<&str>,
+    count: Option<u64>,
+) -> anyhow::Result<Option<crate::shard::Shard>> {
+    use crate::shard::Shard;
+    let shard = match shard {
+        None => return Ok(None),
+        Some("auto") => Shard::from_env(|name| std::env::var(name).ok(), count)?,
+        Some(text) => {
+            if count.is_some() {
+                anyhow::bail!("--shard-count goes with --shard auto; --shard I/N says the count");
+            }
+            Shard::parse(text)?
+        }
+    };
+    Ok(Some(shard))
 }
 
 /// `ingest`'s line of help, naming every table.
@@ -200,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schema(args) => schema::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Query(args) => query::run(&args),
+        Command::Judge(args) => judge::run(&args),
     }
 }
 

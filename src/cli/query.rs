@@ -12,7 +12,8 @@ use robostats_report::engine::{Export, ExportFormat, Table};
 use robostats_report::queries::{FILES, file};
 use serde_json::Value;
 
-use super::report::{data_sets, engine, temp_name};
+use super::report::{data_sets, engine};
+use crate::replace::temp_name;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -175,23 +175,10 @@ fn write(config: &ReportConfig, report: &Report) -> anyhow::Result<Vec<String>> 
     Ok(written)
 }
 
-/// The name of the temporary file beside `path` that a whole-or-nothing
-/// write fills before renaming it over `path` (`.NAME.PID.tmp`).
-pub(super) fn temp_name(path: &Path) -> anyhow::Result<String> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file name", path.display()))?;
-    Ok(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ))
-}
-
 /// Writes `path` whole or not at all: a temporary file beside it, then a
 /// rename over it.
 fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_file_name(temp_name(path)?);
+    let tmp = path.with_file_name(crate::replace::temp_name(path)?);
     let result = (|| {
         let mut file = fs::OpenOptions::new()
             .write(true)

@@ -10,7 +10,8 @@ Reads one JSON request, one line, on standard input:
    "body_tables": [the tables stored once per body],
    "views": "<queries/views.sql>",
    "queries": [{"name": ..., "sql": ..., "limit": null or N,
-                "latest": true: only the rows of the latest crawl (of crawl_hosts)}, ...],
+                "latest": true: only the rows of the latest crawl (of crawl_hosts),
+                "export": as "export" below, for this query alone}, ...],
    "watch_stdin": true: standard input stays open while robostats waits,
                   and its end kills this process group,
    "traceback": true: a failure's message ends with Python's traceback,
@@ -287,9 +288,9 @@ def run(request, data_sets):
         cache(con)
     prepare = time.monotonic() - started
     results = {}
-    export = request.get("export")
     for query in request["queries"]:
         started = time.monotonic()
+        export = query.get("export") or request.get("export")
         try:
             if export:
                 results[query["name"]] = exported(con, query["sql"], export, started)

@@ -341,6 +341,30 @@ impl Engine {
         self.result(&answer, name)
     }
 
+    /// Runs `views.sql` over `outs`, then each query `(name, sql, export)`
+    /// in order, DuckDB writing its rows into its export's file (a query
+    /// may read the files of those before it): how many rows each wrote.
+    pub fn run_exports(
+        &self,
+        outs: &[Out],
+        queries: &[(&'static str, &str, &Export)],
+    ) -> Result<Vec<u64>, EngineError> {
+        let requests = queries
+            .iter()
+            .map(|(name, sql, export)| {
+                serde_json::json!({
+                    "name": name, "sql": sql, "limit": null,
+                    "export": {"path": export.path.to_string_lossy(), "format": export.format.name()},
+                })
+            })
+            .collect();
+        let answer = self.ask(outs, requests, false, None)?;
+        queries
+            .iter()
+            .map(|(name, ..)| Ok(self.result(&answer, name)?.written.unwrap_or(0)))
+            .collect()
+    }
+
     /// A query's result in `answer`, or its failure.
     fn result(&self, answer: &Answer, name: &'static str) -> Result<Table, EngineError> {
         match answer.results.get(name) {

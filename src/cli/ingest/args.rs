@@ -408,15 +408,5 @@ fn threads(n: usize) -> usize {
 }
 
 fn shard(args: &Args) -> anyhow::Result<Option<Shard>> {
-    let shard = match args.shard.as_deref() {
-        None => return Ok(None),
-        Some("auto") => Shard::from_env(|name| std::env::var(name).ok(), args.shard_count)?,
-        Some(text) => {
-            if args.shard_count.is_some() {
-                bail!("--shard-count goes with --shard auto; --shard I/N says the count");
-            }
-            Shard::parse(text)?
-        }
-    };
-    Ok(Some(shard))
+    crate::cli::shard_flags(args.shard.as_deref(), args.shard_count)
 }
