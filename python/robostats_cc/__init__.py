@@ -19,6 +19,9 @@ library does it, and Common Crawl's robots.txt WARC files as Parquet tables.
 - ``connect(out)``: a DuckDB connection with the views of a data set that
   ``robostats ingest`` wrote, and ``robots_can_fetch`` as a native DuckDB
   function (``native_duckdb(con)`` tells).
+- ``judge(urls, data_set, agents=...)``: every URL of a corpus (a table,
+  a frame or a file) against its own robots.txt as the data set captured
+  it, as a ``pyarrow.Table`` (``robostats judge``).
 - ``queries`` (the ready queries' SQL by name) and ``query(con, name)``
   (one of them on such a connection, as a DuckDB relation).
 - Google's helpers: ``escape_pattern``, ``path_params_query``,
@@ -41,6 +44,7 @@ from ._robostats import (
 )
 from ._arrow import can_fetch_many
 from ._duckdb import connect, native_duckdb, register
+from ._judge import judge
 from ._queries import queries, query
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "connect",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
+    "judge",
     "native_duckdb",
     "path_params_query",
     "queries",

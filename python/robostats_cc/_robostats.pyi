@@ -15,6 +15,7 @@ __all__ = [
     "duckdb_footer",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
+    "judge",
     "main",
     "open_s3_data_set",
     "path_params_query",
@@ -235,6 +236,9 @@ def _can_fetch_many(
 def main(argv: Sequence[str]) -> int:
     """Runs the ``robostats`` command with ``argv`` (the program's name
     first); returns its exit status."""
+def judge(argv: Sequence[str]) -> Tuple[int, int, int]:
+    """Runs ``robostats judge`` with ``argv``: (URLs, scopes, scopes captured)."""
+
 def views_sql() -> str:
     """``queries/views.sql``: the views over a data set."""
 def query_files() -> List[Tuple[str, str]]:

@@ -33,6 +33,16 @@ fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
     })
 }
 
+/// Runs `robostats judge` with `argv` (the program's name first), the GIL
+/// released: (URLs judged, scopes in use, scopes with a capture), or
+/// `ValueError` with the command's message.
+#[pyfunction]
+fn judge(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u64, usize, usize)> {
+    let summary = py.detach(|| robostats::cli::judge(argv).map_err(|e| format!("{e:#}")));
+    let summary = summary.map_err(PyValueError::new_err)?;
+    Ok((summary.urls, summary.scopes.0, summary.scopes.1))
+}
+
 /// `queries/views.sql`: the views over a data set, as the report loads
 /// them.
 #[pyfunction]
@@ -109,6 +119,7 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(robots::is_valid_user_agent_to_obey, m)?)?;
     m.add_function(wrap_pyfunction!(many::_can_fetch_many, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
     m.add_function(wrap_pyfunction!(query_files, m)?)?;
     m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
