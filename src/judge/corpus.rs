@@ -18,6 +18,7 @@ use anyhow::{Context, bail};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use robostats_report::engine::{Engine, Export, ExportFormat, Out};
 
@@ -27,6 +28,11 @@ use crate::source::{Location, Secrets, Sources, remote};
 
 /// Rows per batch.
 const BATCH_ROWS: usize = 8192;
+
+/// The longest line of a text file of URLs: 1 MiB (browsers and servers
+/// stop far earlier; a longer line is a file that is no list of URLs, and
+/// would be held whole in memory).
+const MAX_LINE: usize = 1 << 20;
 
 robostats_robots::labels! {
     /// How a URL file is written.
@@ -153,13 +159,31 @@ impl Corpus {
         Some(rows)
     }
 
+    /// The kept columns, as the first file has them (none: no file).
+    pub fn kept_schema(&self) -> anyhow::Result<Option<SchemaRef>> {
+        let Some((path, name)) = self.files.first() else {
+            return Ok(None);
+        };
+        if self.format == Format::Text {
+            let field = Field::new(&self.columns.url, DataType::Utf8, true);
+            return Ok(Some(Arc::new(Schema::new(vec![field]))));
+        }
+        let file = File::open(path).with_context(|| format!("cannot read {name}"))?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .with_context(|| format!("cannot read {name} as Parquet"))?;
+        let (_, keep) = self.projection(reader.schema(), name)?;
+        Ok(Some(Arc::new(reader.schema().project(&keep)?)))
+    }
+
     /// The batches of every file, in order; each file's columns checked
-    /// against the first's.
-    pub fn chunks(&self) -> impl Iterator<Item = anyhow::Result<Chunk>> + '_ {
+    /// against the first's. With `urls_only`, a Parquet file's URL column
+    /// alone is read (the kept columns are left empty: a corpus's other
+    /// columns may be whole documents).
+    pub fn chunks(&self, urls_only: bool) -> impl Iterator<Item = anyhow::Result<Chunk>> + '_ {
         let mut schema: Option<SchemaRef> = None;
         self.files.iter().flat_map(move |(path, name)| {
             let batches: Box<dyn Iterator<Item = anyhow::Result<Chunk>>> =
-                match self.file_chunks(path, name, &mut schema) {
+                match self.file_chunks(path, name, &mut schema, urls_only) {
                     Ok(iter) => iter,
                     Err(e) => Box::new(std::iter::once(Err(e))),
                 };
@@ -173,11 +197,13 @@ impl Corpus {
         path: &Path,
         name: &str,
         first: &mut Option<SchemaRef>,
+        urls_only: bool,
     ) -> anyhow::Result<Box<dyn Iterator<Item = anyhow::Result<Chunk>> + 'c>> {
         let open = || File::open(path).with_context(|| format!("cannot read {name}"));
         if self.format == Format::Text {
             let lines = TextBatches {
                 reader: BufReader::with_capacity(1 << 20, open()?),
+                line: 0,
                 name: name.to_owned(),
                 column: self.columns.url.clone(),
                 done: false,
@@ -198,7 +224,23 @@ impl Corpus {
             Some(_) => {}
             None => *first = Some(kept_schema),
         }
-        let reader: ParquetRecordBatchReader = reader.with_batch_size(BATCH_ROWS).build()?;
+        // Only the columns used are read; a batch holds them in the file's
+        // order.
+        let mut read: Vec<usize> = if urls_only { Vec::new() } else { keep.clone() };
+        read.push(url);
+        read.sort_unstable();
+        read.dedup();
+        let at = |i: usize| read.binary_search(&i).expect("read");
+        let (url, keep): (usize, Vec<usize>) = if urls_only {
+            (at(url), Vec::new())
+        } else {
+            (at(url), keep.iter().map(|&k| at(k)).collect())
+        };
+        let mask = ProjectionMask::roots(reader.parquet_schema(), read.iter().copied());
+        let reader: ParquetRecordBatchReader = reader
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()?;
         let name = name.to_owned();
         Ok(Box::new(reader.map(move |batch| {
             let batch = batch.with_context(|| format!("cannot read {name}"))?;
@@ -278,6 +320,8 @@ pub fn url_at(urls: &dyn Array, i: usize) -> Option<Result<&str, ()>> {
 /// where a line is not UTF-8).
 struct TextBatches {
     reader: BufReader<File>,
+    /// Lines read.
+    line: u64,
     name: String,
     column: String,
     done: bool,
@@ -293,7 +337,9 @@ impl Iterator for TextBatches {
         let mut lines: Vec<Vec<u8>> = Vec::with_capacity(BATCH_ROWS);
         while lines.len() < BATCH_ROWS {
             let mut line = Vec::new();
-            match self.reader.read_until(b'\n', &mut line) {
+            self.line += 1;
+            let limit = MAX_LINE as u64 + 1;
+            match (&mut self.reader).take(limit).read_until(b'\n', &mut line) {
                 Ok(0) => {
                     self.done = true;
                     break;
@@ -311,6 +357,14 @@ impl Iterator for TextBatches {
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }
+            } else if line.len() > MAX_LINE {
+                self.done = true;
+                return Some(Err(anyhow::anyhow!(
+                    "{} line {}: longer than {} MiB, which no URL is: is it a list of URLs, one a line?",
+                    self.name,
+                    self.line,
+                    MAX_LINE >> 20
+                )));
             }
             lines.push(line);
         }

@@ -229,7 +229,8 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
         engine: &config.engine,
         outs: &config.outs,
     })?;
-    let (scopes, first_schema) = scopes_in_use(&corpus)?;
+    let scopes = scopes_in_use(&corpus)?;
+    let first_schema = corpus.kept_schema()?;
     progress(Progress::Stage(
         "finding each scope's capture in the data set",
     ));
@@ -323,7 +324,7 @@ fn pipeline(
             out.finish()?;
             Ok(summary)
         });
-        for chunk in corpus.chunks() {
+        for chunk in corpus.chunks(false) {
             let next = chunk.map(|chunk| {
                 let rows = judge.chunk(chunk.urls.as_ref());
                 (chunk, rows)
@@ -343,21 +344,18 @@ fn pipeline(
     })
 }
 
-/// The scopes of every URL of `corpus`, and its kept columns (from its
-/// first batch, if it has one).
-fn scopes_in_use(corpus: &Corpus) -> anyhow::Result<(Scopes, Option<arrow_schema::SchemaRef>)> {
+/// The scopes of every URL of `corpus` (its URL column alone read).
+fn scopes_in_use(corpus: &Corpus) -> anyhow::Result<Scopes> {
     let mut scopes = Scopes::default();
-    let mut first_schema = None;
-    for chunk in corpus.chunks() {
+    for chunk in corpus.chunks(true) {
         let chunk = chunk?;
-        first_schema.get_or_insert_with(|| chunk.kept.schema());
         for i in 0..chunk.urls.len() {
             if let Some(Ok(url)) = url_at(chunk.urls.as_ref(), i) {
                 scopes.add(url);
             }
         }
     }
-    Ok((scopes, first_schema))
+    Ok(scopes)
 }
 
 /// The agents are product tokens (or `*`), not too many.

@@ -377,3 +377,25 @@ def test_urls_stored_as_bytes_in_parquet(planted, tmp_path):
     assert [r["outcome"] for r in got] == ["rules", "not_a_url", "not_a_url", "empty"]
     assert [r["*"] for r in got] == [False, None, None, True]
     assert got[1]["url"] == b"http://a.example/\xff\xfe"
+
+
+def test_a_text_line_of_more_than_a_mebibyte_is_refused(planted, tmp_path):
+    _, out, _ = planted
+    (tmp_path / "big.txt").write_text("http://a.example/\nhttp://a.example/" + "x" * (1 << 20) + "\n")
+    proc = judge(out, tmp_path / "big.txt", tmp_path / "o.parquet", "--agent", "*", status=2)
+    assert "big.txt line 2: longer than 1 MiB" in proc.stderr
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def test_a_data_set_being_written_is_read_in_its_committed_state(planted, tmp_path):
+    """A writer's part files under their temporary names (half written)
+    are not read: judge gives the rows it gives without them."""
+    import shutil
+    d, out, urls = planted
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    for table in ("captures", "body_rules", "body_user_agents"):
+        (copy / table / ".x-1234-w.parquet.99-abc.tmp").write_bytes(b"PAR1 half a file")
+    judge(copy, urls, tmp_path / "w.parquet", *agent_flags())
+    judge(out, urls, tmp_path / "c.parquet", *agent_flags())
+    assert rows(tmp_path / "w.parquet") == rows(tmp_path / "c.parquet")
