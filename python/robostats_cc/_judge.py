@@ -62,25 +62,33 @@ def judge(
         if explain:
             argv.append("--explain")
         if keep is not None:
-            argv.append("--keep=" + ",".join(keep))
+            argv.append("--keep=" + ",".join([keep] if isinstance(keep, str) else keep))
         _robostats.judge(argv)
         return pq.read_table(out, memory_map=False)
 
 
 def _table(urls: Any, url_column: str) -> Any:
-    """``urls`` as a pyarrow Table."""
+    """``urls`` as a pyarrow Table (a categorical URL column as text)."""
     import pyarrow as pa
 
-    if isinstance(urls, pa.Table):
-        return urls
-    if isinstance(urls, pa.RecordBatch):
-        return pa.Table.from_batches([urls])
     module = type(urls).__module__.split(".")[0]
-    if module == "polars":
-        return urls.to_arrow()
-    if module == "pandas":
-        return pa.Table.from_pandas(urls, preserve_index=False)
-    if isinstance(urls, (list, tuple)):
+    if isinstance(urls, pa.Table):
+        table = urls
+    elif isinstance(urls, pa.RecordBatch):
+        table = pa.Table.from_batches([urls])
+    elif module == "polars":
+        table = urls.to_arrow()
+    elif module == "pandas":
+        table = pa.Table.from_pandas(urls, preserve_index=False)
+    elif isinstance(urls, (list, tuple)):
         return pa.table({url_column: pa.array(list(urls), type=pa.string())})
-    raise TypeError(
-        f"urls: a pyarrow Table, a pandas or polars DataFrame, a list of URLs or a path, not {type(urls).__name__}")
+    else:
+        raise TypeError(
+            f"urls: a pyarrow Table, a pandas or polars DataFrame, a list of URLs or a path, "
+            f"not {type(urls).__name__}")
+    if url_column in table.column_names:
+        column = table.column(url_column)
+        if pa.types.is_dictionary(column.type):
+            i = table.column_names.index(url_column)
+            table = table.set_column(i, url_column, column.cast(column.type.value_type))
+    return table

@@ -33,8 +33,8 @@ pub struct Args {
     /// The column holding the URLs.
     #[arg(long, value_name = "NAME", default_value = "url")]
     url_column: String,
-    /// The URLs' columns copied beside the verdicts, comma-separated
-    /// [default: every column].
+    /// The URLs' columns copied beside the verdicts, comma-separated (''
+    /// for none) [default: every column].
     #[arg(long, value_name = "COLS", value_delimiter = ',')]
     keep: Option<Vec<String>>,
     /// The Parquet file to write (replaced if it exists); with --shard, the
@@ -121,7 +121,11 @@ impl Args {
             format: self.urls_format,
             columns: Columns {
                 url: self.url_column.clone(),
-                keep: self.keep.clone(),
+                // (`--keep ''`: no column kept.)
+                keep: self
+                    .keep
+                    .as_ref()
+                    .map(|cols| cols.iter().filter(|c| !c.is_empty()).cloned().collect()),
             },
             output: self.output.clone(),
             agents,

@@ -81,6 +81,24 @@ pub fn sql_text(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
+/// A path as a SQL string literal that DuckDB's file readers take for
+/// itself alone: they read `*`, `?` and `[` as a pattern (`[*]` matches
+/// only `*`).
+pub fn sql_path(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[') {
+            out.push('[');
+            out.push(c);
+            out.push(']');
+        } else {
+            out.push(c);
+        }
+    }
+    sql_text(&out)
+}
+
 /// The capture that decides for one scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
@@ -215,7 +233,7 @@ pub fn load(
     let decisions_file = work.join("decisions.parquet");
     let decisions_sql = DECISIONS_SQL
         .replace("{as_of}", &as_of.sql())
-        .replace("{scopes}", &sql_text(&scopes_file.to_string_lossy()));
+        .replace("{scopes}", &sql_path(&scopes_file));
     let lines_file = work.join("lines.parquet");
     // ('' stands for no agent: `IN ()` is not SQL.)
     let names: Vec<String> = agents
@@ -224,7 +242,7 @@ pub fn load(
         .chain(std::iter::once("''".to_owned()))
         .collect();
     let lines_sql = LINES_SQL
-        .replace("{decisions}", &sql_text(&decisions_file.to_string_lossy()))
+        .replace("{decisions}", &sql_path(&decisions_file))
         .replace("{agents}", &names.join(", "));
     let parquet = |path: &Path| Export {
         path: path.to_owned(),

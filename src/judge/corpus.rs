@@ -22,7 +22,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use robostats_report::engine::{Engine, Export, ExportFormat, Out};
 
-use super::captures::sql_text;
+use super::captures::sql_path;
 use crate::shard::Shard;
 use crate::source::{Location, Secrets, Sources, remote};
 
@@ -166,7 +166,12 @@ impl Corpus {
         };
         if self.format == Format::Text {
             let field = Field::new(&self.columns.url, DataType::Utf8, true);
-            return Ok(Some(Arc::new(Schema::new(vec![field]))));
+            let fields = if self.text_keeps_url(name)? {
+                vec![field]
+            } else {
+                Vec::new()
+            };
+            return Ok(Some(Arc::new(Schema::new(fields))));
         }
         let file = File::open(path).with_context(|| format!("cannot read {name}"))?;
         let reader = ParquetRecordBatchReaderBuilder::try_new(file)
@@ -201,11 +206,21 @@ impl Corpus {
     ) -> anyhow::Result<Box<dyn Iterator<Item = anyhow::Result<Chunk>> + 'c>> {
         let open = || File::open(path).with_context(|| format!("cannot read {name}"));
         if self.format == Format::Text {
+            let lower = path.to_string_lossy().to_ascii_lowercase();
+            let file = open()?;
+            let reader: Box<dyn Read + Send> = if lower.ends_with(".gz") {
+                Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
+            } else if lower.ends_with(".zst") {
+                bail!("{name}: a zstd-compressed text file; decompress it, or write it as CSV");
+            } else {
+                Box::new(file)
+            };
             let lines = TextBatches {
-                reader: BufReader::with_capacity(1 << 20, open()?),
+                reader: BufReader::with_capacity(1 << 20, reader),
                 line: 0,
                 name: name.to_owned(),
                 column: self.columns.url.clone(),
+                keep_url: self.text_keeps_url(name)?,
                 done: false,
             };
             return Ok(Box::new(lines));
@@ -216,7 +231,7 @@ impl Corpus {
         let (url, keep) = self.projection(&schema, name)?;
         let kept_schema = Arc::new(schema.project(&keep)?);
         match first {
-            Some(f) if f.fields() != kept_schema.fields() => bail!(
+            Some(f) if !same_columns(f, &kept_schema) => bail!(
                 "{name}: its columns ({}) differ from the first file's ({})",
                 names(&kept_schema),
                 names(f)
@@ -251,31 +266,59 @@ impl Corpus {
         })))
     }
 
+    /// Whether a text file's one column, the URLs, is kept; a `--keep`
+    /// naming another is refused.
+    fn text_keeps_url(&self, name: &str) -> anyhow::Result<bool> {
+        let Some(keep) = &self.columns.keep else {
+            return Ok(true);
+        };
+        if let Some(other) = keep.iter().find(|c| **c != self.columns.url) {
+            bail!(
+                "{name} has no column {other} (its columns: {}); --keep names the columns to copy",
+                self.columns.url
+            );
+        }
+        Ok(!keep.is_empty())
+    }
+
     /// The URL column's index and the kept columns' in `schema`.
     fn projection(&self, schema: &Schema, name: &str) -> anyhow::Result<(usize, Vec<usize>)> {
-        let find = |column: &str| {
+        let find = |column: &str, hint: &str| {
             schema.index_of(column).map_err(|_| {
                 anyhow::anyhow!(
-                    "{name} has no column {column} (its columns: {}); name the URL column \
-                     with --url-column",
+                    "{name} has no column {column} (its columns: {}); {hint}",
                     names(schema)
                 )
             })
         };
-        let url = find(&self.columns.url)?;
+        let url = find(&self.columns.url, "name the URL column with --url-column")?;
         if !is_text(schema.field(url).data_type()) {
             bail!(
-                "{name}: column {} is {}, not text",
+                "{name}: column {} is {}, not text (a dictionary-encoded column: store it as \
+                 plain text)",
                 self.columns.url,
                 schema.field(url).data_type()
             );
         }
         let keep = match &self.columns.keep {
             None => (0..schema.fields().len()).collect(),
-            Some(cols) => cols.iter().map(|c| find(c)).collect::<Result<_, _>>()?,
+            Some(cols) => cols
+                .iter()
+                .map(|c| find(c, "--keep names the columns to copy"))
+                .collect::<Result<_, _>>()?,
         };
         Ok((url, keep))
     }
+}
+
+/// Whether two files' kept columns are the same: names and types, in
+/// order (nullability and metadata may differ from file to file).
+fn same_columns(a: &Schema, b: &Schema) -> bool {
+    a.fields().len() == b.fields().len()
+        && a.fields()
+            .iter()
+            .zip(b.fields())
+            .all(|(x, y)| x.name() == y.name() && x.data_type() == y.data_type())
 }
 
 /// The column names of `schema`, for messages.
@@ -319,11 +362,13 @@ pub fn url_at(urls: &dyn Array, i: usize) -> Option<Result<&str, ()>> {
 /// line that is not UTF-8 with U+FFFD in its place) and the URLs (bytes
 /// where a line is not UTF-8).
 struct TextBatches {
-    reader: BufReader<File>,
+    reader: BufReader<Box<dyn Read + Send>>,
     /// Lines read.
     line: u64,
     name: String,
     column: String,
+    /// Whether the URL column is kept (the only column a text file has).
+    keep_url: bool,
     done: bool,
 }
 
@@ -351,6 +396,10 @@ impl Iterator for TextBatches {
                         anyhow::Error::new(e).context(format!("cannot read {}", self.name))
                     ));
                 }
+            }
+            if self.line == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+                // A UTF-8 byte order mark, not part of the first URL.
+                line.drain(..3);
             }
             if line.last() == Some(&b'\n') {
                 line.pop();
@@ -388,8 +437,13 @@ impl TextBatches {
             Arc::new(BinaryArray::from_iter_values(lines.iter()))
         };
         let schema = Schema::new(vec![Field::new(&self.column, DataType::Utf8, true)]);
+        let kept = RecordBatch::try_new(Arc::new(schema), vec![text])?;
         Ok(Chunk {
-            kept: RecordBatch::try_new(Arc::new(schema), vec![text])?,
+            kept: if self.keep_url {
+                kept
+            } else {
+                kept.project(&[])?
+            },
             urls,
         })
     }
@@ -444,7 +498,10 @@ fn list(spec: &str, work: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
 
 /// The one format of `files`, from their names.
 fn one_format(files: &[(PathBuf, String)]) -> anyhow::Result<Format> {
-    let mut formats = files.iter().map(|(_, n)| (Format::of_name(n), n));
+    // The local file's name: a download's is its URL path's last part,
+    // without the query (`urls.parquet?X-Amz-Signature=...`).
+    let of = |p: &Path| Format::of_name(&p.file_name().unwrap_or_default().to_string_lossy());
+    let mut formats = files.iter().map(|(p, n)| (of(p), n));
     let Some((first, first_name)) = formats.next() else {
         return Ok(Format::Text);
     };
@@ -505,22 +562,7 @@ fn convert(
     files: &[(PathBuf, String)],
     format: Format,
 ) -> anyhow::Result<(PathBuf, String)> {
-    // DuckDB reads `*`, `?` and `[` in a path as a pattern.
-    let glob_free = |p: &Path| {
-        let text = p.to_string_lossy();
-        let mut out = String::with_capacity(text.len());
-        for c in text.chars() {
-            if matches!(c, '*' | '?' | '[') {
-                out.push('[');
-                out.push(c);
-                out.push(']');
-            } else {
-                out.push(c);
-            }
-        }
-        sql_text(&out)
-    };
-    let list: Vec<String> = files.iter().map(|(p, _)| glob_free(p)).collect();
+    let list: Vec<String> = files.iter().map(|(p, _)| sql_path(p)).collect();
     let list = format!("[{}]", list.join(", "));
     let sql = match format {
         Format::Csv => format!("SELECT * FROM read_csv({list}, header = true)"),

@@ -310,20 +310,25 @@ fn pipeline(
     progress: &dyn Fn(Progress<'_>),
 ) -> anyhow::Result<Summary> {
     std::thread::scope(|s| {
-        // A batch, or the error that ends the corpus (then the writer
-        // drops its file: no partial output).
-        let (send, receive) =
-            std::sync::mpsc::sync_channel::<anyhow::Result<(Chunk, Vec<Judged>)>>(2);
+        // A batch, the error that ends the corpus, or (None) its end: the
+        // writer finishes its file on that alone. A judging thread gone
+        // any other way (a panic) leaves it unfinished, and so no file.
+        type Next = Option<anyhow::Result<(Chunk, Vec<Judged>)>>;
+        let (send, receive) = std::sync::mpsc::sync_channel::<Next>(2);
         let writer = s.spawn(|| -> anyhow::Result<Summary> {
             let mut out = out;
             for next in receive {
+                let Some(next) = next else {
+                    out.finish()?;
+                    return Ok(summary);
+                };
                 let (chunk, rows) = next?;
                 tally(&mut summary, &rows);
                 out.write(&write(&rows, &chunk.kept)?)?;
             }
-            out.finish()?;
-            Ok(summary)
+            anyhow::bail!("judging stopped before the end of the URLs")
         });
+        let mut ended = true;
         for chunk in corpus.chunks(false) {
             let next = chunk.map(|chunk| {
                 let rows = judge.chunk(chunk.urls.as_ref());
@@ -334,10 +339,14 @@ fn pipeline(
                 Err(_) => (true, 0),
             };
             // A writer gone has failed: its error is the run's.
-            if send.send(next).is_err() || failed {
+            if send.send(Some(next)).is_err() || failed {
+                ended = false;
                 break;
             }
             progress(Progress::Judged(n));
+        }
+        if ended {
+            let _ = send.send(None);
         }
         drop(send);
         writer.join().expect("the writer does not panic")

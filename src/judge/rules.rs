@@ -21,7 +21,7 @@
 
 use crate::classify::agents::policy_rules;
 use crate::classify::crawler::Policy;
-use crate::robots::{AgentRules, PreferenceValue, RobotsTxt};
+use crate::robots::{AgentRules, MAX_LINE_BYTES, PreferenceValue, RobotsTxt};
 
 robostats_robots::labels! {
     /// What a stored line is.
@@ -65,6 +65,7 @@ impl Rebuilt {
         }
         let blank = (line - self.next_line) as usize;
         self.text.resize(self.text.len() + blank, b'\n');
+        let start = self.text.len();
         self.text.extend_from_slice(kind.as_str().as_bytes());
         self.text.extend_from_slice(b": ");
         // A value never holds a line end; were one stored, it would not
@@ -74,8 +75,51 @@ impl Rebuilt {
                 .bytes()
                 .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
         );
+        if self.text.len() - start > MAX_LINE_BYTES {
+            // Google keeps 16,663 bytes of a line, and a stored pattern is
+            // %-escaped (a byte of 0x80 or more is 3 bytes): written back as
+            // it stands, a long rule would be cut a second time. The
+            // original line's form fits: its raw bytes, the shortest key.
+            self.text.truncate(start);
+            self.push_compact(kind, value);
+        }
         self.text.push(b'\n');
         self.next_line = line + 1;
+    }
+
+    /// A line as short as its original was: no space after the colon, the
+    /// shortest key Google reads as its kind, and in a rule the escapes of
+    /// bytes of 0x80 or more turned back into those bytes (which the parse
+    /// escapes again, to the same pattern).
+    fn push_compact(&mut self, kind: LineKind, value: &str) {
+        let key: &[u8] = match kind {
+            LineKind::Disallow => b"disalow",
+            other => other.as_str().as_bytes(),
+        };
+        self.text.extend_from_slice(key);
+        self.text.push(b':');
+        let bytes = value.as_bytes();
+        let rule = matches!(kind, LineKind::Allow | LineKind::Disallow);
+        let mut i = 0;
+        while i < bytes.len() {
+            let escaped = (rule && bytes[i] == b'%' && i + 2 < bytes.len())
+                .then(|| std::str::from_utf8(&bytes[i + 1..i + 3]).ok())
+                .flatten()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                .filter(|&b| b >= 0x80);
+            match escaped {
+                Some(b) => {
+                    self.text.push(b);
+                    i += 3;
+                }
+                None => {
+                    let b = bytes[i];
+                    self.text
+                        .push(if b == b'\n' || b == b'\r' { b' ' } else { b });
+                    i += 1;
+                }
+            }
+        }
     }
 
     /// The text.
@@ -218,6 +262,26 @@ mod tests {
         let robots = RobotsTxt::parse(&text);
         assert_eq!(robots.rules()[0].line, 3);
         assert_eq!(robots.preferences()[0].line, 6);
+    }
+
+    #[test]
+    fn a_long_escaped_rule_is_not_cut_a_second_time() {
+        // 16,657 bytes of line: within Google's 16,663; escaped, the pattern
+        // alone is 18,003 bytes.
+        let body = format!(
+            "User-agent: *\nDisallow:/{}$\n",
+            "中".repeat(2000) + &"a".repeat(10_643)
+        );
+        let original = RobotsTxt::parse(body.as_bytes());
+        let pattern = String::from_utf8(original.rules()[0].pattern.to_vec()).unwrap();
+        assert!(pattern.ends_with('$') && pattern.len() > MAX_LINE_BYTES);
+        let mut text = Rebuilt::new();
+        text.push(1, LineKind::UserAgent, "*");
+        text.push(2, LineKind::Disallow, &pattern);
+        let rebuilt = text.finish();
+        let again = RobotsTxt::parse(&rebuilt);
+        assert_eq!(again.rules()[0].pattern, original.rules()[0].pattern);
+        assert_eq!(again.rules()[0].kind, original.rules()[0].kind);
     }
 
     #[test]

@@ -58,3 +58,13 @@ def test_judge_errors_are_value_errors(package_out, tmp_path):
         robostats.judge(["https://example.com/"], tmp_path, agents=["GPTBot"])
     with pytest.raises(TypeError):
         robostats.judge(42, package_out, agents=["GPTBot"])
+
+
+def test_judge_takes_one_kept_column_by_name_and_categorical_urls(package_out):
+    urls = _urls(package_out)[:4]
+    frame = pd.DataFrame({"doc": ["a", "b", "c", "d"], "url": pd.Categorical(urls)})
+    judged = robostats.judge(frame, package_out, agents=["*"], keep="doc")
+    assert judged.column_names[:2] == ["doc", "*"]
+    plain = robostats.judge(urls, package_out, agents=["*"], keep=[])
+    assert plain.column_names[0] == "*"
+    assert judged.column("*").to_pylist() == plain.column("*").to_pylist()

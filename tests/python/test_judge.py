@@ -399,3 +399,20 @@ def test_a_data_set_being_written_is_read_in_its_committed_state(planted, tmp_pa
     judge(copy, urls, tmp_path / "w.parquet", *agent_flags())
     judge(out, urls, tmp_path / "c.parquet", *agent_flags())
     assert rows(tmp_path / "w.parquet") == rows(tmp_path / "c.parquet")
+
+
+def test_text_files_gzip_a_bom_and_kept_columns(planted, tmp_path):
+    import gzip
+    _, out, _ = planted
+    urls = ["http://a.example/private/x", "https://e.example/x"]
+    with gzip.open(tmp_path / "u.txt.gz", "wt") as f:
+        f.write("".join(u + "\n" for u in urls))
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbf" + "".join(u + "\r\n" for u in urls).encode())
+    for name in ("u.txt.gz", "bom.txt"):
+        judge(out, tmp_path / name, tmp_path / "o.parquet", "--agent", "*")
+        got = rows(tmp_path / "o.parquet")
+        assert [(r["url"], r["*"]) for r in got] == [(urls[0], False), (urls[1], True)], name
+    judge(out, tmp_path / "bom.txt", tmp_path / "o.parquet", "--agent", "*", "--keep", "")
+    assert list(rows(tmp_path / "o.parquet")[0])[0] == "*"
+    proc = judge(out, tmp_path / "bom.txt", tmp_path / "x.parquet", "--agent", "*", "--keep", "url,id", status=2)
+    assert "has no column id (its columns: url); --keep names the columns to copy" in proc.stderr
