@@ -229,7 +229,10 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
         engine: &config.engine,
         outs: &config.outs,
     })?;
-    let scopes = scopes_in_use(&corpus)?;
+    // Each URL's scope number, kept on disk (4 bytes a URL) for the second
+    // pass: a URL's authority is parsed and hashed once.
+    let numbers = scratch.path().join("scope-numbers.bin");
+    let scopes = scopes_in_use(&corpus, &numbers)?;
     let first_schema = corpus.kept_schema()?;
     progress(Progress::Stage(
         "finding each scope's capture in the data set",
@@ -250,7 +253,15 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
         Some(s) => s,
         None => empty_schema(&config.columns),
     };
-    write_judged(config, &corpus, &scopes, &captures, &kept_schema, progress)
+    write_judged(
+        config,
+        &corpus,
+        &scopes,
+        &captures,
+        &kept_schema,
+        &numbers,
+        progress,
+    )
 }
 
 /// Judges the corpus's URLs with the deciding captures, and writes them.
@@ -260,6 +271,7 @@ fn write_judged(
     scopes: &Scopes,
     captures: &Captures,
     kept_schema: &arrow_schema::Schema,
+    numbers: &std::path::Path,
     progress: &dyn Fn(Progress<'_>),
 ) -> anyhow::Result<Summary> {
     let output = output_path(config)?;
@@ -296,7 +308,10 @@ fn write_judged(
     let write = |rows: &[Judged], kept: &RecordBatch| {
         layout.batch(&schema, kept, rows, &scopes.list, &captures.decisions)
     };
-    pipeline(&judge, corpus, out, summary, &write, progress)
+    let numbers = std::fs::File::open(numbers)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", numbers.display()))?;
+    let numbers = std::io::BufReader::with_capacity(1 << 16, numbers);
+    pipeline(&judge, corpus, numbers, out, summary, &write, progress)
 }
 
 /// Judges the corpus's batches on every core while a thread of its own
@@ -304,6 +319,7 @@ fn write_judged(
 fn pipeline(
     judge: &Judge<'_, '_, '_>,
     corpus: &Corpus,
+    mut numbers: impl std::io::Read,
     out: Output,
     mut summary: Summary,
     write: &(dyn Fn(&[Judged], &RecordBatch) -> anyhow::Result<RecordBatch> + Sync),
@@ -330,9 +346,15 @@ fn pipeline(
         });
         let mut ended = true;
         for chunk in corpus.chunks(false) {
-            let next = chunk.map(|chunk| {
-                let rows = judge.chunk(chunk.urls.as_ref());
-                (chunk, rows)
+            let next = chunk.and_then(|chunk| {
+                let mut bytes = vec![0u8; chunk.urls.len() * 4];
+                numbers.read_exact(&mut bytes)?;
+                let kept: Vec<u32> = bytes
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                let rows = judge.chunk(chunk.urls.as_ref(), &kept);
+                Ok((chunk, rows))
             });
             let (failed, n) = match &next {
                 Ok((_, rows)) => (false, rows.len() as u64),
@@ -354,16 +376,23 @@ fn pipeline(
 }
 
 /// The scopes of every URL of `corpus` (its URL column alone read).
-fn scopes_in_use(corpus: &Corpus) -> anyhow::Result<Scopes> {
+fn scopes_in_use(corpus: &Corpus, numbers: &std::path::Path) -> anyhow::Result<Scopes> {
+    use std::io::Write;
     let mut scopes = Scopes::default();
+    let file = std::fs::File::create(numbers)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", numbers.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
     for chunk in corpus.chunks(true) {
         let chunk = chunk?;
         for i in 0..chunk.urls.len() {
-            if let Some(Ok(url)) = url_at(chunk.urls.as_ref(), i) {
-                scopes.add(url);
-            }
+            let n = match url_at(chunk.urls.as_ref(), i) {
+                Some(Ok(url)) => scopes.add(url),
+                _ => None,
+            };
+            out.write_all(&n.unwrap_or(u32::MAX).to_le_bytes())?;
         }
     }
+    out.flush()?;
     Ok(scopes)
 }
 
@@ -462,19 +491,25 @@ struct Judge<'j, 'r, 'a> {
 
 impl Judge<'_, '_, '_> {
     /// The verdicts of a batch of URLs, judged in parallel.
-    fn chunk(&self, urls: &dyn arrow_array::Array) -> Vec<Judged> {
+    fn chunk(&self, urls: &dyn arrow_array::Array, numbers: &[u32]) -> Vec<Judged> {
         (0..urls.len())
             .into_par_iter()
-            .map(|i| self.row(url_at(urls, i)))
+            .map(|i| self.row(url_at(urls, i), numbers.get(i).copied()))
             .collect()
     }
 
-    /// The verdicts of one URL.
-    fn row(&self, url: Option<Result<&str, ()>>) -> Judged {
+    /// The verdicts of one URL, whose scope's number the first pass kept
+    /// (`u32::MAX`: none).
+    fn row(&self, url: Option<Result<&str, ()>>, number: Option<u32>) -> Judged {
         let Some(Ok(url)) = url else {
             return Judged::default();
         };
-        let Some(scope) = self.scopes.find(url) else {
+        let scope = match number {
+            Some(u32::MAX) => None,
+            Some(n) => Some(n),
+            None => self.scopes.find(url),
+        };
+        let Some(scope) = scope else {
             return Judged::default();
         };
         let all = if self.config.agents.len() == 64 {
