@@ -234,13 +234,7 @@ fn write_figure(path: &std::path::Path, s: &judge::Summary, as_of: &str) -> anyh
         s.urls
     );
     let svg = svg::titled(&chart, "Who may not fetch the corpus", &caption);
-    let tmp = path.with_file_name(crate::replace::temp_name(path)?);
-    std::fs::write(&tmp, svg)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            anyhow::anyhow!("cannot write {}: {e}", path.display())
-        })
+    crate::replace::write_replacing(path, svg.as_bytes())
 }
 
 /// The run's summary, on standard error.

@@ -7,7 +7,6 @@ use crate::cli::ExitCode;
 use crate::output::dataset::{Dataset, RemoteOut};
 use crate::output::remote::S3Location;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -162,35 +161,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 /// Writes the page and the SVG files; returns what it wrote, in words.
 fn write(config: &ReportConfig, report: &Report) -> anyhow::Result<Vec<String>> {
-    write_replacing(&config.output, report.html().as_bytes())?;
+    crate::replace::write_replacing(&config.output, report.html().as_bytes())?;
     let mut written = vec![config.output.display().to_string()];
     if let Some(dir) = &config.figures {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for (name, svg) in report.svg_files() {
-            write_replacing(&dir.join(name), svg.as_bytes())?;
+            crate::replace::write_replacing(&dir.join(name), svg.as_bytes())?;
         }
         // Joined, not formatted: `--figures figures/` is `figures/*.svg`.
         written.push(dir.join("*.svg").display().to_string());
     }
     Ok(written)
-}
-
-/// Writes `path` whole or not at all: a temporary file beside it, then a
-/// rename over it.
-fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_file_name(crate::replace::temp_name(path)?);
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(err) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(err).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
 }
