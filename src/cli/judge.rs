@@ -200,28 +200,27 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The figure: per crawler, the share of the URLs with a verdict that it
-/// may not fetch (and, with the AI-training crawlers, opted out).
+/// may not fetch (and, with the AI-training crawlers, opted out), the
+/// shares of the summary line.
 fn write_figure(path: &std::path::Path, s: &judge::Summary, as_of: &str) -> anyhow::Result<()> {
     use robostats_report::svg;
+    let share = |n: u64| {
+        if s.judged == 0 {
+            0.0
+        } else {
+            n as f64 / s.judged as f64
+        }
+    };
     let mut rows: Vec<(String, f64)> = s
         .allowed
         .iter()
-        .map(|(agent, allowed, of)| {
-            let share = if *of == 0 {
-                0.0
-            } else {
-                1.0 - *allowed as f64 / *of as f64
-            };
-            (agent.clone(), share)
-        })
+        .map(|(agent, allowed)| (agent.clone(), share(s.judged - allowed)))
         .collect();
     if let Some(n) = s.opted_out {
-        let share = if s.urls == 0 {
-            0.0
-        } else {
-            n as f64 / s.urls as f64
-        };
-        rows.push(("opted out (any, or a no to AI training)".to_owned(), share));
+        rows.push((
+            "opted out (any, or a no to AI training)".to_owned(),
+            share(n),
+        ));
     }
     let chart = svg::bars(
         "URLs a crawler may not fetch",
@@ -230,8 +229,8 @@ fn write_figure(path: &std::path::Path, s: &judge::Summary, as_of: &str) -> anyh
         true,
     );
     let caption = format!(
-        "{} URLs against their own robots.txt, as of {as_of} (shares of those with a verdict)",
-        s.urls
+        "shares of the {} URLs with a verdict (of {}), each against its own robots.txt as of {as_of}",
+        s.judged, s.urls
     );
     let svg = svg::titled(&chart, "Who may not fetch the corpus", &caption);
     crate::replace::write_replacing(path, svg.as_bytes())
@@ -240,11 +239,11 @@ fn write_figure(path: &std::path::Path, s: &judge::Summary, as_of: &str) -> anyh
 /// The run's summary, on standard error.
 fn print_summary(s: &judge::Summary) {
     let count = |o: Outcome| s.outcomes[o as usize];
-    let share = |n: u64, of: u64| {
-        if of == 0 {
+    let share = |n: u64| {
+        if s.judged == 0 {
             "-".to_owned()
         } else {
-            format!("{:.1} %", 100.0 * n as f64 / of as f64)
+            format!("{:.1} %", 100.0 * n as f64 / s.judged as f64)
         }
     };
     eprintln!(
@@ -266,16 +265,17 @@ fn print_summary(s: &judge::Summary) {
     let allowed: Vec<String> = s
         .allowed
         .iter()
-        .map(|(agent, a, of)| format!("{agent} {}", share(*a, *of)))
+        .map(|(agent, a)| format!("{agent} {}", share(*a)))
         .collect();
     eprintln!(
-        "robostats: allowed (of the URLs with a verdict): {}",
+        "robostats: allowed, of the {} URLs with a verdict: {}",
+        s.judged,
         allowed.join(", ")
     );
     if let Some(n) = s.opted_out {
         eprintln!(
-            "robostats: opted out of AI training: {n} URLs ({})",
-            share(n, s.urls)
+            "robostats: opted out of AI training: {n} URLs ({} of those with a verdict)",
+            share(n)
         );
     }
 }

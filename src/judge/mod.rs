@@ -152,8 +152,11 @@ pub struct Summary {
     pub urls: u64,
     /// URLs per outcome, in [`Outcome::ALL`]'s order.
     pub outcomes: Vec<u64>,
-    /// Per agent: URLs allowed, and URLs with a verdict.
-    pub allowed: Vec<(String, u64, u64)>,
+    /// URLs with a verdict (every agent has one, or none has): the
+    /// denominator of the shares below.
+    pub judged: u64,
+    /// Per agent: URLs allowed.
+    pub allowed: Vec<(String, u64)>,
     /// URLs opted out (with the AI-training crawlers).
     pub opted_out: Option<u64>,
     /// Scopes in use, and of those with a deciding capture.
@@ -174,7 +177,7 @@ impl Summary {
         Summary {
             output: output.to_owned(),
             outcomes: vec![0; Outcome::ALL.len()],
-            allowed: config.agents.iter().map(|a| (a.clone(), 0, 0)).collect(),
+            allowed: config.agents.iter().map(|a| (a.clone(), 0)).collect(),
             opted_out: layout.opted_out.then_some(0),
             scopes: (
                 scopes.list.len(),
@@ -182,6 +185,7 @@ impl Summary {
             ),
             bodies: captures.bodies.len(),
             urls: 0,
+            judged: 0,
         }
     }
 }
@@ -295,13 +299,13 @@ fn write_judged(
     progress(Progress::Stage("judging"));
     let judge = Judge {
         config,
+        all: u64::MAX >> (64 - config.agents.len()),
         training: config
             .training
             .iter()
             .enumerate()
             .filter(|(_, t)| **t)
             .fold(0, |m, (i, _)| m | 1 << i),
-        scopes,
         captures,
         bodies: &bodies,
     };
@@ -349,11 +353,12 @@ fn pipeline(
             let next = chunk.and_then(|chunk| {
                 let mut bytes = vec![0u8; chunk.urls.len() * 4];
                 numbers.read_exact(&mut bytes)?;
-                let kept: Vec<u32> = bytes
+                let scopes: Vec<Option<u32>> = bytes
                     .chunks_exact(4)
                     .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .map(|n| (n != NO_SCOPE).then_some(n))
                     .collect();
-                let rows = judge.chunk(chunk.urls.as_ref(), &kept);
+                let rows = judge.chunk(chunk.urls.as_ref(), &scopes);
                 Ok((chunk, rows))
             });
             let (failed, n) = match &next {
@@ -375,7 +380,12 @@ fn pipeline(
     })
 }
 
-/// The scopes of every URL of `corpus` (its URL column alone read).
+/// The scope number the first pass writes for a URL that has no scope.
+const NO_SCOPE: u32 = u32::MAX;
+
+/// The scopes of every URL of `corpus` (its URL column alone read); each
+/// URL's scope number (or [`NO_SCOPE`]) written to `numbers`, 4 bytes
+/// little-endian a URL, in order.
 fn scopes_in_use(corpus: &Corpus, numbers: &std::path::Path) -> anyhow::Result<Scopes> {
     use std::io::Write;
     let mut scopes = Scopes::default();
@@ -389,7 +399,7 @@ fn scopes_in_use(corpus: &Corpus, numbers: &std::path::Path) -> anyhow::Result<S
                 Some(Ok(url)) => scopes.add(url),
                 _ => None,
             };
-            out.write_all(&n.unwrap_or(u32::MAX).to_le_bytes())?;
+            out.write_all(&n.unwrap_or(NO_SCOPE).to_le_bytes())?;
         }
     }
     out.flush()?;
@@ -467,11 +477,12 @@ fn tally(summary: &mut Summary, rows: &[Judged]) {
     summary.urls += rows.len() as u64;
     for r in rows {
         summary.outcomes[r.outcome() as usize] += 1;
-        for (i, (_, allowed, judged)) in summary.allowed.iter_mut().enumerate() {
-            if let Some(a) = r.allowed(i) {
-                *judged += 1;
-                *allowed += u64::from(a);
-            }
+        if !r.known {
+            continue;
+        }
+        summary.judged += 1;
+        for (i, (_, allowed)) in summary.allowed.iter_mut().enumerate() {
+            *allowed += u64::from(r.allowed(i) == Some(true));
         }
         if let (Some(n), Some(true)) = (summary.opted_out.as_mut(), r.opted_out) {
             *n += 1;
@@ -482,41 +493,30 @@ fn tally(summary: &mut Summary, rows: &[Judged]) {
 /// What one URL is judged with.
 struct Judge<'j, 'r, 'a> {
     config: &'j Config,
+    /// Every agent (bits).
+    all: u64,
     /// The agents `opted_out` counts (bits).
     training: u64,
-    scopes: &'j Scopes,
     captures: &'j Captures,
     bodies: &'j [BodyRules<'r, 'a>],
 }
 
 impl Judge<'_, '_, '_> {
-    /// The verdicts of a batch of URLs, judged in parallel.
-    fn chunk(&self, urls: &dyn arrow_array::Array, numbers: &[u32]) -> Vec<Judged> {
+    /// The verdicts of a batch of URLs, judged in parallel, each with the
+    /// number of its scope the first pass gave it.
+    fn chunk(&self, urls: &dyn arrow_array::Array, scopes: &[Option<u32>]) -> Vec<Judged> {
         (0..urls.len())
             .into_par_iter()
-            .map(|i| self.row(url_at(urls, i), numbers.get(i).copied()))
+            .map(|i| self.row(url_at(urls, i), scopes[i]))
             .collect()
     }
 
-    /// The verdicts of one URL, whose scope's number the first pass kept
-    /// (`u32::MAX`: none).
-    fn row(&self, url: Option<Result<&str, ()>>, number: Option<u32>) -> Judged {
-        let Some(Ok(url)) = url else {
+    /// The verdicts of one URL of scope `scope` (none: not a URL).
+    fn row(&self, url: Option<Result<&str, ()>>, scope: Option<u32>) -> Judged {
+        let (Some(Ok(url)), Some(scope)) = (url, scope) else {
             return Judged::default();
         };
-        let scope = match number {
-            Some(u32::MAX) => None,
-            Some(n) => Some(n),
-            None => self.scopes.find(url),
-        };
-        let Some(scope) = scope else {
-            return Judged::default();
-        };
-        let all = if self.config.agents.len() == 64 {
-            u64::MAX
-        } else {
-            (1 << self.config.agents.len()) - 1
-        };
+        let all = self.all;
         let decision = self.captures.decisions[scope as usize].as_ref();
         let outcome = decision.map_or(Outcome::NoCapture, |d| d.outcome);
         let mut judged = Judged {

@@ -180,8 +180,14 @@ def test_missing_says_what_no_capture_gives(planted):
 
 def test_preferences_explain_and_opted_out(planted):
     d, out, urls = planted
-    judge(out, urls, d / "ai.parquet", "--ai-training", "--explain")
+    proc = judge(out, urls, d / "ai.parquet", "--ai-training", "--explain", "--figure", d / "ai.svg")
     got = {r["url"]: r for r in rows(d / "ai.parquet")}
+    # the summary's and the figure's shares have one denominator: the URLs with a verdict
+    judged = [r for r in got.values() if r["opted_out"] is not None]
+    opted = sum(r["opted_out"] for r in judged)
+    assert f"of the {len(judged)} URLs with a verdict" in proc.stderr
+    assert f"{opted} URLs ({100 * opted / len(judged):.1f} % of those with a verdict)" in proc.stderr
+    assert f"shares of the {len(judged)} URLs with a verdict (of {len(got)})" in (d / "ai.svg").read_text()
     h = got["https://h.example/x"]
     assert h["usage_train_ai"] == "n" and h["opted_out"] is True and h["GPTBot"] is True
     h_open = got["https://h.example/open/x"]
