@@ -159,25 +159,26 @@ impl Corpus {
         Some(rows)
     }
 
-    /// The kept columns, as the first file has them (none: no file).
-    pub fn kept_schema(&self) -> anyhow::Result<Option<SchemaRef>> {
-        let Some((path, name)) = self.files.first() else {
-            return Ok(None);
-        };
-        if self.format == Format::Text {
-            let field = Field::new(&self.columns.url, DataType::Utf8, true);
-            let fields = if self.text_keeps_url(name)? {
-                vec![field]
-            } else {
-                Vec::new()
-            };
-            return Ok(Some(Arc::new(Schema::new(fields))));
+    /// The kept columns, as the first file has them; a text file's, the
+    /// URLs (kept unless `--keep` leaves them out), also for no file at all
+    /// (a shard given none).
+    pub fn kept_schema(&self) -> anyhow::Result<SchemaRef> {
+        let first = self.files.first();
+        if let (Some((path, name)), Format::Parquet) = (first, self.format) {
+            let file = File::open(path).with_context(|| format!("cannot read {name}"))?;
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .with_context(|| format!("cannot read {name} as Parquet"))?;
+            let (_, keep) = self.projection(reader.schema(), name)?;
+            return Ok(Arc::new(reader.schema().project(&keep)?));
         }
-        let file = File::open(path).with_context(|| format!("cannot read {name}"))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .with_context(|| format!("cannot read {name} as Parquet"))?;
-        let (_, keep) = self.projection(reader.schema(), name)?;
-        Ok(Some(Arc::new(reader.schema().project(&keep)?)))
+        let name = first.map_or("--urls", |(_, n)| n.as_str());
+        let field = Field::new(&self.columns.url, DataType::Utf8, true);
+        let fields = if self.text_keeps_url(name)? {
+            vec![field]
+        } else {
+            Vec::new()
+        };
+        Ok(Arc::new(Schema::new(fields)))
     }
 
     /// The batches of every file, in order; each file's columns checked

@@ -237,7 +237,7 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
     // pass: a URL's authority is parsed and hashed once.
     let numbers = scratch.path().join("scope-numbers.bin");
     let scopes = scopes_in_use(&corpus, &numbers)?;
-    let first_schema = corpus.kept_schema()?;
+    let kept_schema = corpus.kept_schema()?;
     progress(Progress::Stage(
         "finding each scope's capture in the data set",
     ));
@@ -253,10 +253,6 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
     )?;
     progress(Progress::Stage("parsing the deciding files"));
     progress(Progress::Total(corpus.rows()));
-    let kept_schema = match first_schema {
-        Some(s) => s,
-        None => empty_schema(&config.columns),
-    };
     write_judged(
         config,
         &corpus,
@@ -464,12 +460,6 @@ fn output_path(config: &Config) -> anyhow::Result<PathBuf> {
     Ok(config
         .output
         .join(format!("judged-{}.parquet", shard.name())))
-}
-
-/// The kept columns of a corpus with no rows read (no file in a shard).
-fn empty_schema(columns: &Columns) -> arrow_schema::SchemaRef {
-    let field = arrow_schema::Field::new(&columns.url, arrow_schema::DataType::Utf8, true);
-    std::sync::Arc::new(arrow_schema::Schema::new(vec![field]))
 }
 
 /// Counts a batch's rows into the summary.

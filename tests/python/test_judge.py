@@ -422,3 +422,14 @@ def test_text_files_gzip_a_bom_and_kept_columns(planted, tmp_path):
     assert list(rows(tmp_path / "o.parquet")[0])[0] == "*"
     proc = judge(out, tmp_path / "bom.txt", tmp_path / "x.parquet", "--agent", "*", "--keep", "url,id", status=2)
     assert "has no column id (its columns: url); --keep names the columns to copy" in proc.stderr
+
+
+def test_a_shard_given_no_file_writes_an_empty_part_with_the_columns(planted, tmp_path):
+    _, out, urls = planted
+    judge(out, urls, tmp_path / "parts", "--agent", "GPTBot", "--shard", "1/2")
+    part = tmp_path / "parts" / "judged-shard-00001-of-00002.parquet"
+    rel = duckdb.sql(f"SELECT * FROM read_parquet('{part}')")
+    assert rel.columns[:2] == ["url", "GPTBot"] and rel.fetchall() == []
+    judge(out, urls, tmp_path / "none", "--agent", "GPTBot", "--shard", "1/2", "--keep", "")
+    rel = duckdb.sql(f"SELECT * FROM read_parquet('{tmp_path / 'none' / part.name}')")
+    assert rel.columns[0] == "GPTBot"
