@@ -145,7 +145,7 @@ latest AS MATERIALIZED (
 ),
 starts AS (
     SELECT s.scope, l.*
-    FROM read_parquet({scopes}) s
+    FROM read_parquet({scopes}, hive_partitioning = false) s
     JOIN latest l ON l.url_protocol = s.scheme AND l.url_host_name = s.host AND l.url_port = s.port
     WHERE l.url_path = '/robots.txt' AND l.url_query IS NULL
     QUALIFY row_number() OVER (PARTITION BY s.scope ORDER BY l.fetch_time DESC NULLS LAST,
@@ -195,7 +195,7 @@ QUALIFY row_number() OVER (PARTITION BY scope ORDER BY hop DESC) = 1
 /// read whole: there a Content-Signal line between the user-agent lines
 /// joined would change whose it is.
 const LINES_SQL: &str = "
-WITH used AS (SELECT DISTINCT body_digest, body FROM read_parquet({decisions}) WHERE body IS NOT NULL),
+WITH used AS (SELECT DISTINCT body_digest, body FROM read_parquet({decisions}, hive_partitioning = false) WHERE body IS NOT NULL),
 whole AS (SELECT DISTINCT body_digest FROM body_preference_statements SEMI JOIN used USING (body_digest)),
 groups AS (
     SELECT body_digest, \"group\"

@@ -566,9 +566,17 @@ fn convert(
     let list: Vec<String> = files.iter().map(|(p, _)| sql_path(p)).collect();
     let list = format!("[{}]", list.join(", "));
     let sql = match format {
-        Format::Csv => format!("SELECT * FROM read_csv({list}, header = true)"),
-        Format::Tsv => format!("SELECT * FROM read_csv({list}, header = true, delim = '\t')"),
-        _ => format!("SELECT * FROM read_json({list}, format = 'newline_delimited')"),
+        // No Hive partitioning: a directory `dump=CC-MAIN-2024-10/` of the
+        // path is not a column of the corpus.
+        Format::Csv => {
+            format!("SELECT * FROM read_csv({list}, header = true, hive_partitioning = false)")
+        }
+        Format::Tsv => format!(
+            "SELECT * FROM read_csv({list}, header = true, delim = '\t', hive_partitioning = false)"
+        ),
+        _ => format!(
+            "SELECT * FROM read_json({list}, format = 'newline_delimited', hive_partitioning = false)"
+        ),
     };
     let path = open.work.join("corpus.parquet");
     let export = Export {

@@ -433,3 +433,41 @@ def test_a_shard_given_no_file_writes_an_empty_part_with_the_columns(planted, tm
     judge(out, urls, tmp_path / "none", "--agent", "GPTBot", "--shard", "1/2", "--keep", "")
     rel = duckdb.sql(f"SELECT * FROM read_parquet('{tmp_path / 'none' / part.name}')")
     assert rel.columns[0] == "GPTBot"
+
+
+def test_paths_a_user_chooses_change_nothing_read(planted, tmp_path):
+    """A corpus under a `name=value` directory gains no column from it (no
+    Hive partitioning), and a temporary directory named with `=`, `[` and
+    `*` is read as itself."""
+    import os
+    d, out, _ = planted
+    urls = ["http://a.example/private/x", "https://e.example/x"]
+    hive = tmp_path / "dump=CC-MAIN-2024-10" / "[part]*"
+    hive.mkdir(parents=True)
+    (hive / "u.csv").write_text("url\n" + "".join(u + "\n" for u in urls))
+    (hive / "u.jsonl").write_text("".join(f'{{"url": "{u}"}}\n' for u in urls))
+    tmp = tmp_path / "tmp=1" / "[t]*"
+    tmp.mkdir(parents=True)
+    for name in ("u.csv", "u.jsonl"):
+        proc = subprocess.run(
+            [str(BIN), "judge", "--data-set", str(out), "--urls", str(hive / name), "-o", str(tmp_path / "o.parquet"),
+             "--agent", "*"],
+            capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)})
+        assert proc.returncode == 0, proc.stderr
+        got = rows(tmp_path / "o.parquet")
+        assert [list(r) for r in got] == [["url", "*"] + list(r)[2:] for r in got], name
+        assert [(r["url"], r["*"]) for r in got] == [(urls[0], False), (urls[1], True)], name
+
+
+def test_a_link_planted_at_the_output_is_replaced_not_followed(planted, tmp_path):
+    _, out, urls = planted
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "o.parquet").symlink_to(victim)
+    judge(out, urls, tmp_path / "o.parquet", "--agent", "*", "--figure", tmp_path / "victim-link.svg")
+    assert victim.read_text() == "keep me"
+    assert not (tmp_path / "o.parquet").is_symlink() and len(rows(tmp_path / "o.parquet")) == len(EXPECTED)
+    # a second run on the same output replaces it whole
+    judge(out, urls, tmp_path / "o.parquet", "--agent", "GPTBot")
+    assert list(rows(tmp_path / "o.parquet")[0])[1] == "GPTBot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.parquet", "victim-link.svg", "victim.txt"]
