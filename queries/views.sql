@@ -69,7 +69,9 @@ CREATE OR REPLACE TEMP MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN ge
     ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
         || '/*.parquet'', filename = true, hive_partitioning = false) WHERE robostats_visible(filename)' END);
 
-CREATE OR REPLACE TEMP VIEW captures AS SELECT * FROM robostats_table('captures');
+-- A host in Common Crawl's SURT form (com,example,www), its Host Index's key; an IP as it is.
+CREATE OR REPLACE TEMP MACRO robostats_surt(host) AS CASE WHEN regexp_matches(host, '^[0-9.]*$|:') THEN host ELSE array_to_string(list_reverse(string_split(host, '.')), ',') END;
+CREATE OR REPLACE TEMP VIEW captures AS SELECT *, robostats_surt(url_host_name) AS url_host_surt FROM robostats_table('captures');
 CREATE OR REPLACE TEMP VIEW bodies AS
     SELECT body_digest, min(writer) AS writer, arg_min(bytes, writer) AS bytes
     FROM robostats_table('bodies')

@@ -1,7 +1,10 @@
 """Times every query of queries/ and a few typical ad-hoc queries on one
 robostats output directory, with the DuckDB of the Python running this
 script: each run in a fresh process (2 threads, DuckDB's default memory
-limit), the median of RUNS runs, and the largest peak RSS. A run keeps the
+limit), the median of RUNS runs, and the largest peak RSS. Every run has
+a rank list of 1,000,000 entries (robostats_ranks: the data set's
+registered domains, 5,000 of its hosts, and made-up domains, shuffled with
+a fixed seed; written once beside OUT), which only by_rank.sql reads. A run keeps the
 result in DuckDB (CREATE TEMP TABLE ... AS); fetching it into Python is
 timed apart. Prints one Markdown row per query. Run by scripts/bench_queries.sh.
 
@@ -43,6 +46,8 @@ con.execute("SET threads = 2")
 con.execute("SET enable_progress_bar = false")
 con.execute("SET VARIABLE robostats_out = ?", [out])
 con.execute(open(sys.argv[2]).read())
+con.execute(open(sys.argv[3]).read())
+con.execute("SET VARIABLE robostats_ranks = ?", [sys.argv[4]])
 start = time.perf_counter()
 con.execute(f"CREATE TEMP TABLE result AS {sql}")
 seconds = time.perf_counter() - start
@@ -54,9 +59,32 @@ print(json.dumps({"seconds": seconds, "fetch": fetch, "rows": len(rows), "peak_k
 """
 
 
+def rank_list(out):
+    """The 1,000,000-entry rank list of `out` (Tranco's form), written once."""
+    path = out.parent / f"{out.name}-ranks-1m.csv"
+    if path.exists():
+        return path
+    import random
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET VARIABLE robostats_out = ?", [str(out)])
+    con.execute((QUERIES / "views.sql").read_text())
+    names = [d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
+                                   "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
+    hosts = [h for (h,) in con.sql("SELECT DISTINCT url_host_name FROM captures ORDER BY 1").fetchall()]
+    rng = random.Random(49)
+    names += rng.sample(hosts, min(5000, len(hosts)))
+    names += [f"listed{i}.example" for i in range(max(0, 1_000_000 - len(names)))]
+    rng.shuffle(names)
+    path.write_text("".join(f"{rank},{name}\n" for rank, name in enumerate(names[:1_000_000], 1)))
+    return path
+
+
 def run_once(out, sql):
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(out), str(QUERIES / "views.sql")],
+        [sys.executable, "-c", CHILD, str(out), str(QUERIES / "views.sql"), str(QUERIES / "strata.sql"),
+         str(rank_list(out))],
         input=sql, capture_output=True, text=True, check=True, timeout=3600,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -67,7 +95,7 @@ def main():
     only = set(sys.argv[4:])
     import duckdb  # the version measured
 
-    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql")) if p.stem != "views"}
+    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql")) if p.stem not in ("views", "strata")}
     queries.update(AD_HOC)
     for name, sql in queries.items():
         if only and name not in only:

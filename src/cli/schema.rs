@@ -5,7 +5,9 @@
 use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
 
-use crate::classify::{Table, View, capture_view_columns, capture_view_sql, table_view_sql};
+use crate::classify::{
+    SURT_MACRO, Table, View, capture_view_columns, capture_view_sql, table_view_sql,
+};
 use crate::table::Column;
 
 #[derive(Debug, clap::Args)]
@@ -167,18 +169,19 @@ CREATE OR REPLACE TEMP MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN ge
 /// to the captures ([`capture_view_sql`]: `rules` for `body_rules`).
 fn views(out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{DIR_MACRO}")?;
+    writeln!(out, "{SURT_MACRO}")?;
     for &table in Table::ALL {
         let source = format!("robostats_table('{}')", table.name());
         // One line where the query is short, and no blank line between
         // them (views.sql stays under its size rule).
         let query = table_view_sql(table, &source).replace("\n    SEMI JOIN", " SEMI JOIN");
-        match query.strip_prefix("    SELECT * FROM ") {
-            Some(from) => writeln!(
+        match query.trim_start() {
+            short if !short.contains('\n') && !short.contains(" JOIN ") => writeln!(
                 out,
-                "CREATE OR REPLACE TEMP VIEW {} AS SELECT * FROM {from};",
+                "CREATE OR REPLACE TEMP VIEW {} AS {short};",
                 table.name()
             )?,
-            None => writeln!(
+            _ => writeln!(
                 out,
                 "CREATE OR REPLACE TEMP VIEW {} AS\n{query};",
                 table.name()

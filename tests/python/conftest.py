@@ -135,11 +135,15 @@ def start_moto():
     return server, endpoint, client
 
 
-def connect(out):
-    """A DuckDB connection with queries/views.sql loaded over `out`."""
+def connect(out, ranks=None):
+    """A DuckDB connection with queries/views.sql and queries/strata.sql
+    loaded over `out` (and the rank list `ranks`, if any)."""
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
     con.execute((QUERIES / "views.sql").read_text())
+    con.execute((QUERIES / "strata.sql").read_text())
+    if ranks is not None:
+        con.execute("SET VARIABLE robostats_ranks = ?", [str(ranks)])
     return con
 
 

@@ -15,7 +15,8 @@ from warc_facts import agent_token, follow, google_keys, google_typos, google_li
 from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, preferences_at_root,
                               stated_lines)
 
-QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if not p.stem.startswith("views"))
+# (views.sql and strata.sql are the views, not queries)
+QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if p.stem not in ("views", "strata"))
 
 
 # Queries over several crawls, tested on generated crawls in test_crawls.py.
@@ -1114,3 +1115,13 @@ def test_no_ai_training_hosts(con):
                    if r["question"] == "no_ai_training" and r["definition"] == "hosts"}
     counted = collections.Counter((r["crawl"], a) for r in rows for a in r["agents"])
     assert {k: v for k, v in definitions.items() if v} == dict(counted)
+
+
+def test_by_rank(con):
+    """Without a rank list (robostats_ranks unset) every host is unranked:
+    one band per crawl, whose rows are definitions.sql's (the planted
+    bands: test_by_rank.py)."""
+    _, rows = run_query(con, "by_rank")
+    _, whole = run_query(con, "definitions")
+    assert rows and all(r["band_first"] is None and r["band_last"] is None for r in rows)
+    assert [{k: v for k, v in r.items() if k not in ("band_first", "band_last")} for r in rows] == whole

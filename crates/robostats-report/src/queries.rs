@@ -15,8 +15,14 @@
 //! let _ = robostats_report::queries::Query::PolicyTrend;
 //! ```
 
-/// `queries/views.sql`: the views every query reads.
-pub const VIEWS: &str = include_str!("../../../queries/views.sql");
+/// `queries/views.sql`, then `queries/strata.sql` (its second half: the
+/// popularity strata and the studies' definitions): the views every query
+/// reads.
+pub const VIEWS: &str = concat!(
+    include_str!("../../../queries/views.sql"),
+    "\n",
+    include_str!("../../../queries/strata.sql")
+);
 
 /// Declares the report's queries: each a variant of [`Query`], its file's
 /// stem (`queries/<stem>.sql`, compiled in), `latest` when the report reads
@@ -117,6 +123,7 @@ macro_rules! files {
 files!(
     "ai_crawler_blocking",
     "body_changes",
+    "by_rank",
     "cloudflare_managed",
     "content_usage_headers",
     "crawler_bias",
@@ -200,7 +207,7 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter_map(|n| n.strip_suffix(".sql").map(str::to_owned))
-            .filter(|n| n != "views")
+            .filter(|n| n != "views" && n != "strata")
             .collect();
         on_disk.sort();
         let listed: Vec<String> = FILES.iter().map(|(n, _)| (*n).to_owned()).collect();
@@ -212,5 +219,6 @@ mod tests {
             assert_eq!(file(q.name()), Some(q.sql()), "{}", q.name());
         }
         assert_eq!(file("views"), None);
+        assert_eq!(file("strata"), None);
     }
 }

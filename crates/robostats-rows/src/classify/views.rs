@@ -295,14 +295,25 @@ pub fn capture_view_columns(table: Table) -> Vec<Column> {
 }
 
 /// The query of a table's view, `FROM` the Parquet files `source`: all of
-/// them, or for a table stored once per body [`body_view_sql`]'s.
+/// them, or for a table stored once per body [`body_view_sql`]'s. The
+/// captures' view adds `url_host_surt` ([`SURT_MACRO`]).
 pub fn table_view_sql(table: Table, source: &str) -> String {
     if table.per_body() {
         body_view_sql(table, source)
+    } else if table == Table::Captures {
+        format!("    SELECT *, robostats_surt(url_host_name) AS url_host_surt FROM {source}")
     } else {
         format!("    SELECT * FROM {source}")
     }
 }
+
+/// The macro of the captures view's `url_host_surt` (defined before the
+/// views): a host in Common Crawl's SURT form (`www.example.com` is
+/// `com,example,www`), the key of its Host Index (`surt_host_name`); an
+/// IP address as it is.
+pub const SURT_MACRO: &str = "-- A host in Common Crawl's SURT form (com,example,www), its Host Index's key; an IP as it is.
+CREATE OR REPLACE TEMP MACRO robostats_surt(host) AS CASE WHEN regexp_matches(host, '^[0-9.]*$|:') THEN host \
+ELSE array_to_string(list_reverse(string_split(host, '.')), ',') END;";
 
 /// The query of a table stored once per body, `FROM` the Parquet files
 /// `source`: each body's rows of one writer, the smallest of those
