@@ -10,6 +10,7 @@ mod ingest;
 mod judge;
 mod lint;
 mod query;
+mod ranks;
 mod report;
 mod schema;
 

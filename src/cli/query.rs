@@ -8,10 +8,11 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use robostats_report::engine::{Export, ExportFormat, Table};
+use robostats_report::engine::{Export, ExportFormat, Settings, Table};
 use robostats_report::queries::{FILES, file};
 use serde_json::Value;
 
+use super::ranks::RankArgs;
 use super::report::{data_sets, engine};
 use crate::replace::temp_name;
 
@@ -47,6 +48,10 @@ pub struct Args {
     /// When the query's Python fails, also print its traceback.
     #[arg(short, long)]
     verbose: bool,
+    /// A rank list, which `by_rank` reads (and `host_ranks` in a query of
+    /// one's own): without one, every host is unranked.
+    #[command(flatten)]
+    ranks: RankArgs,
 }
 
 /// How the rows are given.
@@ -107,13 +112,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         (None, None) => Format::Csv,
     };
     let outs = data_sets(&args.outs)?;
+    let settings = args
+        .ranks
+        .resolve()?
+        .map(|r| r.settings())
+        .unwrap_or_default();
     let engine = engine(args.python.as_deref(), args.timeout, args.verbose)?;
     match &args.output {
         Some(path) => {
             let format = format.export().context(
                 "--format table is for a terminal: write csv, json or parquet to a file",
             )?;
-            let written = export(&engine, &outs, name, sql, path, format)?;
+            let written = export(&engine, &outs, (name, sql, &settings), path, format)?;
             eprintln!(
                 "query: {name}: {written} rows -> {} ({})",
                 path.display(),
@@ -124,7 +134,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             if format == Format::Parquet {
                 bail!("Parquet is written to a file: give -o FILE.parquet");
             }
-            let table = engine.run_one(&outs, name, sql, None)?;
+            let table = engine.run_one(&outs, name, sql, None, &settings)?;
             let mut out = BufWriter::new(io::stdout().lock());
             print(&mut out, &table, format)?;
             out.flush()?;
@@ -149,13 +159,13 @@ fn list() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Has DuckDB write the rows of `sql` into `path` (a temporary file beside
-/// it, renamed over it at the end: whole or not at all); the rows written.
+/// Has DuckDB write the rows of the query `(name, sql, settings)` into
+/// `path` (a temporary file beside it, renamed over it at the end: whole or
+/// not at all); the rows written.
 fn export(
     engine: &robostats_report::engine::Engine,
     outs: &[robostats_report::engine::Out],
-    name: &'static str,
-    sql: &str,
+    (name, sql, settings): (&'static str, &str, &Settings),
     path: &Path,
     format: ExportFormat,
 ) -> anyhow::Result<u64> {
@@ -176,7 +186,7 @@ fn export(
         format,
     };
     let done = engine
-        .run_one(outs, name, sql, Some(&export))
+        .run_one(outs, name, sql, Some(&export), settings)
         .map_err(anyhow::Error::from)
         .and_then(|table| {
             std::fs::rename(&tmp, path)

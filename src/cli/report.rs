@@ -10,8 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use robostats_report::Report;
 use robostats_report::engine::{Engine, Out, Secret};
+use robostats_report::{Ranks, Report};
+
+use super::ranks::RankArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,6 +29,9 @@ pub struct Args {
     /// Also write each chart as an SVG file into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     figures: Option<PathBuf>,
+    /// A rank list, for one more figure: who blocks, by popularity.
+    #[command(flatten)]
+    ranks: RankArgs,
     /// The Python that runs DuckDB [default: the first that can import
     /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV/bin/python3, the
     /// checkout's target/python-venv (for a binary in that checkout's
@@ -53,6 +58,8 @@ pub struct ReportConfig {
     output: PathBuf,
     /// Where the SVG files go, if anywhere.
     figures: Option<PathBuf>,
+    /// The rank list, if any: its query and figure are then added.
+    ranks: Option<Ranks>,
     /// The Python that runs DuckDB, with the timeout and verbosity.
     engine: Engine,
     /// Print nothing but errors.
@@ -62,12 +69,16 @@ pub struct ReportConfig {
 impl Args {
     /// The report the flags ask for: the data sets checked (each opened
     /// as ingest and compact open it, for reading only; none named twice),
-    /// the timeout, and the Python found.
+    /// the rank list ([`RankArgs::resolve`]), the timeout, and the Python
+    /// found.
     pub fn resolve(&self) -> anyhow::Result<ReportConfig> {
+        let outs = data_sets(&self.outs)?;
+        let ranks = self.ranks.resolve()?;
         Ok(ReportConfig {
-            outs: data_sets(&self.outs)?,
+            outs,
             output: self.output.clone(),
             figures: self.figures.clone(),
+            ranks,
             engine: engine(self.python.as_deref(), self.timeout, self.verbose)?,
             quiet: self.quiet,
         })
@@ -125,7 +136,7 @@ fn open(out: &Path) -> anyhow::Result<Out> {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let config = args.resolve()?;
-    let report = Report::build(&config.engine, &config.outs)?;
+    let report = Report::build(&config.engine, &config.outs, config.ranks.as_ref())?;
     let written = write(&config, &report)?;
     // What the figures rest on, said on the terminal too (the page shows
     // it above them).

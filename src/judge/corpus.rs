@@ -20,7 +20,7 @@ use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
-use robostats_report::engine::{Engine, Export, ExportFormat, Out};
+use robostats_report::engine::{Engine, Export, ExportFormat, Out, Settings};
 
 use super::captures::sql_path;
 use crate::shard::Shard;
@@ -585,7 +585,13 @@ fn convert(
     };
     let shown: Vec<&str> = files.iter().map(|(_, n)| n.as_str()).collect();
     open.engine
-        .run_one(open.outs, "judge_corpus", &sql, Some(&export))
+        .run_one(
+            open.outs,
+            "judge_corpus",
+            &sql,
+            Some(&export),
+            &Settings::default(),
+        )
         .with_context(|| format!("cannot read {} as {}", shown.join(", "), format.as_str()))?;
     Ok((path, shown.join(", ")))
 }

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use anyhow::bail;
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
-use robostats_report::engine::{Engine, Out};
+use robostats_report::engine::{Engine, Out, Settings};
 
 pub use captures::{AsOf, Captures, Decision};
 pub use corpus::{Columns, Format};
@@ -436,9 +436,13 @@ fn check_crawl(config: &Config) -> anyhow::Result<()> {
          string_agg(DISTINCT crawl, ', ' ORDER BY crawl) AS crawls FROM captures",
         captures::sql_text(crawl)
     );
-    let table = config
-        .engine
-        .run_one(&config.outs, "judge_crawls", &sql, None)?;
+    let table = config.engine.run_one(
+        &config.outs,
+        "judge_crawls",
+        &sql,
+        None,
+        &Settings::default(),
+    )?;
     let row = table.rows.first().cloned().unwrap_or_default();
     if table.num(&row, "n") == 0.0 {
         bail!(

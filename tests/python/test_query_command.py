@@ -27,7 +27,7 @@ def query(*args, status=0):
 
 def test_the_list_is_the_directory_of_ready_queries():
     listed = [line.split()[0] for line in query("--list").stdout.splitlines()]
-    assert listed == sorted(p.stem for p in QUERIES.glob("*.sql") if p.stem != "views")
+    assert listed == sorted(p.stem for p in QUERIES.glob("*.sql") if p.stem not in ("views", "strata"))
     assert "definitions" in listed
 
 
@@ -58,3 +58,24 @@ def test_what_is_not_a_query_or_a_format_is_refused(samples_out, tmp_path):
     assert "--format" in query("definitions", samples_out, "-o", tmp_path / "x.txt", status=2).stderr
     assert not (tmp_path / "x.txt").exists()
     assert "is not an ingest output directory" in query("definitions", tmp_path, status=2).stderr
+
+
+def test_by_rank_takes_a_rank_list(samples_out, tmp_path):
+    """`--ranks` (with `--rank-bands`) gives by_rank.sql its list: the rows
+    DuckDB gives with the same variables set."""
+    con = connect(samples_out)
+    domains = [d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
+                                     "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
+    ranks = tmp_path / "tranco.csv"
+    ranks.write_text("".join(f"{i},{d}\n" for i, d in enumerate(domains, 1)))
+    con.execute("SET VARIABLE robostats_ranks = ?", [str(ranks)])
+    con.execute("SET VARIABLE robostats_rank_bands = '100,300'")
+    rows = con.sql((QUERIES / "by_rank.sql").read_text()).fetchall()
+    assert {r[5] for r in rows} == {1, 101, 301, None}
+    printed = list(csv.reader(io.StringIO(
+        query("by_rank", samples_out, "--ranks", ranks, "--rank-bands", "100, 300", "--format", "csv").stdout)))
+    assert len(printed) == len(rows) + 1
+    assert printed[1:] == [["" if v is None else str(v) for v in r] for r in rows]
+    assert "does not exist" in query("by_rank", samples_out, "--ranks", tmp_path / "no.csv", status=2).stderr
+    assert "--rank-bands 300,100" in query("by_rank", samples_out, "--ranks", ranks, "--rank-bands", "300,100",
+                                           status=2).stderr

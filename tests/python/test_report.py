@@ -206,12 +206,12 @@ def check_definitions(d, out):
         assert dict(zip(labels, numbers)) == want and len(labels) == len(numbers), (question, texts, want)
 
 
-def check_tables(html, out):
+def check_tables(html, out, con=None, figures=FIGURES):
     parsed = Tables()
     parsed.feed(Path(html).read_text())
     assert parsed.scripts == 0
-    assert parsed.svg_sections == set(FIGURES), parsed.svg_sections
-    con = connect(out)
+    assert parsed.svg_sections == set(figures), parsed.svg_sections
+    con = con or connect(out)
     checked = set()
     for query, columns, rows in parsed.tables:
         cols, result = run_query(con, query)
@@ -452,3 +452,125 @@ def test_data_sets_that_are_not_one_are_refused(crawls_page, all_samples, tmp_pa
                           env={**os.environ, "ROBOSTATS_PYTHON": sys.executable})
     assert proc.returncode == 2 and "in more than one of the data sets" in proc.stderr, proc.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+# With a rank list (--ranks), one more figure, the last (figures/popularity.rs).
+RANKED_FIGURES = FIGURES + ["popularity"]
+DECIDED = ["named (a group names it)", "by * (no group names it)"]
+
+
+def tranco(out, path):
+    """A Tranco-style list (rank,domain, no header) of the data set's
+    registered domains, sorted: some in each band of by_rank.sql, a few past
+    the last bound, and every tenth left out (unranked)."""
+    domains = [d for (d,) in connect(out).sql(
+        "SELECT DISTINCT url_host_registered_domain FROM captures "
+        "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
+    lines, rank = [], 0
+    for i, domain in enumerate(domains):
+        if i % 10 == 9:
+            continue
+        # 1 to 1,000, then 1,001 to 10,000, ..., then past 1,000,000.
+        step = [5, 60, 600, 6000, 60000][min(i // 120, 4)]
+        rank = max(rank + step, [0, 1000, 10000, 100000, 1000000][min(i // 120, 4)] + 1)
+        lines.append(f"{rank},{domain}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def band_label(first, last):
+    """A band as the figure writes it."""
+    if first is None:
+        return "unranked"
+    return f"{first:,}+" if last is None else f"{first:,}\u2013{last:,}"
+
+
+def drawn_bands(rows, agent):
+    """by_rank.sql's rows a crawler's chart draws: full blocks of the hosts
+    with a 2xx, per disjoint band holding such a host in rank order (a row
+    from rank 1 past the first band's end is a cut), then the unranked."""
+    mine = [r for r in rows if r["agent"] == agent and r["question"] == "full_block"
+            and r["definition"] == "hosts_2xx"]
+    first_end = min(r["band_last"] for r in mine if r["band_first"] == 1)
+    bands = [r for r in mine if r["band_first"] is not None and r["denominator"] > 0
+             and not (r["band_first"] == 1 and (r["band_last"] or 0) > first_end)]
+    return sorted(bands, key=lambda r: (r["band_first"], r["band_last"] is None, r["band_last"] or 0)) + \
+        [r for r in mine if r["band_first"] is None]
+
+
+@pytest.fixture(scope="module")
+def ranked_page(all_samples, tmp_path_factory):
+    d = tmp_path_factory.mktemp("ranked")
+    ranks = tranco(all_samples, d / "tranco.csv")
+    report([all_samples], d / "report.html", "--figures", d / "figures", "--ranks", ranks)
+    return d, ranks
+
+
+def test_a_rank_list_adds_who_blocks_by_popularity(ranked_page, all_samples, page):
+    d, ranks = ranked_page
+    html = (d / "report.html").read_text()
+    con = connect(all_samples, ranks)
+    checked = check_tables(d / "report.html", all_samples, con, RANKED_FIGURES)
+    assert "by_rank" in checked, checked
+    assert "Who blocks, by popularity" in html and str(ranks) in html
+    latest = con.sql("SELECT max(crawl) FROM crawl_hosts").fetchall()[0][0]
+    _, rows = run_query(con, "by_rank")
+    rows = [r for r in rows if r["crawl"] == latest]
+    # The list ranks hosts in every band.
+    assert {r["band_first"] for r in rows} >= {1, 1001, 10001, 100001, 1000001, None}, rows[:3]
+    parsed = Tables()
+    parsed.feed(html)
+    [(columns, shown)] = [(c, r) for q, c, r in parsed.tables if q == "by_rank"]
+    expected = []
+    for k, agent in enumerate(CITED, 1):
+        bands = drawn_bands(rows, agent)
+        expected += [[r[c] for c in columns] for r in bands]
+        segments, texts = {}, []
+        for mark in marks(d / "figures" / f"11-popularity-{k}.svg"):
+            if mark[0] == "rect" and mark[1].count(": ") == 2:
+                label, who, pct = mark[1].split(": ")
+                segments[label, who] = pct
+            elif mark[0] == "text" and mark[1] == "start" and " of " in mark[2]:
+                texts.append(mark[2])
+        want = [f"{percent(r['share'])} ({r['numerator']:,} of {r['denominator']:,})" for r in bands]
+        assert texts == want, (agent, texts, want)
+        for r in bands:
+            assert r["named"] + r["wildcard"] == r["numerator"], r
+            for who, n in zip(DECIDED, (r["named"], r["wildcard"])):
+                shown_pct = segments.get((band_label(r["band_first"], r["band_last"]), who), "0 %")
+                assert shown_pct == percent(n / r["denominator"]), (agent, r, who)
+        assert set(label for label, _ in segments) <= {band_label(r["band_first"], r["band_last"]) for r in bands}
+    # The table beside the charts: the rows drawn, in the figure's order.
+    assert shown == [[plain(v) for v in row] for row in expected], (shown[:3], expected[:3])
+    # The other figures are those of the page without a rank list.
+    assert (page / "report.html").read_text().count("<section") == len(FIGURES)
+    assert html.count("<section") == len(RANKED_FIGURES)
+
+
+def test_without_a_rank_list_there_is_no_such_figure(page):
+    html = (page / "report.html").read_text()
+    assert 'id="popularity"' not in html and "by popularity" not in html and 'data-query="by_rank"' not in html
+    assert not list((page / "figures").glob("*popularity*"))
+
+
+def test_a_rank_list_that_ranks_no_host_draws_the_unranked_alone(all_samples, tmp_path):
+    ranks = tmp_path / "other.csv"
+    ranks.write_text("1,not-in-the-data-set.example\n2,another-one.example\n")
+    report([all_samples], tmp_path / "report.html", "--figures", tmp_path / "figures", "--ranks", ranks)
+    html = (tmp_path / "report.html").read_text()
+    assert "the rank list ranks no host of the data set" in html
+    for svg in sorted((tmp_path / "figures").glob("11-popularity-*.svg")):
+        labels = {m[1].split(": ")[0] for m in marks(svg) if m[0] == "rect" and m[1].count(": ") == 2}
+        assert labels <= {"unranked"}, (svg, labels)
+
+
+def test_a_missing_rank_list_is_named(all_samples, tmp_path):
+    missing = tmp_path / "tranco.csv"
+    proc = subprocess.run([str(BIN), "report", str(all_samples), "-o", str(tmp_path / "r.html"),
+                           "--ranks", str(missing)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "ROBOSTATS_PYTHON": sys.executable})
+    assert proc.returncode == 2 and f"the rank list {missing} does not exist" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.html").exists()
+    proc = subprocess.run([str(BIN), "report", str(all_samples), "-o", str(tmp_path / "r.html"),
+                           "--rank-column", "rank"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--ranks" in proc.stderr, proc.stderr

@@ -9,6 +9,8 @@ Reads one JSON request, one line, on standard input:
    "tables": [[table name, its view's query FROM {source}], ...],
    "body_tables": [the tables stored once per body],
    "views": "<queries/views.sql>",
+   "variables": {name: value}: DuckDB variables set after the views and
+                before the queries (SET VARIABLE name = ?, the value bound),
    "queries": [{"name": ..., "sql": ..., "limit": null or N,
                 "latest": true: only the rows of the latest crawl (of crawl_hosts),
                 "export": as "export" below, for this query alone}, ...],
@@ -181,6 +183,15 @@ def views(con, outs, tables, views_sql):
             con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS {view}")
 
 
+def variables(con, request):
+    """The request's DuckDB variables (a rank list, robostats_ranks), each
+    value bound as a parameter: no value is ever written into the SQL."""
+    for name, value in (request.get("variables") or {}).items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise Failure(6, f"{name!r} is not a DuckDB variable's name")
+        con.execute(f"SET VARIABLE {name} = ?", [value])
+
+
 def check(con, outs):
     """Several data sets read as one must be one: the same crawler list
     (agents is written once per data set) and no capture twice (the same
@@ -283,6 +294,7 @@ def run(request, data_sets):
     started = time.monotonic()
     secrets(con, request)
     views(con, request["outs"], request["tables"], request["views"])
+    variables(con, request)
     check(con, request["outs"])
     if request.get("cache", True):
         cache(con)

@@ -63,6 +63,18 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// What a run sets on DuckDB's connection besides the data sets: the S3
+/// secrets of the other files the queries read, and variables, set after
+/// `views.sql` and before the queries (a rank list: `robostats_ranks`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Each `SET VARIABLE name = ?`, its value bound as a parameter
+    /// (never written into the SQL): (name, value).
+    pub variables: Vec<(String, String)>,
+    /// DuckDB S3 secrets, each (its scope, `s3://bucket/`, and the secret).
+    pub secrets: Vec<(String, Secret)>,
+}
+
 /// A query's result: its columns and rows, values as JSON.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Table {
@@ -240,26 +252,55 @@ pub struct Results {
     /// Seconds spent creating the views and the rows of `crawl_hosts`,
     /// which several queries read, before the first query.
     pub prepare_seconds: f64,
-    /// Each query's table, in the order of [`Query::ALL`] (a run without
-    /// every query's result fails).
-    tables: Vec<Table>,
+    /// Each query's table, at its place in [`Query::ALL`]: none for a
+    /// query not run (a run without the result of a query it ran fails).
+    tables: Vec<Option<Table>>,
 }
 
 impl Results {
-    /// The queries by time taken, slowest first: (name, seconds).
+    /// The results of the queries run: `tables`, each with its query.
+    pub(crate) fn new(
+        duckdb: String,
+        prepare_seconds: f64,
+        tables: Vec<(Query, Table)>,
+    ) -> Results {
+        let mut placed: Vec<Option<Table>> = vec![None; Query::ALL.len()];
+        for (query, table) in tables {
+            placed[query.index()] = Some(table);
+        }
+        Results {
+            duckdb,
+            prepare_seconds,
+            tables: placed,
+        }
+    }
+
+    /// The queries run, by time taken, slowest first: (name, seconds).
     pub fn timings(&self) -> Vec<(&'static str, f64)> {
         let mut t: Vec<(&'static str, f64)> = Query::ALL
             .iter()
             .zip(&self.tables)
-            .map(|(query, table)| (query.name(), table.seconds))
+            .filter_map(|(query, table)| Some((query.name(), table.as_ref()?.seconds)))
             .collect();
         t.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
         t
     }
 
+    /// The table of `query`, if the run included it.
+    pub fn table(&self, query: Query) -> Option<&Table> {
+        self.tables[query.index()].as_ref()
+    }
+
     /// The table of `query`.
+    ///
+    /// # Panics
+    ///
+    /// When the run did not include it: every report runs every query but
+    /// those that read a rank list ([`Query::reads_ranks`]), which a
+    /// figure reads with [`Results::table`].
     pub fn get(&self, query: Query) -> &Table {
-        &self.tables[query.index()]
+        self.table(query)
+            .unwrap_or_else(|| panic!("query {} was not run", query.name()))
     }
 }
 
@@ -304,9 +345,15 @@ impl Engine {
     }
 
     /// Runs `views.sql` over the data sets `outs` (their tables read as
-    /// one), then every query of [`Query::ALL`].
-    pub fn run(&self, outs: &[Out]) -> Result<Results, EngineError> {
-        let queries: Vec<Value> = Query::ALL
+    /// one; the secrets of `settings` made first), sets the variables of
+    /// `settings`, then runs `queries` in order.
+    pub fn run(
+        &self,
+        outs: &[Out],
+        queries: &[Query],
+        settings: &Settings,
+    ) -> Result<Results, EngineError> {
+        let requests: Vec<Value> = queries
             .iter()
             .map(|q| {
                 serde_json::json!({
@@ -314,30 +361,28 @@ impl Engine {
                 })
             })
             .collect();
-        let answer = self.ask(outs, queries, true, None)?;
-        let mut tables = Vec::with_capacity(Query::ALL.len());
-        for query in Query::ALL {
-            tables.push(self.result(&answer, query.name())?);
+        let answer = self.ask(outs, requests, true, None, settings)?;
+        let mut tables = Vec::with_capacity(queries.len());
+        for &query in queries {
+            tables.push((query, self.result(&answer, query.name())?));
         }
-        Ok(Results {
-            duckdb: answer.duckdb,
-            prepare_seconds: answer.prepare_seconds,
-            tables,
-        })
+        Ok(Results::new(answer.duckdb, answer.prepare_seconds, tables))
     }
 
-    /// Runs `views.sql` over `outs`, then the query `sql` named `name`
-    /// alone: its rows, or, with `export`, none, DuckDB having written
-    /// them into the export's file (`Table::written` says how many).
+    /// Runs `views.sql` over `outs` (with `settings`: a rank list), then
+    /// the query `sql` named `name` alone: its rows, or, with `export`,
+    /// none, DuckDB having written them into the export's file
+    /// (`Table::written` says how many).
     pub fn run_one(
         &self,
         outs: &[Out],
         name: &'static str,
         sql: &str,
         export: Option<&Export>,
+        settings: &Settings,
     ) -> Result<Table, EngineError> {
         let query = serde_json::json!({"name": name, "sql": sql, "limit": null});
-        let answer = self.ask(outs, vec![query], false, export)?;
+        let answer = self.ask(outs, vec![query], false, export, settings)?;
         self.result(&answer, name)
     }
 
@@ -358,7 +403,7 @@ impl Engine {
                 })
             })
             .collect();
-        let answer = self.ask(outs, requests, false, None)?;
+        let answer = self.ask(outs, requests, false, None, &Settings::default())?;
         queries
             .iter()
             .map(|(name, ..)| Ok(self.result(&answer, name)?.written.unwrap_or(0)))
@@ -378,16 +423,18 @@ impl Engine {
     }
 
     /// Runs the bridge on `outs` with `queries` (and the rows of
-    /// `crawl_hosts` computed first where `cache`): its answer.
+    /// `crawl_hosts` computed first where `cache`), `settings` applied
+    /// before them: its answer.
     fn ask(
         &self,
         outs: &[Out],
         queries: Vec<Value>,
         cache: bool,
         export: Option<&Export>,
+        settings: &Settings,
     ) -> Result<Answer, EngineError> {
         let links = Links::new(outs).map_err(EngineError::Links)?;
-        let mut request = self.request(&links, outs, queries);
+        let mut request = self.request(&links, outs, queries, settings);
         request["cache"] = Value::Bool(cache);
         if let Some(export) = export {
             request["export"] = serde_json::json!({
@@ -424,9 +471,16 @@ impl Engine {
 
     /// The bridge's request: the data sets as DuckDB reads them (the
     /// links, from the directory holding them) and as the user named them
-    /// (for messages), the secrets of those on S3, each table's view,
-    /// `views.sql` and the queries.
-    fn request(&self, links: &Links, outs: &[Out], queries: Vec<Value>) -> Value {
+    /// (for messages), the secrets of those on S3 and of `settings`, each
+    /// table's view, `views.sql`, the variables of `settings` and the
+    /// queries.
+    fn request(
+        &self,
+        links: &Links,
+        outs: &[Out],
+        queries: Vec<Value>,
+        settings: &Settings,
+    ) -> Value {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
         // views.sql, or a body in two data sets would read twice.
@@ -444,16 +498,21 @@ impl Engine {
             .filter(|t| t.per_body())
             .map(|t| t.name())
             .collect();
-        // Each scoped to its data set: `s3://bucket/prefix/`.
-        let secrets: Vec<Value> = outs
+        // Each scoped to its data set: `s3://bucket/prefix/`; then those of
+        // the other files read.
+        let scoped = outs.iter().filter_map(|out| match out {
+            Out::S3 { url, secret } => Some((format!("{url}/"), secret)),
+            Out::Dir(_) => None,
+        });
+        let others = settings.secrets.iter().map(|(scope, s)| (scope.clone(), s));
+        let secrets: Vec<Value> = scoped
+            .chain(others)
+            .map(|(scope, secret)| serde_json::json!({"scope": scope, "params": secret.0}))
+            .collect();
+        let variables: serde_json::Map<String, Value> = settings
+            .variables
             .iter()
-            .filter_map(|out| match out {
-                Out::S3 { url, secret } => Some(serde_json::json!({
-                    "scope": format!("{url}/"),
-                    "params": secret.0,
-                })),
-                Out::Dir(_) => None,
-            })
+            .map(|(name, value)| (name.clone(), Value::String(value.clone())))
             .collect();
         serde_json::json!({
             "dir": links.dir().map(|d| d.to_string_lossy()),
@@ -463,6 +522,7 @@ impl Engine {
             "tables": tables,
             "body_tables": body_tables,
             "views": VIEWS,
+            "variables": variables,
             "queries": queries,
             "watch_stdin": true,
             "traceback": self.verbose,

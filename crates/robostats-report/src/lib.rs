@@ -15,7 +15,13 @@
 //! between), and pick each bar's value out of a query's rows. Sums and
 //! shares over a query's rows are the query's own columns (a crawler's
 //! share of hosts in a state, whoever decided, is `policy_trends`'
-//! `state_share`); the page shows the rows used.
+//! `state_share`); the page shows the rows used. (One bar is split:
+//! `figures/popularity.rs` draws a row's share, the query's, as the parts
+//! of its denominator that its named and wildcard counts are.)
+//!
+//! Given a rank list ([`Ranks`], `--ranks`), the report also runs the
+//! queries that read one (`by_rank.sql`), with the list in DuckDB's
+//! variables, and draws one more figure; without one, neither.
 //!
 //! This crate is the `robostats` command's printer: it reads the tables
 //! that ingest wrote (through DuckDB) and depends on no part of the ingest
@@ -37,7 +43,7 @@ pub mod rests_on;
 pub mod svg;
 mod text;
 
-use engine::{Engine, EngineError, Out, Table};
+use engine::{Engine, EngineError, Out, Secret, Settings, Table};
 use figures::Figure;
 use queries::Query;
 
@@ -60,16 +66,64 @@ pub struct Report {
     pub timings: (f64, Vec<(String, f64)>),
 }
 
+/// A rank list of hosts or registered domains (`--ranks`): Tranco's CSV,
+/// a CSV or Parquet file of ranks and names, or Common Crawl's Host Index
+/// (`queries/strata.sql` says how each is read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ranks {
+    /// The list as the user named it, for the page.
+    pub named: String,
+    /// The list as DuckDB reads it: a file, a glob or an `s3://` URL (a
+    /// local one by its absolute path: the queries run in a directory of
+    /// their own).
+    pub list: String,
+    /// The column of ranks (or of scores, in a Host Index), when not the
+    /// list's default.
+    pub column: Option<String>,
+    /// The bands' last ranks (`1000,10000`), when not the default.
+    pub bands: Option<String>,
+    /// The S3 secret that reads a list on S3, with its scope
+    /// (`s3://bucket/`).
+    pub secret: Option<(String, Secret)>,
+}
+
+impl Ranks {
+    /// What a run that reads the list sets: the variables
+    /// `robostats_ranks` and (when given) `robostats_rank_column` and
+    /// `robostats_rank_bands`, and
+    /// the list's S3 secret.
+    pub fn settings(&self) -> Settings {
+        let mut variables = vec![("robostats_ranks".to_owned(), self.list.clone())];
+        if let Some(column) = &self.column {
+            variables.push(("robostats_rank_column".to_owned(), column.clone()));
+        }
+        if let Some(bands) = &self.bands {
+            variables.push(("robostats_rank_bands".to_owned(), bands.clone()));
+        }
+        Settings {
+            variables,
+            secrets: self.secret.iter().cloned().collect(),
+        }
+    }
+}
+
 impl Report {
-    /// Runs every query over `outs` (their tables read as one data set)
-    /// and draws the figures.
-    pub fn build(engine: &Engine, outs: &[Out]) -> Result<Report, EngineError> {
-        let results = engine.run(outs)?;
+    /// Runs the report's queries over `outs` (their tables read as one
+    /// data set), with `ranks` those that read a rank list too, and draws
+    /// the figures.
+    pub fn build(
+        engine: &Engine,
+        outs: &[Out],
+        ranks: Option<&Ranks>,
+    ) -> Result<Report, EngineError> {
+        let settings = ranks.map(Ranks::settings).unwrap_or_default();
+        let queries = Query::of_report(ranks.is_some());
+        let results = engine.run(outs, &queries, &settings)?;
         Ok(Report {
             outs: outs.iter().map(Out::name).collect(),
             data_set: results.get(Query::DataSet).clone(),
             rests_on: rests_on::RestsOn::of(&results),
-            figures: figures::all(&results),
+            figures: figures::all(&results, ranks),
             duckdb: results.duckdb.clone(),
             timings: (
                 results.prepare_seconds,

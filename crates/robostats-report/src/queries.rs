@@ -103,6 +103,7 @@ queries!(
     PreferenceLabels = "preference_labels" latest,
     PreferenceContradictions = "preference_contradictions" latest,
     Definitions = "definitions",
+    ByRank = "by_rank" latest,
     DataSet = "data_set",
     FailedInputs = "failed_inputs",
 );
@@ -175,6 +176,22 @@ impl Query {
     pub const fn index(self) -> usize {
         self as usize
     }
+
+    /// The query reads a rank list (the DuckDB variable `robostats_ranks`,
+    /// `--ranks`): the report runs it only when given one.
+    pub const fn reads_ranks(self) -> bool {
+        matches!(self, Query::ByRank)
+    }
+
+    /// The queries a report runs, in the order of [`Query::ALL`]: every
+    /// one, but those that read a rank list only when `ranked`.
+    pub fn of_report(ranked: bool) -> Vec<Query> {
+        Query::ALL
+            .iter()
+            .copied()
+            .filter(|q| ranked || !q.reads_ranks())
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +215,15 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Query::ALL.len());
+    }
+
+    #[test]
+    fn the_rank_list_s_query_runs_only_with_a_rank_list() {
+        assert_eq!(Query::of_report(true), Query::ALL);
+        let plain = Query::of_report(false);
+        assert_eq!(plain.len(), Query::ALL.len() - 1);
+        assert!(!plain.contains(&Query::ByRank));
+        assert!(Query::ByRank.reads_ranks() && Query::ByRank.latest_crawl());
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub use names::{
     temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
-pub use store::{RemoteOut, RemoteRead};
+pub use store::{RemoteOut, RemoteRead, file_secret};
 
 use crate::classify::Table;
 use crate::classify::agents::AgentList;

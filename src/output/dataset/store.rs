@@ -80,6 +80,24 @@ impl RemoteOut {
     }
 }
 
+/// The DuckDB secret that reaches the bucket of `url`, a file or glob on
+/// S3 that DuckDB reads beside a data set (a rank list), reached as the
+/// environment says: the secret's scope (`s3://bucket/`) and its
+/// parameters. Nothing is listed or checked: DuckDB's read says what is
+/// missing.
+pub fn file_secret(url: &str) -> Result<(String, DuckdbSecret), OutputError> {
+    let bucket = url
+        .strip_prefix("s3://")
+        .map(|rest| rest.split('/').next().unwrap_or_default())
+        .ok_or_else(|| OutputError::Store(format!("'{url}' is not an s3:// URL")))?;
+    let location = S3Location::parse(&format!("s3://{bucket}/")).map_err(OutputError::Store)?;
+    let options = S3Options::default();
+    let bucket =
+        Bucket::new(&location.bucket, "", &options, STORE_TIMEOUT).map_err(OutputError::Store)?;
+    let secret = bucket.duckdb_secret().map_err(OutputError::Store)?;
+    Ok((location.url(), secret))
+}
+
 /// A data set on S3 opened for reading only: where DuckDB reads it, and
 /// the secret that reaches it there.
 #[derive(Debug)]

@@ -1,7 +1,8 @@
 //! The report's figures: each drawn from the results of queries in
 //! `queries/`, with the rows it shows and its definition.
 //!
-//! A file per figure ([`all`] lists them in the page's order). Each
+//! A file per figure ([`all`] lists them in the page's order; the last,
+//! `popularity`, is drawn only with a rank list). Each
 //! shapes its queries' rows into the values of its charts (series, rows
 //! of bars, histogram bins) apart from drawing them (the calls into
 //! `svg`) and writing the text around them; `common` holds what several
@@ -13,6 +14,7 @@ mod copies;
 mod definitions;
 mod names;
 mod outcomes;
+mod popularity;
 mod preferences;
 mod restriction;
 mod sizes;
@@ -21,6 +23,7 @@ mod trends;
 
 use serde_json::Value;
 
+use super::Ranks;
 use super::engine::{Results, Table};
 use super::queries::Query;
 
@@ -88,9 +91,10 @@ impl Shown {
     }
 }
 
-/// Every figure of the report, from the queries' results.
-pub fn all(results: &Results) -> Vec<Figure> {
-    vec![
+/// Every figure of the report, from the queries' results: the last, who
+/// blocks by popularity, only with a rank list (`ranks`).
+pub fn all(results: &Results, ranks: Option<&Ranks>) -> Vec<Figure> {
+    let mut figures = vec![
         outcomes::figure(results),
         restriction::figure(results),
         trends::figure(results),
@@ -101,5 +105,7 @@ pub fn all(results: &Results) -> Vec<Figure> {
         preferences::figure(results),
         copies::figure(results),
         definitions::figure(results),
-    ]
+    ];
+    figures.extend(popularity::figure(results, ranks));
+    figures
 }

@@ -1,13 +1,14 @@
 //! A whole split into its parts (one bar across the chart), above stacked
 //! bars of small shares of that whole on a scale fitted to the longest
 //! bar: each segment's share written in it where it fits, each bar's total
-//! after it, and labels whole.
+//! after it, and labels whole. Those bars are also drawn alone
+//! ([`share_bars`]), each with a text of its own after it.
 
 use super::doc::{Doc, label_width, text_width};
 use super::numbers::{percent, ticks};
 use super::{GRID, LABELS, Row, SMALL, Series, WIDTH};
 
-/// Room after a bar for its total.
+/// Room after a bar for its total (at least).
 const TOTAL: f64 = 52.0;
 
 /// What [`breakdown`] draws: shares of one whole (0 to 1).
@@ -36,9 +37,56 @@ pub fn breakdown(label: &str, b: &Breakdown) -> String {
         return doc.empty("no data");
     }
     let mut y = whole(&mut doc, 0.0, b.whole_title, b.whole);
-    y = bars(&mut doc, y + 12.0, b);
+    let totals: Vec<String> = b.totals.iter().map(|t| percent(*t)).collect();
+    let bars_of = Bars {
+        title: b.bars_title,
+        series: b.series,
+        rows: b.rows,
+        texts: &totals,
+        at_least: 0.0,
+    };
+    y = bars(&mut doc, y + 12.0, &bars_of);
     doc.height = y;
     doc.finish()
+}
+
+/// Stacked bars of shares (0 to 1), one per row, on a scale fitted to the
+/// longest (or to `at_least`, for charts shown side by side), as
+/// [`breakdown`] draws its bars: each segment's share written in it where
+/// it fits, and each row's text (one per row) after its bar; `label` is
+/// the chart's title.
+pub fn share_bars(
+    label: &str,
+    series: &[Series],
+    rows: &[Row],
+    texts: &[String],
+    at_least: f64,
+) -> String {
+    let mut doc = Doc::new(label);
+    if rows.is_empty() {
+        return doc.empty("no data");
+    }
+    let b = Bars {
+        title: "",
+        series,
+        rows,
+        texts,
+        at_least,
+    };
+    doc.height = bars(&mut doc, 0.0, &b);
+    doc.finish()
+}
+
+/// Stacked bars: a heading (none if empty), the series, the rows and the
+/// text after each row's bar.
+struct Bars<'a> {
+    title: &'a str,
+    series: &'a [Series],
+    rows: &'a [Row],
+    texts: &'a [String],
+    /// The axis reaches at least this far (charts drawn side by side share
+    /// one scale).
+    at_least: f64,
 }
 
 /// The whole's heading, its bar and legend from `y`; returns the bottom.
@@ -68,9 +116,11 @@ fn whole(doc: &mut Doc, mut y: f64, title: &str, parts: &[(Series, f64)]) -> f64
 }
 
 /// The bars' heading, legend, scale and bars from `y`; returns the bottom.
-fn bars(doc: &mut Doc, mut y: f64, b: &Breakdown) -> f64 {
-    doc.bold(0.0, y + 12.0, "start", SMALL, b.bars_title);
-    y += 18.0;
+fn bars(doc: &mut Doc, mut y: f64, b: &Bars) -> f64 {
+    if !b.title.is_empty() {
+        doc.bold(0.0, y + 12.0, "start", SMALL, b.title);
+        y += 18.0;
+    }
     let items: Vec<(&str, &str)> = b
         .series
         .iter()
@@ -78,12 +128,17 @@ fn bars(doc: &mut Doc, mut y: f64, b: &Breakdown) -> f64 {
         .collect();
     let top = y + doc.legend(y, &items) + 20.0;
     let label_w = label_width(b.rows.iter().map(|r| r.label.as_str()), LABELS);
-    let plot_w = WIDTH - label_w - TOTAL;
+    let room = b
+        .texts
+        .iter()
+        .map(|t| text_width(t, SMALL) + 8.0)
+        .fold(TOTAL, f64::max);
+    let plot_w = WIDTH - label_w - room;
     let largest = b
         .rows
         .iter()
         .map(|r| r.values.iter().sum::<f64>())
-        .fold(0.0, f64::max);
+        .fold(b.at_least, f64::max);
     let ts = ticks(largest);
     let max = ts.last().copied().unwrap_or(largest);
     let x_of = |v: f64| label_w + if max > 0.0 { v / max * plot_w } else { 0.0 };
@@ -96,7 +151,7 @@ fn bars(doc: &mut Doc, mut y: f64, b: &Breakdown) -> f64 {
         doc.text(x_of(t), bottom + 14.0, "middle", SMALL, &percent(t));
     }
     y = top + 4.0;
-    for (row, total) in b.rows.iter().zip(b.totals) {
+    for (row, text) in b.rows.iter().zip(b.texts) {
         y = doc.row_head(y, row, label_w);
         let mut x = label_w;
         for (value, s) in row.values.iter().zip(b.series) {
@@ -109,7 +164,7 @@ fn bars(doc: &mut Doc, mut y: f64, b: &Breakdown) -> f64 {
             }
             x += w;
         }
-        doc.text(x + 4.0, y + 11.5, "start", SMALL, &percent(*total));
+        doc.text(x + 4.0, y + 11.5, "start", SMALL, text);
         y += 19.0;
     }
     bottom + 22.0

@@ -25,7 +25,7 @@ mod numbers;
 
 pub use super::text::escape;
 pub use bars::{bars, grouped_bars, stacked_bars};
-pub use breakdown::{Breakdown, breakdown};
+pub use breakdown::{Breakdown, breakdown, share_bars};
 pub use dots::dots;
 pub use histogram::{Histogram, histogram};
 pub use lines::lines;
@@ -167,6 +167,7 @@ mod tests {
             lines("x", &[], &[]),
             matrix("x", &[], &[], &[]),
             dots("x", &[], ""),
+            share_bars("x", &[], &[], &[], 0.0),
         ] {
             assert!(svg.contains("no data"), "{svg}");
         }
