@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import pyarrow as pa
 
@@ -104,7 +104,13 @@ def register(con: Any, *, size_limit: bool = True, native: bool = False) -> Any:
 
 
 def connect(
-    out: Union[str, "os.PathLike[str]"] = "out", *, database: Optional[str] = None, native: bool = True
+    out: Union[str, "os.PathLike[str]"] = "out",
+    *,
+    database: Optional[str] = None,
+    native: bool = True,
+    ranks: Optional[Union[str, "os.PathLike[str]"]] = None,
+    rank_column: Optional[str] = None,
+    rank_bands: Optional[Sequence[int]] = None,
 ) -> Any:
     """A DuckDB connection over the data set ``out`` (an output directory of
     ``robostats ingest``): the views of ``queries/views.sql`` (``captures``,
@@ -137,6 +143,18 @@ def connect(
     to the data set. Temporary credentials are not renewed: connect again
     after they expire.
 
+    ``ranks`` names a rank list (a file or a glob, local or ``s3://``):
+    Tranco's CSV, a CSV or Parquet file of ranks and hosts or registered
+    domains, or Common Crawl's Host Index (``rank_column`` names its score,
+    ``hcrank`` by default; for other lists, a rank column other than
+    ``rank``); ``rank_bands`` the last rank of each popularity band
+    (default ``[1000, 10000, 100000, 1000000]``). They become the DuckDB
+    variables ``robostats_ranks``, ``robostats_rank_column`` and
+    ``robostats_rank_bands``, which ``queries/strata.sql`` reads:
+    ``host_ranks`` (the rank each host got, and why) and the query
+    ``by_rank`` (every definition per popularity band). Raises
+    ``ValueError`` when a local path without glob characters is no file.
+
     ``database`` is DuckDB's (in memory by default). The views and their
     macros are temporary, as the variables they read are: a database file
     keeps the tables a user makes in it, never views that, opened again,
@@ -162,7 +180,33 @@ def connect(
         _create_secret(con, out + "/", secret)
     con.execute("SET VARIABLE robostats_out = ?", [out])
     con.execute(_robostats.views_sql())
+    if ranks is not None:
+        _set_ranks(con, os.fspath(ranks), rank_column, secret is not None)
+        if rank_bands is not None:
+            bands = [int(b) for b in rank_bands]
+            if not bands or bands[0] < 1 or any(a >= b for a, b in zip(bands, bands[1:])):
+                raise ValueError(f"rank_bands {list(rank_bands)}: the last rank of each band, whole numbers "
+                                 "from 1, increasing")
+            con.execute("SET VARIABLE robostats_rank_bands = ?", [bands])
+    elif rank_column is not None or rank_bands is not None:
+        raise ValueError("rank_column and rank_bands are about a rank list: give ranks too")
     return con
+
+
+def _set_ranks(con: Any, ranks: str, rank_column: Optional[str], httpfs_loaded: bool) -> None:
+    """The rank list ``ranks`` as strata.sql reads it: on S3, with a secret
+    of its own scoped to its bucket; locally, a file that exists (a glob is
+    DuckDB's to match)."""
+    if ranks.startswith("s3://"):
+        scope, params = _robostats.s3_file_secret(ranks)
+        if not httpfs_loaded:
+            _load_httpfs(con)
+        _create_secret(con, scope, params, name="robostats_ranks")
+    elif not any(c in ranks for c in "*?[") and not os.path.isfile(ranks):
+        raise ValueError(f"the rank list {ranks} is not a file")
+    con.execute("SET VARIABLE robostats_ranks = ?", [ranks])
+    if rank_column is not None:
+        con.execute("SET VARIABLE robostats_rank_column = ?", [rank_column])
 
 
 def _load_httpfs(con: Any) -> None:
@@ -198,7 +242,7 @@ def _load_httpfs(con: Any) -> None:
         ) from None
 
 
-def _create_secret(con: Any, scope: str, params: "list[tuple[str, str]]") -> None:
+def _create_secret(con: Any, scope: str, params: "list[tuple[str, str]]", name: str = "robostats_out") -> None:
     """A temporary (in-memory) DuckDB S3 secret scoped to ``scope``
     (DuckDB's message, which could quote it, is not repeated)."""
     import duckdb
@@ -208,7 +252,7 @@ def _create_secret(con: Any, scope: str, params: "list[tuple[str, str]]") -> Non
 
     settings = ", ".join(f"{name} {text(value)}" for name, value in params)
     try:
-        con.execute(f"CREATE OR REPLACE TEMPORARY SECRET robostats_out (TYPE s3, SCOPE {text(scope)}, {settings})")
+        con.execute(f"CREATE OR REPLACE TEMPORARY SECRET {name} (TYPE s3, SCOPE {text(scope)}, {settings})")
     except duckdb.Error:
         raise RuntimeError(f"DuckDB did not take the S3 secret of {scope}") from None
 

@@ -20,6 +20,7 @@ __all__ = [
     "open_s3_data_set",
     "path_params_query",
     "query_files",
+    "s3_file_secret",
     "views_sql",
 ]
 __version__: str
@@ -251,6 +252,11 @@ def open_s3_data_set(url: str) -> Tuple[str, List[Tuple[str, str]]]:
     does; returns the URL DuckDB reads it by and its DuckDB S3 secret's
     parameters (credentials). Raises ValueError with the command's
     message."""
+def s3_file_secret(url: str) -> Tuple[str, List[Tuple[str, str]]]:
+    """The DuckDB S3 secret for a file or glob on S3 read beside a data set
+    (a rank list), with the credentials ``open_s3_data_set`` finds: its
+    scope (``s3://bucket/``) and its parameters. Raises ValueError when
+    ``url`` is not an ``s3://`` URL of a bucket."""
 def duckdb_footer(platform: str) -> bytes:
     """DuckDB's 512-byte metadata footer that makes this module's file the
     DuckDB extension ``robostats`` (C API v1.2.0, ABI ``C_STRUCT``, no

@@ -83,6 +83,18 @@ fn open_s3_data_set(py: Python<'_>, url: &str) -> PyResult<(String, Vec<(String,
     Ok((read.url, read.secret.into_pairs()))
 }
 
+/// The DuckDB S3 secret for a file or glob on S3 that DuckDB reads beside
+/// a data set (a rank list), with the credentials `open_s3_data_set`
+/// finds: its scope (`s3://bucket/`) and its parameters; raises
+/// `ValueError` when `url` is not an `s3://` URL of a bucket.
+#[pyfunction]
+fn s3_file_secret(py: Python<'_>, url: &str) -> PyResult<(String, Vec<(String, String)>)> {
+    let (scope, secret) = py
+        .detach(|| robostats::output::dataset::file_secret(url))
+        .map_err(|err| PyValueError::new_err(chain(&err)))?;
+    Ok((scope, secret.into_pairs()))
+}
+
 /// `err` and its causes, joined by colons as the command prints them.
 fn chain(err: &dyn std::error::Error) -> String {
     let mut message = err.to_string();
@@ -123,6 +135,7 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
     m.add_function(wrap_pyfunction!(query_files, m)?)?;
     m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
+    m.add_function(wrap_pyfunction!(s3_file_secret, m)?)?;
     m.add_function(wrap_pyfunction!(open_s3_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;
     Ok(())
