@@ -8,8 +8,10 @@
 -- 1,001-10,000, 10,001-100,000, 100,001-1,000,000), an open band past the last (band_last NULL)
 -- when a host ranks there, the unranked hosts (band_first and band_last NULL); then the top-k cuts
 -- the studies report, band_first 1 and band_last k for every bound past the first (the sum of the
--- bands up to k: Nagel & Vaughan's strata, Thunderbit's top 10k, the Web Almanac's CrUX buckets).
--- A cut's study names it where that study reports that cut.
+-- bands up to k: Nagel & Vaughan's strata, Thunderbit's top 10k, the Web Almanac's CrUX buckets):
+-- a row is a cut when band_first = 1 and band_last > rank_bounds()[1] (the first band's last
+-- rank). Where a study reports a definition at the top k, the row ending at k (a cut, or the
+-- first band) says so after its study ("; the top 10000, ...").
 -- Reads: definition_rows(true) and host_ranks (strata.sql); rank_bounds().
 -- Result: crawl, question, agent, agent_category, definition, band_first, band_last, numerator,
 -- denominator, share (NULL when the denominator is 0), named, wildcard, study.
@@ -19,14 +21,14 @@ WITH bands AS (
     FROM definition_rows(true)
 ),
 -- the studies' own cuts: which study reports which definition at which top k
-cuts(definition, k, study) AS (
-    VALUES ('cc_hosts', 1000, 'Nagel & Vaughan 2025'), ('cc_hosts', 10000, 'Nagel & Vaughan 2025'),
-           ('cc_hosts', 100000, 'Nagel & Vaughan 2025'), ('cc_hosts', 1000000, 'Nagel & Vaughan 2025'),
-           ('cc_hosts_robots_txt', 10000, 'Nagel & Vaughan 2025'),
-           ('cc_hosts_with_rules', 10000, 'Nagel & Vaughan 2025'),
-           ('hosts_2xx_any_ai', 10000, 'Thunderbit 2026'),
-           ('hosts_200', 1000, 'Web Almanac 2025'), ('hosts_200', 10000, 'Web Almanac 2025'),
-           ('hosts_200', 100000, 'Web Almanac 2025'), ('hosts_200', 1000000, 'Web Almanac 2025')
+cuts(definition, k, label) AS (
+    SELECT definition, unnest(ks), label
+    FROM (VALUES ('cc_hosts', [1000, 10000, 50000, 100000, 1000000, 2000000], 'Nagel & Vaughan''s stratum'),
+                 ('cc_hosts_robots_txt', [1000, 10000, 50000, 100000, 1000000, 2000000], 'Nagel & Vaughan''s stratum'),
+                 ('cc_hosts_with_rules', [1000, 10000, 50000, 100000, 1000000, 2000000], 'Nagel & Vaughan''s stratum'),
+                 ('hosts_2xx_any_ai', [10000], 'the trackers'' top 10,000 (Thunderbit: Tranco; Humphrey: Majestic)'),
+                 ('hosts_200', [1000, 10000, 100000, 1000000], 'a CrUX rank bucket (the Web Almanac)'),
+                 ('fan_domains', [1000000], 'Fan et al.''s top 1 M (their own ranking)')) v(definition, ks, label)
 ),
 tops AS (
     SELECT b.crawl, b.question, b.agent, any_value(b.agent_category) AS agent_category, b.definition,
@@ -39,15 +41,14 @@ tops AS (
     JOIN (SELECT unnest(rank_bounds()[2:]) AS k) k ON b.band_last <= k.k
     GROUP BY b.crawl, b.question, b.agent, b.definition, k.k
 )
-SELECT crawl, question, agent, agent_category, definition, band_first, band_last, numerator,
-       denominator, share, named, wildcard, study
+SELECT r.crawl, r.question, r.agent, r.agent_category, r.definition, r.band_first, r.band_last, r.numerator,
+       r.denominator, r.share, r.named, r.wildcard,
+       r.study || coalesce('; the top ' || c.k::VARCHAR || ', ' || c.label, '') AS study
 FROM (
     SELECT * FROM bands
     UNION ALL BY NAME
-    SELECT t.* EXCLUDE (study), t.numerator / nullif(t.denominator, 0) AS share,
-           t.study || coalesce(', their top ' || c.k::VARCHAR, '') AS study
-    FROM tops t
-    LEFT JOIN cuts c ON c.definition = t.definition AND c.k = t.band_last
-)
-ORDER BY crawl NULLS FIRST, coalesce(band_first = 1 AND band_last > rank_bounds()[1], false), band_first NULLS LAST,
-         band_last, question_ord, agent_position NULLS FIRST, definition_ord;
+    SELECT *, numerator / nullif(denominator, 0) AS share FROM tops
+) r
+LEFT JOIN cuts c ON c.definition = r.definition AND r.band_first = 1 AND c.k = r.band_last
+ORDER BY r.crawl NULLS FIRST, coalesce(r.band_first = 1 AND r.band_last > rank_bounds()[1], false),
+         r.band_first NULLS LAST, r.band_last, r.question_ord, r.agent_position NULLS FIRST, r.definition_ord;

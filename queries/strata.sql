@@ -5,100 +5,123 @@
 --   .read queries/strata.sql                       -- DuckDB CLI
 --
 -- A rank list (robostats_ranks: a file or a glob, local or s3://; unset: no host is ranked) is
---   * Tranco's CSV: rank,domain with no header line;
---   * any CSV or Parquet file with a column rank (or the one robostats_rank_column names: 1 is the
---     most popular) and a column host (hosts) or domain (registered domains);
---   * Common Crawl's Host Index (Parquet, a column surt_host_name): hosts ranked by a score,
---     robostats_rank_column (default hcrank, harmonic centrality, as Common Crawl's own rank
---     lists), the highest first; equal scores share the best rank; a host of several rows (several
---     crawls' partitions) takes its highest score.
--- Names ending in .parquet are read as Parquet, any other as CSV (DuckDB's sniffer: a first line
--- of names is a header). Names compare in lower case without a final dot.
--- Matching (host_ranks): a host takes its own entry if the list has one, else its registered
--- domain's (url_host_registered_domain: www. and every other subdomain take the domain's rank);
--- a name listed twice takes its best (smallest) rank. Bands (robostats_rank_bands, the last rank
--- of each, default [1000, 10000, 100000, 1000000]): band_first..band_last; past the last bound an
--- open band (band_last NULL); unranked hosts band_first and band_last NULL.
--- A list that cannot be read so is an error naming the file and what is wrong: no file matched,
--- no entries, no rank or name column (naming the columns found), a rank that is not a whole
--- number from 1, a score that is not a number, a row without a name.
+--   * a list of registered domains: Tranco's CSV (rank,domain with no header line), or any CSV or
+--     Parquet file with a column rank and a column domain;
+--   * a list of hosts: any CSV or Parquet file with a column rank and a column host, or Common
+--     Crawl's Host Index (Parquet, a column surt_host_name), whose hosts are ranked by a score,
+--     hcrank by default (harmonic centrality, as Common Crawl's own rank lists), the highest
+--     first; equal scores share the best rank; a host of several rows (several crawls'
+--     partitions) takes its highest score.
+-- robostats_rank_column names another column of ranks (1 is the most popular), or of scores
+-- when it is one of the Host Index's (hcrank, hcrank10, prank, prank10). Column names compare in
+-- any case. Names ending in .parquet are read as Parquet, any other as CSV (DuckDB's sniffer: a
+-- first line of names is a header). Entries compare in lower case without a final dot.
+-- Matching (host_ranks): a host takes its own entry (a host list's, or a domain list's that names
+-- the host itself), else, from a list of domains, its registered domain's
+-- (url_host_registered_domain: www. and every other subdomain take the domain's rank); a name
+-- listed twice takes its best rank. Bands (robostats_rank_bands, the last rank of each, default
+-- [1000, 10000, 100000, 1000000]): band_first..band_last; past the last bound an open band
+-- (band_last NULL); unranked hosts band_first and band_last NULL.
+-- A list that cannot be read so is an error naming the file and what is wrong: no entries, no
+-- rank or name column (naming the columns found), a rank that is not a whole number from 1, a
+-- score that is not a number, a row without a rank or without a name; a glob that matches no
+-- file, DuckDB's error naming it.
 
 -- The rank list's file or glob as a SQL string literal.
 CREATE OR REPLACE TEMP MACRO robostats_rank_path() AS
     '''' || replace(getvariable('robostats_ranks'), '''', '''''') || '''';
--- The reader of the list: DuckDB's, by the name's ending.
+-- The reader of the list: DuckDB's, by the name's ending (CSV values as text: a rank that is
+-- not a number is this file's to report, anywhere in the file).
 CREATE OR REPLACE TEMP MACRO robostats_rank_reader() AS
     CASE WHEN regexp_matches(lower(getvariable('robostats_ranks')), '\.parquet$')
          THEN 'read_parquet(' || robostats_rank_path() || ', union_by_name = true, hive_partitioning = false)'
-         ELSE 'read_csv(' || robostats_rank_path() || ', union_by_name = true, hive_partitioning = false)' END;
--- A column named as one of `names` (a SQL list of literals), or NULL: `*COLUMNS` binds to no
--- column at all when the list has none, so each read adds robostats_absent, which is NULL.
+         ELSE 'read_csv(' || robostats_rank_path() || ', union_by_name = true, hive_partitioning = false, '
+              || 'all_varchar = true)' END;
+-- The Host Index's score columns, and whether robostats_rank_column names one.
+CREATE OR REPLACE TEMP MACRO robostats_rank_scores() AS ['hcrank', 'hcrank10', 'prank', 'prank10'];
+CREATE OR REPLACE TEMP MACRO robostats_rank_scored() AS
+    list_contains(robostats_rank_scores(), lower(getvariable('robostats_rank_column')));
+-- The column named (in any case) as one of `names` (a SQL list of lower-case literals) as text,
+-- or NULL: `*COLUMNS` binds to no column at all when the list has none, so each read adds
+-- robostats_absent, which is NULL.
 CREATE OR REPLACE TEMP MACRO robostats_rank_column(names) AS
-    'coalesce(*COLUMNS(lambda c: c IN (' || names || ', ''robostats_absent'')))';
--- The list's rows as read: rank (as text: a rank, or a score), host, domain, surt (one of the
--- three names); with `first`, the first row's column names alone (for messages).
+    'coalesce(*COLUMNS(lambda c: lower(c) IN (' || names || ', ''robostats_absent'')))::VARCHAR';
+-- robostats_rank_column as a SQL literal, lower case.
+CREATE OR REPLACE TEMP MACRO robostats_rank_named() AS
+    '''' || replace(lower(getvariable('robostats_rank_column')), '''', '''''') || '''';
+-- The list's rows as read: rank (a rank column's value, as text), score (a score column's), host,
+-- domain, surt; with `first`, the first row's column names alone (for messages).
 CREATE OR REPLACE TEMP MACRO robostats_rank_rows(first) AS TABLE FROM query(CASE
     WHEN getvariable('robostats_ranks') IS NULL THEN
-        'SELECT NULL::VARCHAR AS rank, NULL::VARCHAR AS host, NULL::VARCHAR AS domain, '
+        'SELECT NULL::VARCHAR AS rank, NULL::VARCHAR AS score, NULL::VARCHAR AS host, NULL::VARCHAR AS domain, '
         || 'NULL::VARCHAR AS surt, NULL::VARCHAR[] AS columns WHERE false'
-    WHEN first THEN 'SELECT NULL AS rank, NULL AS host, NULL AS domain, NULL AS surt, '
+    WHEN first THEN 'SELECT NULL AS rank, NULL AS score, NULL AS host, NULL AS domain, NULL AS surt, '
         || 'json_keys(to_json(t)) AS columns FROM ' || robostats_rank_reader() || ' t LIMIT 1'
     ELSE 'SELECT ' || robostats_rank_column(CASE WHEN getvariable('robostats_rank_column') IS NULL
-                THEN '''rank'', ''column0'', ''hcrank'''
-                ELSE '''' || replace(getvariable('robostats_rank_column'), '''', '''''') || '''' END)
-        || '::VARCHAR AS rank, ' || robostats_rank_column('''host''') || '::VARCHAR AS host, '
-        || robostats_rank_column('''domain'', ''column1''') || '::VARCHAR AS domain, '
-        || robostats_rank_column('''surt_host_name''') || '::VARCHAR AS surt, NULL::VARCHAR[] AS columns '
+                THEN '''rank'', ''column0''' WHEN robostats_rank_scored() THEN '''robostats_absent'''
+                ELSE robostats_rank_named() END) || ' AS rank, '
+        || robostats_rank_column(CASE WHEN getvariable('robostats_rank_column') IS NULL THEN '''hcrank'''
+                WHEN robostats_rank_scored() THEN robostats_rank_named() ELSE '''robostats_absent''' END)
+        || ' AS score, ' || robostats_rank_column('''host''') || ' AS host, '
+        || robostats_rank_column('''domain'', ''column1''') || ' AS domain, '
+        || robostats_rank_column('''surt_host_name''') || ' AS surt, NULL::VARCHAR[] AS columns '
         || 'FROM (SELECT *, NULL AS robostats_absent FROM ' || robostats_rank_reader() || ')'
     END);
 -- What is wrong with the list, in words (NULL: nothing).
-CREATE OR REPLACE TEMP MACRO robostats_rank_problem(files, entries, columns, has_rank, has_name,
-                                                   bad_rank, no_name, surt) AS
-    CASE WHEN files = 0 THEN 'matches no file'
-         WHEN entries = 0 THEN 'holds no entries'
+CREATE OR REPLACE TEMP MACRO robostats_rank_problem(entries, columns, has_rank, has_name, bad_rank, no_rank,
+                                                   no_name) AS
+    CASE WHEN entries = 0 THEN 'holds no entries'
          WHEN NOT has_rank AND TRY_CAST(columns[1] AS DOUBLE) IS NOT NULL THEN 'has a rank that is not a '
              || 'number below its first line (' || array_to_string(columns, ',') || ', which DuckDB then '
              || 'reads as a header of column names)'
          WHEN NOT has_rank THEN 'has no rank column (' || coalesce(getvariable('robostats_rank_column'),
              'rank, or hcrank in a Host Index') || '); its columns: ' || array_to_string(columns, ', ')
+             || CASE WHEN NOT regexp_matches(lower(getvariable('robostats_ranks')), '\.parquet$')
+                     THEN ' (a CSV''s first line is read as column names when its first rank is not a number)'
+                     ELSE '' END
          WHEN NOT has_name THEN 'has no host, domain or surt_host_name column; its columns: '
              || array_to_string(columns, ', ')
-         WHEN bad_rank IS NOT NULL THEN CASE WHEN surt THEN 'has a score that is not a number: '
-             ELSE 'has a rank that is not a whole number from 1: ' END || bad_rank
+         WHEN bad_rank IS NOT NULL THEN bad_rank
+         WHEN no_rank IS NOT NULL THEN 'has a row without a rank (its name: ' || no_rank || ')'
          WHEN no_name IS NOT NULL THEN 'has a row without a name (its rank: ' || no_name || ')' END;
--- Every entry of the list: entry (a host or registered domain, lower case) and rank (a name
--- listed twice is two entries: host_ranks takes the best). An unreadable list stops the query
--- with robostats_rank_problem's words.
+-- Every entry of the list: entry (a host or registered domain, lower case), rank, and whether it
+-- names a host (a list of hosts) or a registered domain (a name listed twice is two entries:
+-- host_ranks takes the best). An unreadable list stops the query with robostats_rank_problem's
+-- words.
 CREATE OR REPLACE TEMP MACRO rank_list() AS TABLE
     -- read twice (checked, ranked): cheaper than keeping a million names
     WITH raw AS NOT MATERIALIZED (
         SELECT CASE WHEN suffix(name, '.') OR prefix(name, ' ') OR suffix(name, ' ')
                     THEN rtrim(trim(lower(name)), '.') ELSE lower(name) END AS entry,
-               rank, surt IS NOT NULL AS scored,
-               CASE WHEN surt IS NOT NULL THEN TRY_CAST(rank AS DOUBLE)
+               is_host, coalesce(rank, score) AS text, rank IS NULL AND score IS NOT NULL AS scored,
+               CASE WHEN rank IS NULL THEN TRY_CAST(score AS DOUBLE)
                     ELSE TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) END AS value
-        FROM (SELECT *, coalesce(host, domain, CASE WHEN surt IS NOT NULL
-                  THEN array_to_string(list_reverse(string_split(surt, ',')), '.') END) AS name
+        FROM (SELECT *, coalesce(host, CASE WHEN surt IS NOT NULL
+                  THEN array_to_string(list_reverse(string_split(surt, ',')), '.') END, domain) AS name,
+                     host IS NOT NULL OR surt IS NOT NULL AS is_host
               FROM robostats_rank_rows(false))
     ),
     checked AS (
         SELECT robostats_rank_problem(
-                   (SELECT count(*) FROM query(CASE WHEN getvariable('robostats_ranks') IS NULL
-                       THEN 'SELECT 1 WHERE false' ELSE 'FROM glob(' || robostats_rank_path() || ')' END)),
                    count(*), (SELECT any_value(columns) FROM robostats_rank_rows(true)),
-                   count(rank) > 0, count(entry) > 0,
-                   min(rank) FILTER (rank IS NOT NULL AND (value IS NULL OR (NOT scored AND (value < 1
-                       OR TRY_CAST(rank AS DOUBLE) <> value)))),
-                   min(rank) FILTER (entry IS NULL OR entry = ''), bool_or(scored)) AS problem
+                   count(text) > 0 OR len(list_intersect(
+                       list_transform((SELECT any_value(columns) FROM robostats_rank_rows(true)), lambda c: lower(c)),
+                       coalesce([lower(getvariable('robostats_rank_column'))], ['rank', 'column0', 'hcrank']))) > 0,
+                   count(entry) > 0,
+                   min(CASE WHEN scored THEN 'has a score that is not a number: '
+                            ELSE 'has a rank that is not a whole number from 1: ' END || text)
+                       FILTER (text IS NOT NULL AND (value IS NULL OR (NOT scored AND (value < 1
+                               OR TRY_CAST(text AS DOUBLE) <> value)))),
+                   min(entry) FILTER (text IS NULL), min(text) FILTER (entry IS NULL OR entry = '')) AS problem
         FROM raw
     ),
     ranked AS (
-        SELECT entry, value::BIGINT AS rank FROM raw WHERE NOT scored
+        SELECT entry, value::BIGINT AS rank, is_host FROM raw WHERE NOT scored
         UNION ALL
         -- a Host Index: each host's highest score, ranked
-        SELECT entry, rank() OVER (ORDER BY max(value) DESC) FROM raw WHERE scored GROUP BY entry
+        SELECT entry, rank() OVER (ORDER BY max(value) DESC), true FROM raw WHERE scored GROUP BY entry
     )
-    SELECT entry, rank
+    SELECT entry, rank, is_host
     FROM ranked, checked
     WHERE getvariable('robostats_ranks') IS NOT NULL
       AND CASE WHEN problem IS NULL THEN true
@@ -126,28 +149,30 @@ CREATE OR REPLACE TEMP MACRO rank_band_last(rank) AS list_min(list_filter(rank_b
 
 -- Derived: every host of the captures with the rank it got from robostats_ranks and why. One row
 -- per url_host_name: url_host_surt (Common Crawl's SURT form, com,example,www), url_host_registered_domain,
--- rank (NULL: unranked), matched_by (host: its own entry; registered_domain: its domain's; NULL),
--- entry (the list's name that matched), band_first, band_last.
+-- rank (NULL: unranked), matched_by (host: its own entry; registered_domain: its domain's, from a
+-- list of domains; NULL), entry (the list's name that ranked it), band_first, band_last.
 CREATE OR REPLACE TEMP VIEW host_ranks AS
     WITH hosts AS MATERIALIZED (
         SELECT url_host_name, any_value(url_host_registered_domain) AS url_host_registered_domain
         FROM captures
         GROUP BY url_host_name
     ),
-    -- the list's entries naming a host or a registered domain of the captures, each once
+    -- the list's entries naming a host or a registered domain of the captures, each once: its own
+    -- (any entry) and as a domain (a domain list's entries)
     listed AS MATERIALIZED (
-        SELECT l.entry, min(l.rank) AS rank
+        SELECT l.entry, min(l.rank) AS rank, min(l.rank) FILTER (NOT l.is_host) AS domain_rank
         FROM rank_list() l
         SEMI JOIN (SELECT url_host_name AS name FROM hosts
                    UNION SELECT url_host_registered_domain FROM hosts) n ON n.name = l.entry
         GROUP BY l.entry
     )
     SELECT h.url_host_name, robostats_surt(h.url_host_name) AS url_host_surt, h.url_host_registered_domain,
-           coalesce(o.rank, d.rank) AS rank,
-           CASE WHEN o.rank IS NOT NULL THEN 'host' WHEN d.rank IS NOT NULL THEN 'registered_domain' END AS matched_by,
-           coalesce(o.entry, d.entry) AS entry,
-           rank_band_first(coalesce(o.rank, d.rank)) AS band_first,
-           rank_band_last(coalesce(o.rank, d.rank)) AS band_last
+           coalesce(o.rank, d.domain_rank) AS rank,
+           CASE WHEN o.rank IS NOT NULL THEN 'host' WHEN d.domain_rank IS NOT NULL THEN 'registered_domain' END
+               AS matched_by,
+           CASE WHEN o.rank IS NOT NULL THEN o.entry WHEN d.domain_rank IS NOT NULL THEN d.entry END AS entry,
+           rank_band_first(coalesce(o.rank, d.domain_rank)) AS band_first,
+           rank_band_last(coalesce(o.rank, d.domain_rank)) AS band_last
     FROM hosts h
     LEFT JOIN listed o ON o.entry = h.url_host_name
     LEFT JOIN listed d ON d.entry = h.url_host_registered_domain;
@@ -523,10 +548,10 @@ rows(crawl, band_first, question, agent, definition, numerator, denominator, nam
     JOIN host_counts c ON c.crawl IS NOT DISTINCT FROM b.crawl AND c.band_first IS NOT DISTINCT FROM b.band_first
     WHERE b.population = 'cc_hosts'
     UNION ALL
-    SELECT a.crawl, a.band_first, 'full_block', NULL, 'hosts_2xx_any_ai', a.numerator, c.hosts_2xx, a.named,
-           a.wildcard
-    FROM any_ai a
-    JOIN host_counts c ON c.crawl IS NOT DISTINCT FROM a.crawl AND c.band_first IS NOT DISTINCT FROM a.band_first
+    SELECT c.crawl, c.band_first, 'full_block', NULL, 'hosts_2xx_any_ai', coalesce(a.numerator, 0), c.hosts_2xx,
+           coalesce(a.named, 0), coalesce(a.wildcard, 0)
+    FROM host_counts c
+    LEFT JOIN any_ai a ON a.crawl IS NOT DISTINCT FROM c.crawl AND a.band_first IS NOT DISTINCT FROM c.band_first
     UNION ALL
     SELECT crawl, band_first, 'full_block', NULL, 'fan_domains', numerator, denominator, named, wildcard
     FROM fan

@@ -143,7 +143,8 @@ def connect(
     to the data set. Temporary credentials are not renewed: connect again
     after they expire.
 
-    ``ranks`` names a rank list (a file or a glob, local or ``s3://``):
+    ``ranks`` names a rank list (a file or a glob, local, ``s3://`` or
+    ``https://``):
     Tranco's CSV, a CSV or Parquet file of ranks and hosts or registered
     domains, or Common Crawl's Host Index (``rank_column`` names its score,
     ``hcrank`` by default; for other lists, a rank column other than
@@ -202,7 +203,10 @@ def _set_ranks(con: Any, ranks: str, rank_column: Optional[str], httpfs_loaded: 
         if not httpfs_loaded:
             _load_httpfs(con)
         _create_secret(con, scope, params, name="robostats_ranks")
-    elif not any(c in ranks for c in "*?[") and not os.path.isfile(ranks):
+    elif ranks.startswith(("https://", "http://")):
+        if not httpfs_loaded:
+            _load_httpfs(con)
+    elif "://" not in ranks and not any(c in ranks for c in "*?[") and not os.path.isfile(ranks):
         raise ValueError(f"the rank list {ranks} is not a file")
     con.execute("SET VARIABLE robostats_ranks = ?", [ranks])
     if rank_column is not None:

@@ -63,6 +63,8 @@ EXPECTED = {
     (A, ONE, "full_block", "AdsBot-Google", "hosts"): (0, 3, 0, 0),
     # at least one AI crawler: named, star | usage-named
     (A, ONE, "full_block", None, "hosts_2xx_any_ai"): (2, 3, 1, 1),
+    # a band without a host with a robots.txt has the row too
+    (A, OPEN, "full_block", None, "hosts_2xx_any_ai"): (0, 0, 0, 0),
     (A, NONE, "full_block", None, "hosts_2xx_any_ai"): (1, 6, 0, 1),
     # registered domains in their best host's band: shop.example by b.shop
     # (50); named, star, shop | refetch | split (a 503: no block) | ten
@@ -145,8 +147,12 @@ def test_by_rank_gives_the_counted_numbers_per_band(planted):
     assert order == [ONE, TEN, HUNDRED, OPEN, NONE, (1, 10000), (1, 100000), (1, 1000000)]
     # the studies' cuts named where they report them
     study = {(r["crawl"], band(r), r["definition"], r["agent"]): r["study"] for r in rows}
-    assert study[A, (1, 10000), "hosts_2xx_any_ai", None] == "Thunderbit 2026; Humphrey 2026, their top 10000"
+    assert study[A, (1, 10000), "hosts_2xx_any_ai", None] == (
+        "Thunderbit 2026; Humphrey 2026; the top 10000, the trackers' top 10,000 (Thunderbit: Tranco; "
+        "Humphrey: Majestic)")
     assert study[A, ONE, "hosts_2xx_any_ai", None] == "Thunderbit 2026; Humphrey 2026"
+    # the first band is Nagel & Vaughan's top 1,000 as well
+    assert study[A, ONE, "cc_hosts", "GPTBot"] == "Nagel & Vaughan 2025; the top 1000, Nagel & Vaughan's stratum"
 
 
 def test_the_bands_add_up_to_definitions(planted):
@@ -154,8 +160,9 @@ def test_the_bands_add_up_to_definitions(planted):
     con, _, _ = planted
     _, rows = run_query(con, "by_rank")
     sums = {}
+    first = con.sql("SELECT rank_bounds()[1]").fetchall()[0][0]
     for r in rows:
-        if r["band_first"] == 1 and r["band_last"] != 1000:
+        if r["band_first"] == 1 and r["band_last"] > first:
             continue  # a cut
         key = (r["crawl"], r["question"], r["agent"], r["definition"])
         s = sums.setdefault(key, [0, 0, 0, 0])
@@ -209,9 +216,45 @@ def test_the_host_index_joins_on_surt_host_name(planted, tmp_path):
     # star 9.7 (its best), elsewhere 9.5 (no host here), named 9.0, a.shop 8.0
     assert got == {"example,star": ["1", "host"], "example,named": ["3", "host"],
                    "example,shop,a": ["4", "host"]}
-    con.execute("SET VARIABLE robostats_rank_column = 'hcrank10'")
+    con.execute("SET VARIABLE robostats_rank_column = 'HCRANK10'")
     got = dict(con.sql("SELECT url_host_name, rank FROM host_ranks WHERE rank IS NOT NULL").fetchall())
     assert got == {"star.example": 1, "named.example": 2, "a.shop.example": 3}
+    # a host without a score is an error, not a host ranked last
+    duckdb.sql("COPY (FROM (VALUES ('example,star', 1.0), ('example,named', NULL)) t(surt_host_name, hcrank)) "
+               f"TO '{tmp_path}/no-score.parquet' (FORMAT parquet)")
+    with pytest.raises(duckdb.Error, match="has a row without a rank \\(its name: named.example\\)"):
+        connect(out, tmp_path / "no-score.parquet").sql("FROM host_ranks").fetchall()
+
+
+def host_ranks(out, path, text):
+    path.write_text(text)
+    return dict(connect(out, path).sql("SELECT url_host_name, [rank::VARCHAR, matched_by] FROM host_ranks "
+                                       "WHERE rank IS NOT NULL").fetchall())
+
+
+def test_a_list_of_hosts_ranks_hosts_and_a_list_of_domains_domains(planted, tmp_path):
+    """A host column names hosts: shop.example ranks no subdomain. A domain
+    column names registered domains, and a host it names itself."""
+    _, out, _ = planted
+    hosts = host_ranks(out, tmp_path / "hosts.csv", "rank,host\n1,shop.example\n2,b.shop.example\n")
+    assert hosts == {"b.shop.example": ["2", "host"]}
+    domains = host_ranks(out, tmp_path / "domains.csv", "Rank,Domain\n1,shop.example\n2,b.shop.example\n")
+    assert domains == {"a.shop.example": ["1", "registered_domain"], "b.shop.example": ["2", "host"]}
+    # a surt_host_name column with ranks (not a Host Index score): 1 first
+    surt = host_ranks(out, tmp_path / "surt.csv", 'rank,surt_host_name\n1,"example,named"\n2,"example,star"\n')
+    assert surt == {"named.example": ["1", "host"], "star.example": ["2", "host"]}
+
+
+def test_a_bad_rank_past_the_sniffer_s_sample_is_named(planted, tmp_path):
+    """DuckDB's CSV sniffer reads 20,480 lines: a rank that is not a number
+    on line 30,001 is still this list's error, not a conversion error."""
+    _, out, _ = planted
+    lines = [f"{i},d{i}.example" for i in range(1, 40001)]
+    lines[30000] = "x,bad.example"
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(duckdb.Error, match="has a rank that is not a whole number from 1: x"):
+        connect(out, path).sql("FROM host_ranks").fetchall()
 
 
 BAD = [
@@ -223,8 +266,9 @@ BAD = [
     ("nodomain.csv", "rank,site\n1,a.example\n", "has no host, domain or surt_host_name column; its columns: "
                                                  "rank, site"),
     ("norank.csv", "position,domain\n1,a.example\n", "has no rank column (rank, or hcrank in a Host Index); "
-                                                     "its columns: position, domain"),
+                                                     "its columns: position, domain (a CSV's first line"),
     ("noname.csv", "rank,domain\n1,a.example\n2,\n", "has a row without a name (its rank: 2)"),
+    ("norankvalue.csv", "rank,domain\n1,a.example\n,b.example\n", "has a row without a rank (its name: b.example)"),
 ]
 
 

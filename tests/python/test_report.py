@@ -485,13 +485,13 @@ def band_label(first, last):
     return f"{first:,}+" if last is None else f"{first:,}\u2013{last:,}"
 
 
-def drawn_bands(rows, agent):
+def drawn_bands(rows, agent, first_end=1000):
     """by_rank.sql's rows a crawler's chart draws: full blocks of the hosts
     with a 2xx, per disjoint band holding such a host in rank order (a row
-    from rank 1 past the first band's end is a cut), then the unranked."""
+    from rank 1 past the first band's end, the first bound, is a cut), then
+    the unranked."""
     mine = [r for r in rows if r["agent"] == agent and r["question"] == "full_block"
             and r["definition"] == "hosts_2xx"]
-    first_end = min(r["band_last"] for r in mine if r["band_first"] == 1)
     bands = [r for r in mine if r["band_first"] is not None and r["denominator"] > 0
              and not (r["band_first"] == 1 and (r["band_last"] or 0) > first_end)]
     return sorted(bands, key=lambda r: (r["band_first"], r["band_last"] is None, r["band_last"] or 0)) + \
@@ -559,9 +559,24 @@ def test_a_rank_list_that_ranks_no_host_draws_the_unranked_alone(all_samples, tm
     report([all_samples], tmp_path / "report.html", "--figures", tmp_path / "figures", "--ranks", ranks)
     html = (tmp_path / "report.html").read_text()
     assert "the rank list ranks no host of the data set" in html
-    for svg in sorted((tmp_path / "figures").glob("11-popularity-*.svg")):
+    svgs = sorted((tmp_path / "figures").glob("11-popularity-*.svg"))
+    assert len(svgs) == 4, svgs
+    for svg in svgs:
         labels = {m[1].split(": ")[0] for m in marks(svg) if m[0] == "rect" and m[1].count(": ") == 2}
         assert labels <= {"unranked"}, (svg, labels)
+
+
+def test_an_empty_first_band_does_not_make_a_cut_a_band(all_samples, tmp_path):
+    """No host ranks in 1-1,000 (every rank moved past it): the cut 1-10,000
+    holds the same hosts as the band 1,001-10,000, and is not drawn."""
+    ranks = tranco(all_samples, tmp_path / "tranco.csv")
+    moved = tmp_path / "moved.csv"
+    moved.write_text("".join(f"{int(rank) + 5000},{name}\n" for rank, name in
+                             (line.split(",", 1) for line in ranks.read_text().splitlines())))
+    report([all_samples], tmp_path / "report.html", "--figures", tmp_path / "figures", "--ranks", moved)
+    for svg in sorted((tmp_path / "figures").glob("11-popularity-*.svg")):
+        labels = {m[1].split(": ")[0] for m in marks(svg) if m[0] == "rect" and m[1].count(": ") == 2}
+        assert "1–10,000" not in labels and "1,001–10,000" in labels, (svg, labels)
 
 
 def test_a_missing_rank_list_is_named(all_samples, tmp_path):

@@ -63,26 +63,26 @@ fn rows_of<'a>(t: &'a Table, crawl: &str, agent: &str) -> Vec<&'a Vec<Value>> {
 }
 
 /// Whether `band` is a cumulative cut (the top k), not a band: from rank
-/// 1, and past the first band's last rank (`first_last`, the least last
-/// rank of the rows from rank 1).
-fn is_cut(band: Band, first_last: Option<i64>) -> bool {
-    band.0 == Some(1) && band.1.zip(first_last).is_some_and(|(last, f)| last > f)
+/// 1, and past the first band's last rank (`first_bound`: by_rank.sql's
+/// `rank_bounds()[1]`).
+fn is_cut(band: Band, first_bound: i64) -> bool {
+    band.0 == Some(1) && band.1.is_some_and(|last| last > first_bound)
 }
 
-/// The least last rank of the bands from rank 1 among `rows`.
-fn first_last(t: &Table, rows: &[&Vec<Value>]) -> Option<i64> {
-    rows.iter()
-        .map(|r| band(t, r))
-        .filter(|b| b.0 == Some(1))
-        .filter_map(|b| b.1)
-        .min()
+/// The first band's last rank: the first of `--rank-bands`, else 1,000
+/// (strata.sql's default).
+fn first_bound(ranks: &Ranks) -> i64 {
+    ranks
+        .bands
+        .as_deref()
+        .and_then(|b| b.split(',').next()?.trim().parse().ok())
+        .unwrap_or(1000)
 }
 
 /// The rows `agent`'s chart draws: the disjoint bands holding a host of
 /// the denominator, in rank order, then the unranked hosts.
-fn drawn<'a>(t: &'a Table, crawl: &str, agent: &str) -> Vec<&'a Vec<Value>> {
+fn drawn<'a>(t: &'a Table, crawl: &str, agent: &str, first: i64) -> Vec<&'a Vec<Value>> {
     let rows = rows_of(t, crawl, agent);
-    let first = first_last(t, &rows);
     let mut bands: Vec<&Vec<Value>> = rows
         .into_iter()
         .filter(|r| {
@@ -152,7 +152,12 @@ pub(super) fn figure(results: &Results, ranks: Option<&Ranks>) -> Option<Figure>
     let series: Vec<Series> = DECIDED.iter().map(|d| Series::new(d.1, d.2)).collect();
     let shaped: Vec<_> = CITED
         .iter()
-        .map(|agent| (agent, shape(t, &drawn(t, &crawl, agent))))
+        .map(|agent| {
+            (
+                agent,
+                shape(t, &drawn(t, &crawl, agent, first_bound(ranks))),
+            )
+        })
         .collect();
     // One scale for every crawler's chart, side by side.
     let largest = shaped
@@ -176,7 +181,7 @@ pub(super) fn figure(results: &Results, ranks: Option<&Ranks>) -> Option<Figure>
         title: format!("Who blocks, by popularity, {crawl}"),
         charts,
         definition: definition(ranks, &crawl, unranked_only),
-        tables: vec![table(t, &crawl)],
+        tables: vec![table(t, &crawl, first_bound(ranks))],
     })
 }
 
@@ -213,10 +218,10 @@ fn definition(ranks: &Ranks, crawl: &str, unranked_only: bool) -> Vec<String> {
 }
 
 /// The rows drawn, each cited crawler's in the figure's order.
-fn table(t: &Table, crawl: &str) -> Shown {
+fn table(t: &Table, crawl: &str, first: i64) -> Shown {
     let rows: Vec<&Vec<Value>> = CITED
         .iter()
-        .flat_map(|agent| drawn(t, crawl, agent))
+        .flat_map(|agent| drawn(t, crawl, agent, first))
         .collect();
     Shown::in_order(
         Query::ByRank,
@@ -330,7 +335,7 @@ mod tests {
     #[test]
     fn bands_in_rank_order_then_the_unranked_and_no_cut() {
         let t = ranked();
-        let labels: Vec<String> = drawn(&t, CRAWL, "GPTBot")
+        let labels: Vec<String> = drawn(&t, CRAWL, "GPTBot", 1000)
             .into_iter()
             .map(|r| label(band(&t, r)))
             .collect();
@@ -348,9 +353,34 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_is_told_by_the_first_bound_even_when_the_first_band_is_empty() {
+        // No host in 1–1,000: the cut 1–10,000 is still a cut.
+        let rows = vec![
+            row(CRAWL, "GPTBot", (Some(1_001), Some(10_000)), (1, 1, 20)),
+            row(CRAWL, "GPTBot", (Some(1), Some(10_000)), (1, 1, 20)),
+            row(CRAWL, "GPTBot", (None, None), (2, 3, 50)),
+        ];
+        let t = table(rows);
+        let labels = |first| -> Vec<String> {
+            drawn(&t, CRAWL, "GPTBot", first)
+                .into_iter()
+                .map(|r| label(band(&t, r)))
+                .collect()
+        };
+        assert_eq!(labels(1000), ["1,001–10,000", "unranked"]);
+        // --rank-bands 10000,...: 1–10,000 is the first band.
+        let ranks = Ranks {
+            bands: Some("10000,20000".to_owned()),
+            ..ranks()
+        };
+        assert_eq!(first_bound(&ranks), 10_000);
+        assert_eq!(first_bound(&self::ranks()), 1_000);
+    }
+
+    #[test]
     fn each_bar_is_its_share_named_and_by_star() {
         let t = ranked();
-        let rows = drawn(&t, CRAWL, "ClaudeBot");
+        let rows = drawn(&t, CRAWL, "ClaudeBot", 1000);
         let (bars, texts) = shape(&t, &rows);
         for ((bar, r), text) in bars.iter().zip(&rows).zip(&texts) {
             let (named, wildcard) = (t.num(r, "named"), t.num(r, "wildcard"));
@@ -405,7 +435,7 @@ mod tests {
             })
             .collect();
         let t = table(rows);
-        let drawn: Vec<String> = drawn(&t, CRAWL, "CCBot")
+        let drawn: Vec<String> = drawn(&t, CRAWL, "CCBot", 1000)
             .into_iter()
             .map(|r| label(band(&t, r)))
             .collect();
@@ -430,10 +460,10 @@ mod tests {
 
     #[test]
     fn a_cut_is_from_rank_1_past_the_first_band() {
-        assert!(is_cut((Some(1), Some(10_000)), Some(1_000)));
-        assert!(!is_cut((Some(1), Some(1_000)), Some(1_000)));
-        assert!(!is_cut((Some(1_001), Some(10_000)), Some(1_000)));
-        assert!(!is_cut((None, None), Some(1_000)));
+        assert!(is_cut((Some(1), Some(10_000)), 1_000));
+        assert!(!is_cut((Some(1), Some(1_000)), 1_000));
+        assert!(!is_cut((Some(1_001), Some(10_000)), 1_000));
+        assert!(!is_cut((None, None), 1_000));
         assert_eq!(label((Some(100_001), Some(1_000_000))), "100,001–1,000,000");
     }
 }
