@@ -6,6 +6,7 @@ session that read the views before a compaction told to read them again,
 and generations chained and compared as numbers, a planted one refused."""
 
 import json
+import re
 import subprocess
 import time
 
@@ -153,8 +154,10 @@ def test_a_claim_of_another_host_is_waited_out_and_named(store, local, tmp_path)
     key = "foreign/_manifest/compact.lease"
     store.client.put_object(Bucket=BUCKET, Key=key, Body=foreign_claim("compact"))
     refused = run(store, "foreign", status=2, **env)
-    for said in ["compact (process 4242 on node-17, since ", "GMT)", "renewed 0 s ago", f"{SHORT_LEASE} s"]:
+    for said in ["compact (process 4242 on node-17, since ", "GMT)", f"{SHORT_LEASE} s"]:
         assert said in refused.stderr, refused.stderr
+    # written just now: 0 s ago, or 1 s on a busy machine (the seconds turn)
+    assert re.search(r"renewed [01] s ago", refused.stderr), refused.stderr
     time.sleep(int(SHORT_LEASE) + 2)
     run(store, "foreign", **env)
     key = "foreign/_manifest/shard-00001-of-00002.lease"
