@@ -62,31 +62,24 @@ if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     fuzz_build=$!
 fi
 
-# One build of the dependency tree serves the lints, the release binary,
-# the tests and the wheel: the workspace's own crates compile with
-# clippy-driver (rustc with clippy's lints, as `cargo clippy` runs it;
-# CLIPPY_ARGS is how `cargo clippy -- -D warnings` hands it the flag), the
-# dependencies with rustc. `cargo clippy` would check the whole tree a
-# second time (about 150 s of CPU). Every cargo below, the README's
-# commands in tests/python/test_docs.py and the wheel's builds included,
-# inherits these and so rebuilds nothing.
-RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
-if ! [ -x "$RUSTC_WORKSPACE_WRAPPER" ]; then
-    echo "clippy is not installed (rustup component add clippy)" >&2
-    exit 1
-fi
-export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS=-Dwarnings
+# The lints, as a contributor runs them: clippy checks the whole tree (no
+# code generated; the size rule of clippy.toml included), the Python
+# module's crate too.
+step "lints (cargo clippy)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
-# The release binary, and every target clippy --all-targets lints (tests,
-# benchmarks, examples), in the release profile: the tests then reuse
+# The binary users build (`cargo build --release`, what the README's first
+# command runs), then the tests' build in the same profile: the tests reuse
 # every crate the binary's build compiled (tests/crates.rs keeps the
-# dev-dependencies' features the same). The Rust integration tests run the
+# dev-dependencies' features the same). The Rust integration tests run that
 # binary (ROBOSTATS_BIN), as the Python tests and the README's commands do.
-# The Python module's crate (its one target, the extension) is left to
-# maturin, below, which compiles it with pyo3's extension-module feature
-# and lints it the same way; built here, pyo3 would compile twice.
-step "release build, tests' build and lints (clippy-driver)"
-cargo build --release --locked --workspace --exclude robostats-python --all-targets
+# The benchmarks (criterion) are linted above and built by scripts/bench.sh,
+# not here: no test runs them. The Python module's crate (its one target,
+# the extension) is left to maturin, below, which compiles it with pyo3's
+# extension-module feature; built here, pyo3 would compile twice.
+step "release build (cargo build --release) and the tests' build"
+cargo build --release --locked
+cargo test --workspace --release --locked --no-run
 
 step "tests (unit, integration, property, CLI)"
 deps_ready
@@ -149,7 +142,7 @@ done | paste -sd: -)
 PATH="$PWD/target/package-venv/bin:$PWD/target/no-rust:$no_rust" ROBOSTATS_BIN="$PWD/target/release/robostats" \
     target/package-venv/bin/python -m pytest -q -n 2 --dist loadfile tests/package
 
-# The benchmarks and examples are type-checked by clippy --all-targets above;
+# The benchmarks and examples are linted by clippy --all-targets above;
 # scripts/bench.sh builds and runs them.
 
 step "fuzz smoke run (the long runs: scripts/fuzz.sh SECONDS)"
