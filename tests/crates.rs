@@ -154,8 +154,8 @@ fn each_crate_depends_only_on_what_it_owns() {
 #[test]
 fn the_binary_builds_no_c_toolchain_detour() {
     // aws-lc-rs (cmake, minutes of C) and the `arrow` crate's compute
-    // kernels are kept out of the first build (CONTRIBUTING.md, "Build
-    // time").
+    // kernels are kept out of the first build (BENCHMARKS.md, "The
+    // build").
     let all = tree("robostats", None);
     for slow in [
         "aws-lc-sys",

@@ -173,7 +173,7 @@ impl Client {
     /// that one is used).
     pub fn new(options: Options) -> Result<Client, ClientError> {
         // aws-lc-rs, the other provider, compiles C with cmake for minutes
-        // (CONTRIBUTING.md, "Build time"). An error here means another
+        // (BENCHMARKS.md, "The build"). An error here means another
         // provider came first: it is kept.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let runtime = tokio::runtime::Builder::new_multi_thread()
