@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::links::Links;
+pub use super::out::{Out, Secret};
 use super::process::run_bounded;
 use super::queries::{Query, VIEWS};
 
@@ -24,44 +25,6 @@ use super::queries::{Query, VIEWS};
 
 /// The bridge between robostats and DuckDB's Python package.
 const BRIDGE: &str = include_str!("bridge.py");
-
-/// A data set the report reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Out {
-    /// An output directory of `robostats ingest`.
-    Dir(PathBuf),
-    /// A data set on S3, read through DuckDB's httpfs extension.
-    S3 {
-        /// `s3://bucket/prefix`, without a trailing `/`.
-        url: String,
-        /// DuckDB's S3 secret for it.
-        secret: Secret,
-    },
-}
-
-impl Out {
-    /// The data set as the user named it.
-    pub fn name(&self) -> String {
-        match self {
-            Out::Dir(dir) => dir.display().to_string(),
-            Out::S3 { url, .. } => url.clone(),
-        }
-    }
-}
-
-/// The parameters of a DuckDB S3 secret (`CREATE SECRET (TYPE s3, ...)`)
-/// by name: credentials, handed to the bridge on its standard input and
-/// to nothing else (`Debug` names the parameters only).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(pub Vec<(String, String)>);
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.0.iter().map(|(name, _)| name))
-            .finish()
-    }
-}
 
 /// What a run sets on DuckDB's connection besides the data sets: the S3
 /// secrets of the other files the queries read, and variables, set after

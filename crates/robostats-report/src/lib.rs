@@ -36,6 +36,7 @@ pub mod engine;
 pub mod figures;
 pub mod html;
 mod links;
+mod out;
 mod process;
 mod python;
 pub mod queries;

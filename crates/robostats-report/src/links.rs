@@ -18,7 +18,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::engine::Out;
+use crate::out::Out;
 
 /// A private directory of links to the data sets, removed when dropped.
 #[derive(Debug)]
@@ -135,7 +135,7 @@ mod tests {
         std::fs::create_dir_all(odd.join("captures")).unwrap();
         let s3 = Out::S3 {
             url: "s3://b/p".to_owned(),
-            secret: crate::engine::Secret(Vec::new()),
+            secret: crate::out::Secret(Vec::new()),
         };
         let links = Links::new(&[Out::Dir(odd.clone()), s3, Out::Dir(root.clone())]).unwrap();
         let dir = links.dir().unwrap().to_owned();
