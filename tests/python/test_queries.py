@@ -244,6 +244,28 @@ def test_effective_classes(con):
     assert {r["effective_class"] for r in rows} == {"allow_all", "allow_part", "disallow_all", "unresolved_redirect"}
 
 
+def test_top_user_agents_is_user_agents_counted(con):
+    """top_user_agents.sql counts each body's agents once and weighs them by
+    the body's captures: the same rows as counting every line of the
+    user_agents view (one row per line and capture), refetches included."""
+    direct = con.sql("""
+        WITH ua AS (
+            SELECT crawl, warc_filename, warc_record_offset, value,
+                   CASE WHEN is_global THEN '*' WHEN product_token = '' THEN lower(value)
+                        ELSE lower(product_token) END AS agent_token
+            FROM user_agents)
+        SELECT ua.crawl, agent_token, count(DISTINCT (warc_filename, warc_record_offset)) AS captures,
+               count(*) AS lines,
+               count(DISTINCT (warc_filename, warc_record_offset)) / any_value(p.parsed) AS share_of_captures,
+               min(value) AS example_value
+        FROM ua JOIN (SELECT crawl, count_if(robots_parsed) AS parsed FROM captures GROUP BY crawl) p
+            ON p.crawl IS NOT DISTINCT FROM ua.crawl
+        GROUP BY ua.crawl, agent_token
+        QUALIFY row_number() OVER (PARTITION BY ua.crawl ORDER BY captures DESC, lines DESC, agent_token) <= 50
+        ORDER BY ua.crawl NULLS FIRST, captures DESC, lines DESC, agent_token""").fetchall()
+    assert direct and con.sql((QUERIES / "top_user_agents.sql").read_text()).fetchall() == direct
+
+
 def test_top_user_agents(con, responses):
     cols, rows = run_query(con, "top_user_agents")
     assert cols == ["crawl", "agent_token", "captures", "lines", "share_of_captures", "example_value"]
