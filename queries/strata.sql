@@ -101,11 +101,13 @@ CREATE OR REPLACE TEMP MACRO rank_list() AS TABLE
                      host IS NOT NULL OR surt IS NOT NULL AS is_host
               FROM robostats_rank_rows(false))
     ),
+    -- the first row's column names, for the checks and their words
+    head AS (SELECT any_value(columns) AS columns FROM robostats_rank_rows(true)),
     checked AS (
         SELECT robostats_rank_problem(
-                   count(*), (SELECT any_value(columns) FROM robostats_rank_rows(true)),
+                   count(*), any_value(head.columns),
                    count(text) > 0 OR len(list_intersect(
-                       list_transform((SELECT any_value(columns) FROM robostats_rank_rows(true)), lambda c: lower(c)),
+                       list_transform(any_value(head.columns), lambda c: lower(c)),
                        coalesce([lower(getvariable('robostats_rank_column'))], ['rank', 'column0', 'hcrank']))) > 0,
                    count(entry) > 0,
                    min(CASE WHEN scored THEN 'has a score that is not a number: '
@@ -113,7 +115,7 @@ CREATE OR REPLACE TEMP MACRO rank_list() AS TABLE
                        FILTER (text IS NOT NULL AND (value IS NULL OR (NOT scored AND (value < 1
                                OR TRY_CAST(text AS DOUBLE) <> value)))),
                    min(entry) FILTER (text IS NULL), min(text) FILTER (entry IS NULL OR entry = '')) AS problem
-        FROM raw
+        FROM raw, head
     ),
     ranked AS (
         SELECT entry, value::BIGINT AS rank, is_host FROM raw WHERE NOT scored

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, anyhow, bail};
 use robostats_report::Ranks;
-use robostats_report::engine::Secret;
+use robostats_report::engine::{PATTERN_CHARS, Secret, literal_pattern};
 
 use crate::output::dataset::file_secret;
 
@@ -44,28 +44,21 @@ impl RankArgs {
     }
 }
 
-/// `--rank-bands` checked: the bands' last ranks, as strata.sql reads them
-/// (`1000,10000`).
-fn bands(text: &str) -> anyhow::Result<String> {
+/// `--rank-bands` checked: the bands' last ranks, whole numbers from 1,
+/// increasing.
+fn bands(text: &str) -> anyhow::Result<Vec<u64>> {
     let parsed: Option<Vec<u64>> = text
         .split(',')
         .map(|b| b.trim().parse().ok().filter(|&b| b >= 1))
         .collect();
     match parsed {
-        Some(bounds) if bounds.windows(2).all(|w| w[0] < w[1]) => Ok(bounds
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(",")),
+        Some(bounds) if bounds.windows(2).all(|w| w[0] < w[1]) => Ok(bounds),
         _ => bail!(
             "--rank-bands {text}: give the last rank of each band, whole numbers from 1, \
              increasing (1000,10000,100000,1000000)"
         ),
     }
 }
-
-/// The characters DuckDB reads in a path as a pattern.
-const GLOB: [char; 3] = ['*', '?', '['];
 
 /// The rank list `named` (`--ranks`) as DuckDB is to read it, checked as
 /// far as it can be before DuckDB starts: a URL as it is (one on S3 with
@@ -82,7 +75,7 @@ fn rank_list(named: &Path, column: Option<String>) -> anyhow::Result<Ranks> {
             .then(|| s3_secret(text))
             .transpose()?;
         (text.to_owned(), secret)
-    } else if text.contains(GLOB) {
+    } else if text.contains(PATTERN_CHARS) {
         (absolute_glob(text)?, None)
     } else {
         if !named.is_file() {
@@ -96,7 +89,7 @@ fn rank_list(named: &Path, column: Option<String>) -> anyhow::Result<Ranks> {
         let path = path
             .to_str()
             .ok_or_else(|| anyhow!("--ranks {}: not a UTF-8 name", path.display()))?;
-        (literal(path), None)
+        (literal_pattern(path), None)
     };
     Ok(Ranks {
         named: text.to_owned(),
@@ -117,20 +110,10 @@ fn absolute_glob(pattern: &str) -> anyhow::Result<String> {
     let here = here
         .to_str()
         .ok_or_else(|| anyhow!("the current directory {} has no UTF-8 name", here.display()))?;
-    Ok(format!("{}/{pattern}", literal(here).trim_end_matches('/')))
-}
-
-/// `path` as a DuckDB pattern matching only itself (`[*]`, `[?]`, `[[]`).
-fn literal(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        if GLOB.contains(&c) {
-            out.extend(['[', c, ']']);
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    Ok(format!(
+        "{}/{pattern}",
+        literal_pattern(here).trim_end_matches('/')
+    ))
 }
 
 /// The DuckDB S3 secret that reads the rank list `url` (`s3://bucket/...`),
@@ -177,7 +160,7 @@ mod tests {
 
     #[test]
     fn bands_are_increasing_whole_numbers() {
-        assert_eq!(bands("10, 1000").unwrap(), "10,1000");
+        assert_eq!(bands("10, 1000").unwrap(), [10, 1000]);
         for bad in ["1000,10", "0,5", "5,5", "x", ""] {
             assert!(bands(bad).is_err(), "{bad}");
         }
@@ -185,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_path_s_pattern_characters_match_only_themselves() {
-        assert_eq!(literal("/a[1]/b*?c.csv"), "/a[[]1]/b[*][?]c.csv");
-        assert_eq!(literal("/plain/list.csv"), "/plain/list.csv");
+        assert_eq!(literal_pattern("/a[1]/b*?c.csv"), "/a[[]1]/b[*][?]c.csv");
+        assert_eq!(literal_pattern("/plain/list.csv"), "/plain/list.csv");
     }
 }

@@ -17,7 +17,7 @@ use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
-use robostats_report::engine::{Engine, Export, ExportFormat, Out};
+use robostats_report::engine::{Engine, Export, ExportFormat, Out, literal_pattern};
 
 use super::Outcome;
 use super::rules::{LineKind, Rebuilt};
@@ -82,21 +82,9 @@ pub fn sql_text(text: &str) -> String {
 }
 
 /// A path as a SQL string literal that DuckDB's file readers take for
-/// itself alone: they read `*`, `?` and `[` as a pattern (`[*]` matches
-/// only `*`).
+/// itself alone ([`literal_pattern`]).
 pub fn sql_path(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '*' | '?' | '[') {
-            out.push('[');
-            out.push(c);
-            out.push(']');
-        } else {
-            out.push(c);
-        }
-    }
-    sql_text(&out)
+    sql_text(&literal_pattern(&path.to_string_lossy()))
 }
 
 /// The capture that decides for one scope.

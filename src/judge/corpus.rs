@@ -20,7 +20,7 @@ use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
-use robostats_report::engine::{Engine, Export, ExportFormat, Out, Settings};
+use robostats_report::engine::{Engine, Export, ExportFormat, Out, PATTERN_CHARS, Settings};
 
 use super::captures::sql_path;
 use crate::shard::Shard;
@@ -470,7 +470,7 @@ fn list(spec: &str, work: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
             bail!("--urls {spec}: the directory holds no file");
         }
         files
-    } else if spec.contains(['*', '?', '[']) && !path.exists() {
+    } else if spec.contains(PATTERN_CHARS) && !path.exists() {
         let matches = glob::glob(spec).with_context(|| format!("--urls {spec}: not a pattern"))?;
         let files: Vec<PathBuf> = matches
             .filter_map(Result::ok)

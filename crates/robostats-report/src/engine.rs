@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::links::Links;
-pub use super::out::{Out, Secret};
+pub use super::out::{Out, PATTERN_CHARS, Secret, literal_pattern};
 use super::process::run_bounded;
 use super::queries::{Query, VIEWS};
 

@@ -81,8 +81,8 @@ pub struct Ranks {
     /// The column of ranks (or of scores, in a Host Index), when not the
     /// list's default.
     pub column: Option<String>,
-    /// The bands' last ranks (`1000,10000`), when not the default.
-    pub bands: Option<String>,
+    /// The bands' last ranks, increasing, when not the default.
+    pub bands: Option<Vec<u64>>,
     /// The S3 secret that reads a list on S3, with its scope
     /// (`s3://bucket/`).
     pub secret: Option<(String, Secret)>,
@@ -99,7 +99,8 @@ impl Ranks {
             variables.push(("robostats_rank_column".to_owned(), column.clone()));
         }
         if let Some(bands) = &self.bands {
-            variables.push(("robostats_rank_bands".to_owned(), bands.clone()));
+            let text: Vec<String> = bands.iter().map(u64::to_string).collect();
+            variables.push(("robostats_rank_bands".to_owned(), text.join(",")));
         }
         Settings {
             variables,

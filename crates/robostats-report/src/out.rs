@@ -42,3 +42,25 @@ impl fmt::Debug for Secret {
             .finish()
     }
 }
+
+/// The characters DuckDB's file readers take for a pattern in a path.
+pub const PATTERN_CHARS: [char; 3] = ['*', '?', '['];
+
+/// `path` as a DuckDB file pattern that matches only itself: `[*]`,
+/// `[?]`, `[[]`. The bridge's `glob_text` does the same in Python.
+///
+/// ```
+/// use robostats_report::engine::literal_pattern;
+/// assert_eq!(literal_pattern("/a[1]/b*?c.csv"), "/a[[]1]/b[*][?]c.csv");
+/// ```
+pub fn literal_pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if PATTERN_CHARS.contains(&c) {
+            out.extend(['[', c, ']']);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

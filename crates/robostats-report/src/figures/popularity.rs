@@ -74,8 +74,8 @@ fn is_cut(band: Band, first_bound: i64) -> bool {
 fn first_bound(ranks: &Ranks) -> i64 {
     ranks
         .bands
-        .as_deref()
-        .and_then(|b| b.split(',').next()?.trim().parse().ok())
+        .as_ref()
+        .and_then(|b| i64::try_from(*b.first()?).ok())
         .unwrap_or(1000)
 }
 
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(labels(1000), ["1,001–10,000", "unranked"]);
         // --rank-bands 10000,...: 1–10,000 is the first band.
         let ranks = Ranks {
-            bands: Some("10000,20000".to_owned()),
+            bands: Some(vec![10_000, 20_000]),
             ..ranks()
         };
         assert_eq!(first_bound(&ranks), 10_000);
