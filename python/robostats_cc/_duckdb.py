@@ -13,6 +13,7 @@ Python loads it (the DuckDB command line refuses it: undefined symbol
 PyExc_TypeError)."""
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -196,8 +197,10 @@ def connect(
 
 def _set_ranks(con: Any, ranks: str, rank_column: Optional[str], httpfs_loaded: bool) -> None:
     """The rank list ``ranks`` as strata.sql reads it: on S3, with a secret
-    of its own scoped to its bucket; locally, a file that exists (a glob is
-    DuckDB's to match)."""
+    of its own scoped to its bucket; locally, a file that exists, its
+    pattern characters matching only themselves (``[*]``, ``[?]``, ``[[]``:
+    what robostats_report's ``literal_pattern`` and the report's bridge
+    do), else a glob, DuckDB's to match."""
     if ranks.startswith("s3://"):
         scope, params = _robostats.s3_file_secret(ranks)
         if not httpfs_loaded:
@@ -206,7 +209,9 @@ def _set_ranks(con: Any, ranks: str, rank_column: Optional[str], httpfs_loaded: 
     elif ranks.startswith(("https://", "http://")):
         if not httpfs_loaded:
             _load_httpfs(con)
-    elif "://" not in ranks and not any(c in ranks for c in "*?[") and not os.path.isfile(ranks):
+    elif "://" not in ranks and os.path.isfile(ranks):
+        ranks = re.sub(r"([*?\[])", r"[\1]", ranks)
+    elif "://" not in ranks and not any(c in ranks for c in "*?["):
         raise ValueError(f"the rank list {ranks} is not a file")
     con.execute("SET VARIABLE robostats_ranks = ?", [ranks])
     if rank_column is not None:

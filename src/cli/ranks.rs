@@ -62,9 +62,10 @@ fn bands(text: &str) -> anyhow::Result<Vec<u64>> {
 
 /// The rank list `named` (`--ranks`) as DuckDB is to read it, checked as
 /// far as it can be before DuckDB starts: a URL as it is (one on S3 with
-/// the secret that reads it there); a local path made absolute (the
-/// queries run in a directory of their own), which must be a file unless
-/// it holds pattern characters (a glob, whose matches DuckDB checks).
+/// the secret that reads it there); a local file made absolute (the
+/// queries run in a directory of their own), its pattern characters
+/// matching only themselves; else, a name with pattern characters, a glob
+/// (whose matches DuckDB checks), from the root.
 fn rank_list(named: &Path, column: Option<String>) -> anyhow::Result<Ranks> {
     let text = named
         .to_str()
@@ -75,7 +76,7 @@ fn rank_list(named: &Path, column: Option<String>) -> anyhow::Result<Ranks> {
             .then(|| s3_secret(text))
             .transpose()?;
         (text.to_owned(), secret)
-    } else if text.contains(PATTERN_CHARS) {
+    } else if text.contains(PATTERN_CHARS) && !named.is_file() {
         (absolute_glob(text)?, None)
     } else {
         if !named.is_file() {

@@ -35,6 +35,18 @@ def test_connect_takes_a_rank_list(package_out, tmp_path):
     assert hosts[1] > 0 and sum(hosts.values()) == con.sql("SELECT count(*) FROM crawl_hosts").fetchall()[0][0]
 
 
+def test_a_rank_list_s_path_is_read_as_named(package_out, tmp_path):
+    """`tranco[1].csv` under `crawl=X/` is that file, not `tranco1.csv`."""
+    place = tmp_path / "crawl=CC-MAIN-2025-05"
+    place.mkdir()
+    ranks = tranco(robostats_cc.connect(package_out, native=False), place / "tranco[1].csv")
+    (place / "tranco1.csv").write_text("1,not-in-the-data.example\n")
+    con = robostats_cc.connect(package_out, ranks=place / "tranco[1].csv", native=False)
+    got = dict(con.sql("SELECT url_host_registered_domain, rank FROM host_ranks "
+                       "WHERE matched_by = 'registered_domain'").fetchall())
+    assert got and all(ranks[d] == r for d, r in got.items())
+
+
 def test_connect_refuses_a_rank_list_that_is_not_there(package_out, tmp_path):
     with pytest.raises(ValueError, match="is not a file"):
         robostats_cc.connect(package_out, ranks=tmp_path / "missing.csv", native=False)

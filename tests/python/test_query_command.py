@@ -79,3 +79,20 @@ def test_by_rank_takes_a_rank_list(samples_out, tmp_path):
     assert "does not exist" in query("by_rank", samples_out, "--ranks", tmp_path / "no.csv", status=2).stderr
     assert "--rank-bands 300,100" in query("by_rank", samples_out, "--ranks", ranks, "--rank-bands", "300,100",
                                            status=2).stderr
+
+
+def test_a_rank_list_s_path_is_read_as_named(samples_out, tmp_path):
+    """A list named `tranco[1].csv` under `crawl=X/` is that file: not
+    `tranco1.csv` (which `[1]` would match as a pattern), and no column
+    from the `name=value` directory."""
+    con = connect(samples_out)
+    domains = [d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
+                                     "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
+    place = tmp_path / "crawl=CC-MAIN-2025-05"
+    place.mkdir()
+    (place / "tranco[1].csv").write_text("".join(f"{i},{d}\n" for i, d in enumerate(domains, 1)))
+    (place / "tranco1.csv").write_text("1,not-in-the-data.example\n")
+    printed = list(csv.reader(io.StringIO(
+        query("by_rank", samples_out, "--ranks", place / "tranco[1].csv", "--format", "csv").stdout)))
+    first = printed[0].index("band_first")
+    assert {r[first] for r in printed[1:]} >= {"1", ""}, printed[:3]
