@@ -34,8 +34,8 @@ Timed on the same rows, median of --reps runs each (time.perf_counter):
                    route for rows in DuckDB: the columns out to Arrow, then
                    can_fetch_many
   duckdb native    the same two queries with the native robots_can_fetch
-                   (robostats_cc.register(con, native=True): the compiled
-                   module as a DuckDB extension, no Python per chunk)
+                   (robostats_cc.register(con, native=True): robostats'
+                   DuckDB extension file, no Python per chunk)
 
 Then Protego's verdicts are compared with can_fetch_many's, and every
 disagreement gets a cause from `classify` (concrete checks, in order; see

@@ -94,4 +94,4 @@ print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependenc
 echo "installing the test tools of tests/package into target/package-venv/"
 pip_install target/package-venv/bin/python \
     "pytest==8.*" "pytest-xdist==3.*" "hypothesis==6.*" "pandas>=2" "polars>=1" "warcio==1.*" "mypy>=1.10" \
-    "${wheel_deps[@]}"
+    "duckdb-cli==1.*" "${wheel_deps[@]}"

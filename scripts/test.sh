@@ -111,6 +111,10 @@ PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile --duration
 # it with no Rust toolchain on PATH.
 step "python package: the wheel, in a fresh environment with no Rust on PATH (tests/package)"
 rm -rf target/wheels
+# The DuckDB extension file goes into the package beside the module (the
+# release build above made its library): the wheel ships it, and
+# `pip wheel .` below takes it from the same place.
+target/release/robostats duckdb-extension -o python/robostats_cc/
 # (--interpreter: the Python that `pip wheel` builds with, so that pyo3's
 # build, which depends on the interpreter found, is reused by that build.)
 "$py" -m maturin build --release --locked --interpreter "$py" --out target/wheels/release

@@ -83,6 +83,7 @@ const ROOT: &[&str] = &[
     "percent-encoding",
     "rayon",
     "reqwest",
+    "robostats-duckdb",
     "robostats-report",
     "robostats-robots",
     "robostats-rows",
@@ -121,6 +122,12 @@ fn each_crate_depends_only_on_what_it_owns() {
             "url",
             "xxhash-rust"
         ])
+    );
+    // The DuckDB extension: DuckDB's C API (types and the function table,
+    // no libduckdb), the engine, and the threads of can_fetch_many.
+    assert_eq!(
+        direct("robostats-duckdb"),
+        set(&["libduckdb-sys", "rayon", "robostats-rows"])
     );
     // The command's crate: what it declares, it uses (the next test).
     assert_eq!(direct("robostats"), set(ROOT));
@@ -178,6 +185,7 @@ const CRATES: &[(&str, &str)] = &[
     ("robostats-psl", "crates/robostats-psl/src"),
     ("robostats-python", "crates/robostats-python/src"),
     ("robostats-report", "crates/robostats-report/src"),
+    ("robostats-duckdb", "crates/robostats-duckdb/src"),
 ];
 
 /// Every `.rs` file under `dir`.

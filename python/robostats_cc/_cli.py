@@ -13,6 +13,11 @@ def main() -> None:
     # one, which has the package's DuckDB, unless the user chose another.
     if not os.environ.get("ROBOSTATS_PYTHON"):
         os.environ["ROBOSTATS_PYTHON"] = sys.executable
+    # `robostats duckdb-extension` copies the extension file this install
+    # ships (the Rust binary finds its library beside itself).
+    shipped = os.path.join(os.path.dirname(os.path.abspath(_robostats.__file__)), "robostats.duckdb_extension")
+    if not os.environ.get("ROBOSTATS_DUCKDB_LIBRARY") and os.path.isfile(shipped):
+        os.environ["ROBOSTATS_DUCKDB_LIBRARY"] = shipped
     # Ctrl-C stops the command as it stops the Rust binary (the tables hold
     # only inputs read to their end; a re-run resumes).
     signal.signal(signal.SIGINT, signal.SIG_DFL)

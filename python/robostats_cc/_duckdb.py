@@ -3,20 +3,21 @@ views of a data set).
 
 Two routes to ``robots_can_fetch``: ``register(con)`` adds a Python Arrow
 function (any connection, DuckDB >= 1.1); ``register(con, native=True)``
-loads the compiled module itself as a DuckDB extension
-(crates/robostats-python/src/duckdb.rs: a native function over DuckDB's
-vectors, no Python per chunk; DuckDB >= 1.2), which ``connect`` does,
-falling back to the Arrow function where it fails.
+loads robostats' DuckDB extension, the file ``robostats.duckdb_extension``
+shipped beside the compiled module (crates/robostats-duckdb: a native
+function over DuckDB's vectors, no Python per chunk; DuckDB >= 1.2), which
+``connect`` does, falling back to the Arrow function where it fails.
 
-The module needs the Python interpreter's symbols, so only a DuckDB inside
-Python loads it (the DuckDB command line refuses it: undefined symbol
-PyExc_TypeError)."""
+The extension needs no Python: the DuckDB command line and every other
+DuckDB client load the same file (``robostats duckdb-extension -o DIR``
+writes it; docs/python.md, "DuckDB")."""
 
 import os
 import re
 import shutil
 import sys
 import tempfile
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import pyarrow as pa
@@ -122,8 +123,8 @@ def connect(
                 "WHERE agent = 'GPTBot' GROUP BY ALL").show()
 
     ``robots_can_fetch`` is the native function of robostats' DuckDB
-    extension (``register(con, native=True)``: the compiled module, loaded
-    from a private temporary place that is removed right after), 2.4
+    extension (``register(con, native=True)``: the file
+    ``robostats.duckdb_extension`` shipped beside the compiled module), 2.4
     times as fast as ``register``'s Python function, with the same answers
     (Google's 500 KiB limit applied). Loading it takes a connection that
     allows unsigned extensions (DuckDB's ``allow_unsigned_extensions``);
@@ -303,17 +304,28 @@ def _native_connection(database: str) -> Optional[Any]:
         # the setting on again while the database runs).
         con.execute("SET allow_unsigned_extensions = false")
         return con
+    except _NoExtensionFile as e:
+        warnings.warn(f"{e}; robots_can_fetch is the Python function (the same answers, slower)", stacklevel=3)
+        con.close()
+        return None
     except Exception:
         con.close()
         return None
 
 
 def _load_extension(con: Any) -> None:
-    """LOADs the module as the extension ``robostats`` into ``con``, from
-    a fresh private directory (``mkdtemp``: mode 0700, a new name) that is
-    removed right after: no other user can plant a file there."""
+    """LOADs robostats' DuckDB extension into ``con``: the file shipped
+    beside the compiled module (crates/robostats-duckdb), where its footer
+    names the connection's platform; else its library with the footer of
+    that platform, from a fresh private directory (``mkdtemp``: mode 0700,
+    a new name) that is removed right after: no other user can plant a
+    file there."""
     platform = con.execute("PRAGMA platform").fetchall()[0][0]
     footer = _robostats.duckdb_footer(platform)
+    shipped = _shipped_extension()
+    if _read_shipped().endswith(footer):
+        con.execute("LOAD '" + shipped.replace("'", "''") + "'")
+        return
     errors = []
     for place in (_link_to_memfd, _write_copy):
         directory = tempfile.mkdtemp(prefix="robostats-duckdb-")
@@ -334,9 +346,44 @@ def _load_extension(con: Any) -> None:
     raise errors[-1]
 
 
+def _shipped_extension() -> str:
+    """The extension file of this install: beside the compiled module."""
+    return os.path.join(os.path.dirname(os.path.abspath(_robostats.__file__)), _EXTENSION)
+
+
+_shipped_bytes: Optional[bytes] = None
+
+
+class _NoExtensionFile(RuntimeError):
+    """This install has no extension file (a build from a clone that did
+    not make it)."""
+
+
+def _read_shipped() -> bytes:
+    """The shipped extension file's bytes (read once per process), or a
+    clear error where this install has none."""
+    global _shipped_bytes
+    if _shipped_bytes is None:
+        path = _shipped_extension()
+        try:
+            with open(path, "rb") as f:
+                _shipped_bytes = f.read()
+        except FileNotFoundError:
+            raise _NoExtensionFile(
+                f"this install of robostats-cc has no DuckDB extension file ({path}): the wheels ship it; "
+                "from a clone, run `cargo build --release` and `target/release/robostats duckdb-extension "
+                "-o python/robostats_cc/` before `pip install .`"
+            ) from None
+    return _shipped_bytes
+
+
 def _module_bytes() -> bytes:
-    with open(_robostats.__file__, "rb") as f:
-        return f.read()
+    """The extension's library: the shipped file without its footer (the
+    last 512 bytes, whose last field is the magic "4")."""
+    data = _read_shipped()
+    if len(data) >= 512 and data[-512 + 7 * 32:][:2] == b"4\0":
+        return data[:-512]
+    return data
 
 
 def _write_copy(path: str, footer: bytes) -> bool:

@@ -6,6 +6,7 @@
 
 mod check;
 mod compact;
+mod duckdb_extension;
 mod ingest;
 mod judge;
 mod lint;
@@ -103,6 +104,9 @@ enum Command {
     /// Every URL of a corpus against its own robots.txt as the data set
     /// captured it: a Parquet file of verdicts, a row per URL.
     Judge(Box<judge::Args>),
+    /// Writes robostats' DuckDB extension file (robots_can_fetch as a
+    /// native function of any DuckDB from 1.2, the command line included).
+    DuckdbExtension(duckdb_extension::Args),
 }
 
 /// Runs `robostats judge` with `argv` (the program's name first) quietly,
@@ -239,6 +243,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(&args),
         Command::Query(args) => query::run(&args),
         Command::Judge(args) => judge::run(&args),
+        Command::DuckdbExtension(args) => duckdb_extension::run(&args),
     }
 }
 

@@ -1,14 +1,18 @@
-"""DuckDB's `robots_can_fetch`, the native function (the compiled module
-loaded as a DuckDB extension) beside the Arrow one: the same answers as
-`can_fetch_many` on every kind of row, in chunks on all of DuckDB's
-threads, and what `connect` leaves behind."""
+"""DuckDB's `robots_can_fetch`, the native function (robostats' DuckDB
+extension, the file shipped beside the compiled module) beside the Arrow
+one: the same answers as `can_fetch_many` on every kind of row, in chunks
+on all of DuckDB's threads, what `connect` leaves behind, and the same
+file in DuckDB's command line, with no Python."""
 
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +20,7 @@ from hypothesis import strategies as st
 import robostats_cc as robostats
 import robostats_cc._duckdb
 
+from conftest import command, field_bytes
 from test_many import AGENT, BODY, URL
 
 UNSIGNED = {"allow_unsigned_extensions": "true"}
@@ -147,20 +152,59 @@ def test_many_rows_in_chunks_on_every_thread():
     assert varchar == want.count(True)
 
 
-def test_connect_loads_the_native_function_and_leaves_no_file(package_out, tmp_path, monkeypatch):
+@pytest.fixture
+def temporaries(tmp_path, monkeypatch):
+    """(the temporary directory, the directories mkdtemp makes in it)."""
     private = tmp_path / "tmp"
     private.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     made = []
     mkdtemp = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(mkdtemp(*a, **k)) or made[-1])
+    return private, made
+
+
+def test_connect_loads_the_shipped_extension_file_and_writes_nothing(package_out, temporaries):
+    private, made = temporaries
+    shipped = robostats._duckdb._shipped_extension()
+    assert os.path.isfile(shipped) and os.path.dirname(shipped) == os.path.dirname(robostats._robostats.__file__)
+    con = robostats.connect(package_out)
+    assert robostats.native_duckdb(con)
+    assert made == [] and os.listdir(private) == []
+    assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
+    assert not robostats.native_duckdb(robostats.connect(package_out, native=False))
+
+
+@pytest.fixture
+def other_platform(monkeypatch):
+    """The shipped file as if built for another platform than the
+    connection's: its library goes with the connection's footer through a
+    private place."""
+    library = robostats._duckdb._module_bytes()
+    monkeypatch.setattr(robostats._duckdb, "_shipped_bytes", library + robostats._robostats.duckdb_footer("other_platform"))
+    monkeypatch.setattr(robostats._duckdb, "_memfd", None)
+    yield
+
+
+def test_a_file_for_another_platform_is_loaded_with_this_ones_footer_and_leaves_no_file(
+        other_platform, package_out, temporaries):
+    private, made = temporaries
     con = robostats.connect(package_out)
     assert robostats.native_duckdb(con)
     assert made and all(d.startswith(str(private)) for d in made)
     assert not any(os.path.exists(d) for d in made)
     assert os.listdir(private) == []
     assert con.sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', 'a', '/')").fetchall() == [(False,)]
-    assert not robostats.native_duckdb(robostats.connect(package_out, native=False))
+
+
+def test_an_install_without_the_extension_file_says_how_to_make_it(monkeypatch, package_out):
+    monkeypatch.setattr(robostats._duckdb, "_shipped_bytes", None)
+    monkeypatch.setattr(robostats._duckdb, "_shipped_extension", lambda: "/nonexistent/robostats.duckdb_extension")
+    with pytest.raises(RuntimeError, match="no DuckDB extension file.*duckdb-extension"):
+        native()
+    # connect falls back to the Arrow function, and says why
+    with pytest.warns(UserWarning, match="no DuckDB extension file.*the same answers"):
+        assert not robostats.native_duckdb(robostats.connect(package_out))
 
 
 def test_connect_falls_back_to_the_arrow_function(package_out, monkeypatch):
@@ -180,13 +224,60 @@ def test_a_connection_that_refuses_unsigned_extensions_says_so():
         robostats.register(duckdb.connect(), native=True)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the in-memory file is Linux's")
-def test_connections_share_one_copy_of_the_module():
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/maps is Linux's")
+def test_connections_share_one_copy_of_the_extension():
+    def mapped():
+        with open("/proc/self/maps") as f:
+            return {line.split()[5] for line in f if "robostats.duckdb_extension" in line}
+
+    native()
+    before = mapped()
     for _ in range(3):
         native()
-    with open("/proc/self/maps") as f:
-        mapped = {line.split()[4] for line in f if "robostats.duckdb_extension" in line}
-    assert len(mapped) == 1, mapped
+    assert before and mapped() == before
+
+
+def test_the_duckdb_command_line_loads_the_file_robostats_writes(google_verdicts, tmp_path):
+    """`robostats duckdb-extension -o DIR` (the package's command) writes the
+    extension file, and DuckDB's own command line (PyPI's duckdb-cli: no
+    Python in its process) loads it and answers Google's 145 verdicts, the
+    default policy's AdsBot answer, and a whole User-Agent header refused."""
+    made = command("duckdb-extension", "-o", tmp_path)
+    assert made.returncode == 0, made.stderr
+    extension = tmp_path / "robostats.duckdb_extension"
+    assert extension.read_bytes().endswith(robostats._robostats.duckdb_footer(duckdb.sql("PRAGMA platform").fetchall()[0][0]))
+    cli = shutil.which("duckdb")
+    assert cli, "no duckdb command line on PATH (PyPI's duckdb-cli)"
+    cases = pa.table({
+        "i": list(range(len(google_verdicts))),
+        "body": pa.array([field_bytes(c, "robotstxt") for c in google_verdicts], pa.binary()),
+        "agent": [c["user_agent"] for c in google_verdicts],
+        "url": [c["url"] for c in google_verdicts],
+    })
+    pq.write_table(cases, tmp_path / "cases.parquet")
+
+    def sql(query):
+        return subprocess.run([cli, "-unsigned", "-csv", "-noheader", "-c", f"LOAD '{extension}'; {query}"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    got = sql("SELECT robots_can_fetch(body, agent, url, 'library') FROM 'cases.parquet' ORDER BY i")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == [str(c["allowed"]).lower() for c in google_verdicts]
+    got = sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', a, '/x') "
+              "FROM (VALUES ('AdsBot-Google'), ('GPTBot')) t(a)")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == ["true", "false"]
+    got = sql("SELECT robots_can_fetch('User-agent: *', 'Mozilla/5.0 (compatible; GPTBot/1.2)', '/')")
+    assert got.returncode != 0 and "GPTBot" in got.stderr, got.stderr
+    # A DuckDB that allows only signed extensions refuses it.
+    got = subprocess.run([cli, "-c", f"LOAD '{extension}'"], capture_output=True, text=True, timeout=120)
+    assert got.returncode != 0 and "signature" in got.stderr.lower(), got.stderr
+
+
+def test_duckdb_extension_refuses_a_name_duckdb_would_not_load(tmp_path):
+    got = command("duckdb-extension", "-o", tmp_path / "other.duckdb_extension")
+    assert got.returncode != 0 and "robostats.duckdb_extension" in got.stderr
+    assert not (tmp_path / "other.duckdb_extension").exists()
 
 
 def test_connect_refuses_every_other_unsigned_extension_once_its_own_is_loaded(package_out, tmp_path):
@@ -203,8 +294,7 @@ def test_connect_refuses_every_other_unsigned_extension_once_its_own_is_loaded(p
     # is refused before it is opened.
     platform = con.execute("PRAGMA platform").fetchall()[0][0]
     planted = tmp_path / "planted.duckdb_extension"
-    with open(robostats._robostats.__file__, "rb") as f:
-        planted.write_bytes(f.read() + robostats._robostats.duckdb_footer(platform))
+    planted.write_bytes(robostats._duckdb._module_bytes() + robostats._robostats.duckdb_footer(platform))
     with pytest.raises(duckdb.Error, match="planted_init_c_api"):
         duckdb.connect(config=UNSIGNED).execute(f"LOAD '{planted}'")
     with pytest.raises(duckdb.Error, match="unsigned|signature"):
@@ -213,7 +303,7 @@ def test_connect_refuses_every_other_unsigned_extension_once_its_own_is_loaded(p
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the in-memory file is Linux's")
-def test_a_reused_descriptor_number_is_not_loaded_as_the_extension(package_out, tmp_path):
+def test_a_reused_descriptor_number_is_not_loaded_as_the_extension(other_platform, package_out, tmp_path):
     """The in-memory file is found again by its descriptor: when its number
     was closed behind the package's back and reused by another file, the
     next `connect` makes a new one, and leaves the other file alone."""

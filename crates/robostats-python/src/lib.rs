@@ -7,8 +7,8 @@
 //!                               + robostats-rows (digests, template, preference columns)
 //! can_fetch_many(columns)    -> the same, over Arrow buffers, on rayon's threads
 //! main(argv)                 -> robostats::cli::main: the Rust binary's command
-//! robostats_init_c_api       -> this file as a DuckDB extension: robots_can_fetch
-//!                               over DuckDB's vectors (duckdb.rs)
+//! duckdb_footer(platform)    -> DuckDB's footer for the extension file shipped
+//!                               beside this module (crates/robostats-duckdb)
 //! ```
 
 use std::ffi::OsString;
@@ -16,7 +16,6 @@ use std::ffi::OsString;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-mod duckdb;
 mod many;
 mod robots;
 
@@ -107,14 +106,14 @@ fn chain(err: &dyn std::error::Error) -> String {
     message
 }
 
-/// DuckDB's metadata footer for this module's file as the extension
-/// `robostats` (duckdb.rs): `platform` is DuckDB's `PRAGMA platform`.
+/// DuckDB's metadata footer of the extension file `robostats`
+/// (crates/robostats-duckdb): `platform` is DuckDB's `PRAGMA platform`.
 #[pyfunction]
 fn duckdb_footer<'py>(
     py: Python<'py>,
     platform: &str,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-    let footer = duckdb::footer(platform).map_err(PyValueError::new_err)?;
+    let footer = robostats_duckdb::footer(platform).map_err(PyValueError::new_err)?;
     Ok(pyo3::types::PyBytes::new(py, &footer))
 }
 

@@ -4,9 +4,8 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
-use robostats_robots::{
-    AgentRules, FileLint, GOOGLE_MAX_BYTES, GroupMatch, LineFinding, RobotsTxt as Parsed,
-};
+use robostats_duckdb::batch::limit;
+use robostats_robots::{AgentRules, FileLint, GroupMatch, LineFinding, RobotsTxt as Parsed};
 use robostats_rows::classify::PreferenceColumns;
 use robostats_rows::classify::agents::{ignores_global_group, policy_rules};
 use robostats_rows::classify::copies::Copies;
@@ -49,15 +48,6 @@ pub fn crawler<'a>(agent: &'a str, policy: &str) -> PyResult<(&'a str, Policy)> 
     let policy = Policy::parse(policy).map_err(PyValueError::new_err)?;
     let token = policy.crawler(agent).map_err(PyValueError::new_err)?;
     Ok((token, policy))
-}
-
-/// The bytes parsed for rules: all of them, or Google's crawler's 500 KiB.
-pub fn limit(size_limit: bool) -> usize {
-    if size_limit {
-        GOOGLE_MAX_BYTES
-    } else {
-        usize::MAX
-    }
 }
 
 /// A robots.txt file, parsed exactly as Google's reference library parses

@@ -1,31 +1,24 @@
-//! `robots_can_fetch(body, user_agent, url[, policy]) -> BOOLEAN` as a
-//! native DuckDB scalar function: this module's file is also a DuckDB extension of the
-//! C API (ABI `C_STRUCT`). `robostats_cc.connect()` (python/robostats_cc/_duckdb.py)
-//! writes the file's bytes with DuckDB's metadata footer to a private
-//! place and `LOAD`s it; DuckDB then calls [`robostats_init_c_api`], which
-//! registers the function. DuckDB hands the function its chunks (2,048
-//! rows) from its own threads; the rows are read in DuckDB's vectors, in
-//! place, and judged by `can_fetch_many`'s code (many.rs) on the calling
-//! thread, without Python.
+//! DuckDB's entry point and the function it registers: DuckDB calls
+//! [`robostats_init_c_api`] when it loads the file, which registers
+//! `robots_can_fetch`. DuckDB hands the function its chunks (2,048 rows)
+//! from its own threads; the rows are read in DuckDB's vectors, in place,
+//! and judged by [`crate::batch`] on the calling thread.
 //!
 //! DuckDB's functions are called through the table of pointers it hands
 //! over at load time (`get_api`), never linked: only the entries named in
 //! [`copy_api`] are read, all of the C API's first stable version (v1.2.0,
 //! [`C_API_VERSION`]), so any DuckDB from 1.2 loads the file.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use libduckdb_sys as ffi;
 
+use crate::batch::{Agents, Rows, can_fetch_many};
 use robostats_rows::classify::crawler::Policy;
 
-use crate::many::{Agents, Rows, can_fetch_many};
-
-/// The C API version the file is built for (the footer's and `get_api`'s):
-/// DuckDB loads it if it is this version or newer.
-pub const C_API_VERSION: &CStr = c"v1.2.0";
+use crate::C_API_VERSION;
 
 /// The functions of DuckDB's table that this module calls; the other
 /// entries stay None.
@@ -437,27 +430,4 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
 fn c_text(text: &str) -> CString {
     let end = text.find('\0').unwrap_or(text.len());
     CString::new(&text[..end]).unwrap_or_default()
-}
-
-/// DuckDB's metadata footer of an extension file (512 bytes, at its end):
-/// eight fields of 32 bytes, NUL-padded, last first (three unused, the ABI,
-/// the extension's version, the C API version, the platform, the magic
-/// "4"), then 256 bytes of signature (none: DuckDB loads the file only
-/// where unsigned extensions are allowed). `platform` is DuckDB's
-/// (`PRAGMA platform`, e.g. `linux_amd64`).
-pub fn footer(platform: &str) -> Result<Vec<u8>, String> {
-    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
-    let api = C_API_VERSION.to_str().expect("ASCII");
-    let fields = ["", "", "", "C_STRUCT", &version, api, platform, "4"];
-    let mut out = Vec::with_capacity(512);
-    for field in fields {
-        if field.len() > 32 || !field.is_ascii() {
-            return Err(format!("not a DuckDB platform: {field:?}"));
-        }
-        let start = out.len();
-        out.extend_from_slice(field.as_bytes());
-        out.resize(start + 32, 0);
-    }
-    out.resize(512, 0);
-    Ok(out)
 }
