@@ -66,10 +66,13 @@ def can_fetch_many(
 
 
 def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
-    """``values`` as one Arrow array of bytes or text, without a copy where
-    it is one already."""
+    """``values`` as one Arrow array of bytes or text (or a dictionary
+    array of them), without a copy where it is one already."""
     arr = _arrow(values, name, binary)
     if isinstance(arr, pa.ChunkedArray):
+        if pa.types.is_dictionary(arr.type) and arr.num_chunks > 1:
+            # One dictionary for every chunk, then one array.
+            arr = arr.unify_dictionaries()
         if arr.num_chunks == 1:
             arr = arr.chunk(0)
         elif arr.num_chunks == 0:
@@ -82,11 +85,11 @@ def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
             if large is not None:
                 arr = pa.chunked_array([chunk.cast(large) for chunk in arr.chunks], type=large)
             arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):
+    if pa.types.is_dictionary(arr.type) and arr.type.value_type not in _TEXT:
         arr = arr.dictionary_decode()
     if pa.types.is_null(arr.type):
         return pa.nulls(len(arr), type=pa.large_binary())
-    if arr.type not in _TEXT:
+    if arr.type not in _TEXT and not pa.types.is_dictionary(arr.type):
         want = "bytes or str" if binary else "str"
         raise TypeError(f"{name} must hold {want}, not {arr.type}")
     return arr
@@ -101,12 +104,44 @@ def _arrow(values: Any, name: str, binary: bool) -> Any:
     if hasattr(values, "to_arrow") and not hasattr(values, "__arrow_array__"):
         # polars' Series (its Arrow C interfaces differ between versions).
         return values.to_arrow()
+    if binary and _is_pandas(values) and str(getattr(values, "dtype", "")) == "object":
+        # bytes objects: the rows' objects, not a copy of their bytes.
+        return _by_object(values.tolist(), name)
     if hasattr(values, "__arrow_c_array__") or hasattr(values, "__arrow_array__") or _is_pandas(values):
         return pa.array(values)
     try:
         items = list(values)
     except TypeError:
         raise TypeError(f"{name} must be a sequence (a list, an array or a column), not {type(values).__name__}") from None
+    if binary:
+        return _by_object(items, name)
+    return _from_items(items, name, binary)
+
+
+def _by_object(items: list, name: str) -> pa.Array:
+    """Bodies as a dictionary array: each distinct object's bytes once, and
+    a key per row. Rows of one site hold one object (the output of a join:
+    a body per host, many URLs), so no row's bytes are copied or compared;
+    the compiled module tells the values apart by their bytes."""
+    keys = []
+    append = keys.append
+    objects: list = []
+    seen: dict = {}
+    for v in items:
+        if v is None or (v.__class__ is float and v != v) or v.__class__.__name__ == "NAType":  # pandas' NaN, NA
+            append(None)
+            continue
+        # (the list holds every object while this runs: no id is reused)
+        k = seen.get(id(v))
+        if k is None:
+            k = seen[id(v)] = len(objects)
+            objects.append(v)
+        append(k)
+    return pa.DictionaryArray.from_arrays(pa.array(keys, pa.int32()), _from_items(objects, name, True))
+
+
+def _from_items(items: list, name: str, binary: bool) -> pa.Array:
+    """A Python list of bytes or str as an Arrow array."""
     try:
         return pa.array(items, type=pa.large_binary() if binary and _all_bytes(items) else None)
     except (pa.ArrowTypeError, pa.ArrowInvalid):

@@ -164,6 +164,47 @@ def test_blocks_runs_and_nulls_over_many_rows_equal_one_by_one():
     assert robostats.can_fetch_many(col, agents, urls).to_pylist() == want
 
 
+def test_rows_sharing_body_objects_and_dictionary_columns_equal_one_by_one():
+    """A join's rows (one body object per host, many URLs) go in as a
+    dictionary of the distinct objects; dictionary columns (pyarrow's,
+    chunked with different dictionaries, NULL keys and NULL values,
+    pandas' and polars' categoricals) are read without decoding: the same
+    answers as row by row, whatever object holds equal bytes."""
+    import random
+
+    rng = random.Random(11)
+    hosts = [f"User-agent: {a}\nDisallow: /{p}\n".encode() for a in ("*", "GPTBot") for p in ("a", "b", "")]
+    hosts += [b"", "User-agent: *\nDisallow: /\u00e4\n"]
+    bodies, agents, urls = [], [], []
+    for _ in range(9_000):
+        body = rng.choice(hosts + [None])
+        # equal bytes in another object now and then: told apart by bytes
+        bodies.append(bytes(bytearray(body)) if isinstance(body, bytes) and rng.random() < 0.1 else body)
+        agents.append(rng.choice(["GPTBot", "CCBot", None]))
+        urls.append(rng.choice(["/a", "/b/1", "/", "/\u00e4", None]))
+    want = _one_by_one(bodies, agents, urls)
+    assert robostats.can_fetch_many(bodies, agents, urls).to_pylist() == want
+    as_bytes = [b.encode() if isinstance(b, str) else b for b in bodies]
+    plain = pa.array(as_bytes, pa.large_binary())
+    encoded = plain.dictionary_encode()
+    assert pa.types.is_dictionary(encoded.type)
+    assert robostats.can_fetch_many(encoded, agents, urls).to_pylist() == want
+    chunked = pa.chunked_array([plain.slice(0, 4_000).dictionary_encode(), plain.slice(4_000).dictionary_encode()])
+    assert robostats.can_fetch_many(chunked, pa.array(agents).dictionary_encode(), urls).to_pylist() == want
+    # NULL keys and NULL values, values repeated in the dictionary
+    values = pa.array([hosts[0], None, hosts[0], hosts[1]], pa.binary())
+    keys = pa.array([0, 1, None, 2, 3, 2], pa.int8())
+    got = robostats.can_fetch_many(pa.DictionaryArray.from_arrays(keys, values), "GPTBot", ["/a"] * 6)
+    assert got.to_pylist() == [False, None, None, False, True, False]
+    series = pd.Series(as_bytes, dtype=object)
+    assert robostats.can_fetch_many(series, agents, urls).to_pylist() == want
+    assert robostats.can_fetch_many(series.astype("category"), agents, urls).to_pylist() == want
+    assert robostats.can_fetch_many(pl.Series(as_bytes, dtype=pl.Binary), pl.Series(agents, dtype=pl.Categorical),
+                                    urls).to_pylist() == want
+    with pytest.raises(TypeError, match="must hold bytes or str"):
+        robostats.can_fetch_many(pa.array([1, 2]).dictionary_encode(), "GPTBot", ["/", "/"])
+
+
 def test_size_limit_is_a_bool_as_for_robotstxt():
     for limit in ("false", 0, None):
         with pytest.raises(TypeError):

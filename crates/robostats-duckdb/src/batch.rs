@@ -21,6 +21,10 @@ pub fn limit(size_limit: bool) -> usize {
     }
 }
 
+/// Each row's value as an index into the distinct values (None: NULL),
+/// and those values.
+pub type Distinct<'a> = (Vec<Option<u32>>, Vec<&'a [u8]>);
+
 /// A column of bytes as the verdicts read it: an Arrow array, a DuckDB
 /// vector, ...
 pub trait Rows: Sync {
@@ -33,6 +37,32 @@ pub trait Rows: Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Each row's value as an index into the distinct values, and those
+    /// values, where the column knows them without reading every row (a
+    /// dictionary); None: found by [`can_fetch_many`] from the rows.
+    fn distinct(&self) -> Option<Distinct<'_>> {
+        None
+    }
+}
+
+/// The distinct ones of `values` (None: NULL), told apart by their bytes
+/// (a SipHash with a random key finds them: values made to collide cost
+/// no more than others): each value's index into the distinct ones, and
+/// those.
+pub fn distinct_values<'a>(values: impl Iterator<Item = Option<&'a [u8]>>) -> Distinct<'a> {
+    let mut index: HashMap<&[u8], u32> = HashMap::new();
+    let mut distinct = Vec::new();
+    let which = values
+        .map(|v| {
+            let v = v?;
+            Some(*index.entry(v).or_insert_with(|| {
+                distinct.push(v);
+                (distinct.len() - 1) as u32
+            }))
+        })
+        .collect();
+    (which, distinct)
 }
 
 /// The user agents of [`can_fetch_many`]: one for every row, or a column.
@@ -122,7 +152,7 @@ enum Seen {
 /// Bodies are told apart by their bytes; the hashes that find them are
 /// keyed per call (SipHash with a random key), so bodies made to collide
 /// cost no more than others.
-fn distinct_bodies<C: Rows>(bodies: &C, parallel: bool) -> (Vec<Option<u32>>, Vec<&[u8]>) {
+fn distinct_bodies<C: Rows>(bodies: &C, parallel: bool) -> Distinct<'_> {
     let n = bodies.len();
     let state = RandomState::new();
     let seen = in_blocks(n, parallel, |rows| {
@@ -181,7 +211,9 @@ pub fn can_fetch_many<'a, C: Rows>(
             urls.len()
         ));
     }
-    let (which, distinct) = distinct_bodies(bodies, parallel);
+    let (which, distinct) = bodies
+        .distinct()
+        .unwrap_or_else(|| distinct_bodies(bodies, parallel));
     let max = limit(size_limit);
     let parse = |b: &&'a [u8]| RobotsTxt::parse_with_limit(b, max);
     let parsed: Vec<RobotsTxt<'_>> = if n <= BLOCK || !parallel {

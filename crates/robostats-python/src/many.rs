@@ -19,9 +19,88 @@ use robostats_duckdb::batch::{Agents, Rows, can_fetch_many};
 use robostats_rows::classify::crawler::Policy;
 
 /// An Arrow array of bytes or text (binary, string, their large and view
-/// forms), imported from Python without a copy.
+/// forms), or a dictionary array of them (pyarrow's `dictionary_encode`,
+/// a Parquet column read with `read_dictionary`, pandas' and polars'
+/// categoricals, the Python side's bodies deduplicated by object),
+/// imported from Python without a copy.
 pub struct Column {
-    array: ArrayRef,
+    /// The values: the array itself, or its dictionary.
+    values: ArrayRef,
+    /// A dictionary array's keys, each row's value (None: a NULL row).
+    keys: Option<Vec<Option<u32>>>,
+    len: usize,
+}
+
+/// Whether `t` is a type of bytes or text.
+fn is_bytes(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary
+            | DataType::LargeBinary
+            | DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::BinaryView
+            | DataType::Utf8View
+    )
+}
+
+/// The value of row `i` of `a`, an array of bytes or text, or None for a
+/// NULL.
+fn value(a: &dyn Array, i: usize) -> Option<&[u8]> {
+    if a.is_null(i) {
+        return None;
+    }
+    Some(match a.data_type() {
+        DataType::Binary => a.as_binary::<i32>().value(i),
+        DataType::LargeBinary => a.as_binary::<i64>().value(i),
+        DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
+        DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
+        DataType::BinaryView => a.as_binary_view().value(i),
+        DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
+        _ => unreachable!("Column holds bytes or text only"),
+    })
+}
+
+impl Column {
+    /// `array` as a column, or the type it has instead of bytes or text.
+    fn new(array: ArrayRef) -> Result<Column, String> {
+        let len = array.len();
+        if is_bytes(array.data_type()) {
+            return Ok(Column {
+                values: array,
+                keys: None,
+                len,
+            });
+        }
+        let Some(dict) = array
+            .as_any_dictionary_opt()
+            .filter(|d| is_bytes(d.values().data_type()))
+        else {
+            return Err(format!(
+                "an Arrow array of bytes or text was expected, not {}",
+                array.data_type()
+            ));
+        };
+        let values = dict.values().clone();
+        let keys = if values.is_empty() {
+            vec![None; len]
+        } else {
+            let nulls = dict.keys();
+            dict.normalized_keys()
+                .into_iter()
+                .enumerate()
+                .map(|(i, k)| (!nulls.is_null(i)).then_some(k as u32))
+                .collect()
+        };
+        if values.len() > u32::MAX as usize {
+            return Err("a dictionary of more than 2^32 values".to_owned());
+        }
+        Ok(Column {
+            values,
+            keys: Some(keys),
+            len,
+        })
+    }
 }
 
 impl<'py> FromPyObject<'_, 'py> for Column {
@@ -59,40 +138,36 @@ impl<'py> FromPyObject<'_, 'py> for Column {
         .map_err(|e| PyValueError::new_err(format!("an Arrow array cannot be read: {e}")))?;
         data.validate_full()
             .map_err(|e| PyValueError::new_err(format!("an Arrow array is not valid: {e}")))?;
-        let array = make_array(data);
-        match array.data_type() {
-            DataType::Binary
-            | DataType::LargeBinary
-            | DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::BinaryView
-            | DataType::Utf8View => Ok(Column { array }),
-            other => Err(PyTypeError::new_err(format!(
-                "an Arrow array of bytes or text was expected, not {other}"
-            ))),
-        }
+        Column::new(make_array(data)).map_err(PyTypeError::new_err)
     }
 }
 
 impl Rows for Column {
     fn get(&self, i: usize) -> Option<&[u8]> {
-        let a = &self.array;
-        if a.is_null(i) {
-            return None;
+        match &self.keys {
+            None => value(&self.values, i),
+            Some(keys) => value(&self.values, keys[i]? as usize),
         }
-        Some(match a.data_type() {
-            DataType::Binary => a.as_binary::<i32>().value(i),
-            DataType::LargeBinary => a.as_binary::<i64>().value(i),
-            DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
-            DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
-            DataType::BinaryView => a.as_binary_view().value(i),
-            DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
-            _ => unreachable!("Column holds bytes or text only"),
-        })
     }
 
     fn len(&self) -> usize {
-        self.array.len()
+        self.len
+    }
+
+    /// A dictionary column's rows are told apart by their keys: its values
+    /// (a few, where rows repeat bodies) are compared by their bytes, and
+    /// no row's bytes are read.
+    fn distinct(&self) -> Option<robostats_duckdb::batch::Distinct<'_>> {
+        let keys = self.keys.as_ref()?;
+        let (of_value, distinct) = robostats_duckdb::batch::distinct_values(
+            (0..self.values.len()).map(|k| value(&self.values, k)),
+        );
+        Some((
+            keys.iter()
+                .map(|k| k.and_then(|k| of_value[k as usize]))
+                .collect(),
+            distinct,
+        ))
     }
 }
 
