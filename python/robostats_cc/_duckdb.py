@@ -168,12 +168,8 @@ def connect(
     """
     import duckdb
 
-    out = os.fspath(out)
-    secret = None
-    if out.startswith("s3://"):
-        out, secret = _robostats.open_s3_data_set(out)
-    else:
-        _robostats.check_data_set(out)
+    # (the one parser of a data set's location: a directory or s3://)
+    out, secret = _robostats.open_data_set(os.fspath(out))
     database = database if database is not None else ":memory:"
     con = _native_connection(database) if native else None
     if con is None:

@@ -11,13 +11,12 @@ __all__ = [
     "RobotsTxt",
     "__version__",
     "_can_fetch_many",
-    "check_data_set",
     "duckdb_footer",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
     "judge",
     "main",
-    "open_s3_data_set",
+    "open_data_set",
     "path_params_query",
     "query_files",
     "s3_file_secret",
@@ -244,17 +243,14 @@ def views_sql() -> str:
     """``queries/views.sql``: the views over a data set."""
 def query_files() -> List[Tuple[str, str]]:
     """The ready queries of ``queries/``: each file's stem and text."""
-def check_data_set(out: Union[str, "PathLike[str]"]) -> None:
-    """Raises ValueError, with ``robostats report``'s message, when ``out``
-    is not a data set the views can read."""
-def open_s3_data_set(url: str) -> Tuple[str, List[Tuple[str, str]]]:
-    """Opens the data set on S3 ``url`` for reading as ``robostats report``
-    does; returns the URL DuckDB reads it by and its DuckDB S3 secret's
-    parameters (credentials). Raises ValueError with the command's
-    message."""
+def open_data_set(out: Union[str, "PathLike[str]"]) -> Tuple[str, Optional[List[Tuple[str, str]]]]:
+    """Opens the data set ``out`` (a directory or ``s3://bucket/prefix/``)
+    for reading as ``robostats report`` does; returns the name DuckDB reads
+    it by and, on S3, its DuckDB S3 secret's parameters (credentials).
+    Raises ValueError with the command's message."""
 def s3_file_secret(url: str) -> Tuple[str, List[Tuple[str, str]]]:
     """The DuckDB S3 secret for a file or glob on S3 read beside a data set
-    (a rank list), with the credentials ``open_s3_data_set`` finds: its
+    (a rank list), with the credentials ``open_data_set`` finds: its
     scope (``s3://bucket/``) and its parameters. Raises ValueError when
     ``url`` is not an ``s3://`` URL of a bucket."""
 def duckdb_footer(platform: str) -> bytes:

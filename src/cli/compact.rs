@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::output::compact::{self, Options};
 use crate::output::dataset::RemoteOut;
-use crate::output::remote::S3Location;
+use crate::output::location::Location;
 use anyhow::{Context, bail};
 
 #[derive(Debug, clap::Args)]
@@ -66,9 +66,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         target_bytes: args.target_size,
         threads,
     };
-    let done = match args.out.to_str().filter(|t| t.starts_with("s3://")) {
-        Some(url) => {
-            let location = S3Location::parse(url).map_err(anyhow::Error::msg)?;
+    let done = match Location::parse(args.out.as_os_str()).map_err(anyhow::Error::msg)? {
+        Location::S3(location) => {
             let out = RemoteOut::from_environment(location);
             let at = compact::remote::RemoteCompact {
                 location: &out.location,
@@ -78,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             };
             compact::remote::run(&at, &options)
         }
-        None => compact::run(&args.out, &options),
+        Location::Dir(dir) => compact::run(&dir, &options),
     }
     .with_context(|| format!("cannot compact '{}'", args.out.display()))?;
     if done.unrecorded > 0 {

@@ -4,13 +4,12 @@
 //! (`robostats_report`) runs the queries and draws.
 
 use crate::cli::ExitCode;
-use crate::output::dataset::{Dataset, RemoteOut};
-use crate::output::remote::S3Location;
+use crate::output::location::Location;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use robostats_report::engine::{Engine, Out, Secret};
+use robostats_report::engine::{Engine, Out};
 use robostats_report::{Ranks, Report};
 
 use super::ranks::RankArgs;
@@ -120,16 +119,8 @@ pub(super) fn engine(python: Option<&Path>, timeout: u64, verbose: bool) -> anyh
 /// a directory, or a prefix of an S3 bucket (reached as ingest reaches
 /// it, with the DuckDB secret that reads it there).
 fn open(out: &Path) -> anyhow::Result<Out> {
-    let Some(url) = out.to_str().filter(|t| t.starts_with("s3://")) else {
-        Dataset::open_read(out)?;
-        return Ok(Out::Dir(out.to_owned()));
-    };
-    let location = S3Location::parse(url).map_err(anyhow::Error::msg)?;
-    let read = RemoteOut::from_environment(location).open_read()?;
-    Ok(Out::S3 {
-        url: read.url,
-        secret: Secret(read.secret.into_pairs()),
-    })
+    let location = Location::parse(out.as_os_str()).map_err(anyhow::Error::msg)?;
+    Ok(location.open_read()?)
 }
 
 /// Runs `robostats report`.

@@ -1,24 +1,71 @@
-//! Where a data set lives: a local directory (or one on a file system
-//! every node shares). A path that reads as a URL of a store (`s3://`,
-//! `gs://`, `hf://`, `https://`, or `s3:bucket`) is refused rather than
-//! made into a local directory named after its scheme, which is what
-//! `--out s3://bucket/prefix/` would otherwise do.
+//! Where a data set lives, parsed once where a user names it (`--out`,
+//! `compact`, `report`, `query`, `judge --data-set`, the Python package's
+//! `connect`): a local directory (or one on a file system every node
+//! shares), or a prefix of an S3 bucket. Only [`Location::parse`] tells
+//! the two apart. A path that reads as the URL of another store (`gs://`,
+//! `hf://`, `https://`, or `s3:bucket`) stays a directory here and is
+//! refused where the directory is opened (`refuse_url`), rather than made
+//! into a local directory named after its scheme.
 
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
-/// The scheme `dir` reads as, when it reads as a URL: the text before
-/// its first `:`, if that is a scheme name (a letter, then letters,
-/// digits, `+`, `-` or `.`) of at least two characters (one is a Windows
-/// drive, `C:`). `./s3:x` and `/data/s3:x` are paths.
-pub fn url_scheme(dir: &Path) -> Option<&str> {
-    let text = dir.to_str()?;
-    let (scheme, _) = text.split_once(':')?;
-    let mut chars = scheme.chars();
-    let first = chars.next()?;
-    (scheme.len() >= 2
-        && first.is_ascii_alphabetic()
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-    .then_some(scheme)
+use super::dataset::{Dataset, OutputError, RemoteOut, url_scheme};
+use super::remote::S3Location;
+
+/// Where a data set is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A directory.
+    Dir(PathBuf),
+    /// `s3://bucket/prefix/`.
+    S3(S3Location),
+}
+
+impl Location {
+    /// The data set a user names: `s3://bucket/prefix/` (any case of the
+    /// scheme), else a directory.
+    pub fn parse(text: &OsStr) -> Result<Location, String> {
+        let path = Path::new(text);
+        match (url_scheme(path), text.to_str()) {
+            (Some(scheme), Some(url))
+                if scheme.eq_ignore_ascii_case("s3") && url[2..].starts_with("://") =>
+            {
+                let url = format!("s3{}", &url[scheme.len()..]);
+                S3Location::parse(&url).map(Location::S3)
+            }
+            _ => Ok(Location::Dir(path.to_path_buf())),
+        }
+    }
+
+    /// The data set as messages name it: the directory, or its URL.
+    pub fn name(&self) -> String {
+        match self {
+            Location::Dir(dir) => dir.display().to_string(),
+            Location::S3(s3) => s3.url(),
+        }
+    }
+
+    /// Opens the data set for reading, as `report`, `query`, `judge` and
+    /// the Python package read it: a directory checked to hold a data set;
+    /// on S3, reached as ingest reaches it (the AWS chains), its manifest
+    /// and captures listed, and DuckDB's secret that reads it there.
+    pub fn open_read(&self) -> Result<robostats_report::engine::Out, OutputError> {
+        use robostats_report::engine::{Out, Secret};
+        match self {
+            Location::Dir(dir) => {
+                Dataset::open_read(dir)?;
+                Ok(Out::Dir(dir.clone()))
+            }
+            Location::S3(s3) => {
+                let read = RemoteOut::from_environment(s3.clone()).open_read()?;
+                Ok(Out::S3 {
+                    url: read.url,
+                    secret: Secret(read.secret.into_pairs()),
+                })
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -26,24 +73,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_of_stores_are_told_from_paths() {
-        for (text, scheme) in [
-            ("s3://results/cc/", Some("s3")),
-            ("S3://results", Some("S3")),
-            ("s3:results", Some("s3")),
-            ("gs://bucket/x", Some("gs")),
-            ("az://container/x", Some("az")),
-            ("hf://datasets/me/cc", Some("hf")),
-            ("https://example.com/out", Some("https")),
-            ("file:///tmp/out", Some("file")),
-            ("out", None),
-            ("./s3://results", None),
-            ("/data/s3:x", None),
-            ("C:\\out", None),
-            ("data 2025:x", None),
-            ("", None),
+    fn a_location_is_a_directory_or_an_s3_prefix() {
+        let parse = |t: &str| Location::parse(OsStr::new(t));
+        let s3 = |t: &str| match parse(t).unwrap() {
+            Location::S3(s3) => s3.url(),
+            other => panic!("{t}: {other:?}"),
+        };
+        assert_eq!(s3("s3://results/cc/2025/"), "s3://results/cc/2025/");
+        assert_eq!(s3("S3://results/cc"), "s3://results/cc/");
+        assert!(parse("s3://Results/").unwrap_err().contains("bucket name"));
+        for dir in [
+            "out",
+            "./s3://results",
+            "/data/s3:x",
+            "gs://bucket/x",
+            "s3:results",
+            "",
         ] {
-            assert_eq!(url_scheme(Path::new(text)), scheme, "{text}");
+            assert_eq!(
+                parse(dir).unwrap(),
+                Location::Dir(PathBuf::from(dir)),
+                "{dir}"
+            );
+            assert_eq!(parse(dir).unwrap().name(), dir);
         }
+        assert_eq!(
+            Location::S3(S3Location::parse("s3://a-b/").unwrap()).name(),
+            "s3://a-b/"
+        );
     }
 }

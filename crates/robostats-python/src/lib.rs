@@ -55,35 +55,31 @@ fn query_files() -> Vec<(&'static str, &'static str)> {
     robostats_report::queries::FILES.to_vec()
 }
 
-/// Raises `ValueError` with the message of `robostats report` when `out`
-/// is not a data set the views can read: the command's check
-/// (`Dataset::open_read`), its causes after colons as the command prints
-/// them.
-#[pyfunction]
-fn check_data_set(out: std::path::PathBuf) -> PyResult<()> {
-    robostats::output::dataset::Dataset::open_read(&out)
-        .map(drop)
-        .map_err(|err| PyValueError::new_err(chain(&err)))
-}
+/// A DuckDB secret's parameters (name, value).
+type Params = Vec<(String, String)>;
 
-/// Opens the data set on S3 `url` (`s3://bucket/prefix/`) for reading,
-/// as `robostats report` does: the credentials of the AWS chains (as for
-/// ingest), a listing that finds its manifest and captures. Returns the
-/// URL DuckDB reads it by and the parameters of the DuckDB S3 secret that
-/// reaches it; raises `ValueError` with the command's message.
+/// Opens the data set `out` for reading as `robostats report` does (its
+/// one parser of a data set's location: a directory, or
+/// `s3://bucket/prefix/` reached with the credentials of the AWS chains):
+/// the name DuckDB reads it by, and for S3 the parameters of the DuckDB
+/// S3 secret that reaches it (None for a directory). Raises `ValueError`
+/// with the command's message, its causes after colons.
 #[pyfunction]
-fn open_s3_data_set(py: Python<'_>, url: &str) -> PyResult<(String, Vec<(String, String)>)> {
-    let location =
-        robostats::output::remote::S3Location::parse(url).map_err(PyValueError::new_err)?;
-    let remote = robostats::output::dataset::RemoteOut::from_environment(location);
-    let read = py
-        .detach(|| remote.open_read())
+fn open_data_set(py: Python<'_>, out: std::path::PathBuf) -> PyResult<(String, Option<Params>)> {
+    use robostats::output::location::Location;
+    use robostats_report::engine::Out;
+    let location = Location::parse(out.as_os_str()).map_err(PyValueError::new_err)?;
+    let opened = py
+        .detach(|| location.open_read())
         .map_err(|err| PyValueError::new_err(chain(&err)))?;
-    Ok((read.url, read.secret.into_pairs()))
+    Ok(match opened {
+        Out::Dir(dir) => (dir.to_string_lossy().into_owned(), None),
+        Out::S3 { url, secret } => (url, Some(secret.0)),
+    })
 }
 
 /// The DuckDB S3 secret for a file or glob on S3 that DuckDB reads beside
-/// a data set (a rank list), with the credentials `open_s3_data_set`
+/// a data set (a rank list), with the credentials `open_data_set`
 /// finds: its scope (`s3://bucket/`) and its parameters; raises
 /// `ValueError` when `url` is not an `s3://` URL of a bucket.
 #[pyfunction]
@@ -133,9 +129,8 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(views_sql, m)?)?;
     m.add_function(wrap_pyfunction!(query_files, m)?)?;
-    m.add_function(wrap_pyfunction!(check_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(s3_file_secret, m)?)?;
-    m.add_function(wrap_pyfunction!(open_s3_data_set, m)?)?;
+    m.add_function(wrap_pyfunction!(open_data_set, m)?)?;
     m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;
     Ok(())
 }

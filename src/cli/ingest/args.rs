@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::classify::{self, agents::AgentList};
 use crate::output::dataset::RemoteOut;
-use crate::output::remote::S3Location;
+use crate::output::location::Location;
 use crate::pipeline::Config;
 use crate::shard::Shard;
 use crate::source::{Input, Secrets, Sources, remote};
@@ -377,10 +377,11 @@ impl Args {
 impl Args {
     /// Where the data set goes when `--out` is `s3://bucket/prefix/`.
     fn out_remote(&self) -> anyhow::Result<Option<RemoteOut>> {
-        let Some(text) = self.out.to_str().filter(|t| t.starts_with("s3://")) else {
+        let Location::S3(location) =
+            Location::parse(self.out.as_os_str()).map_err(anyhow::Error::msg)?
+        else {
             return Ok(None);
         };
-        let location = S3Location::parse(text).map_err(anyhow::Error::msg)?;
         Ok(Some(RemoteOut {
             location,
             options: remote::S3Options::default(),

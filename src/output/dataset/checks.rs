@@ -9,10 +9,25 @@ use super::{
 };
 use crate::classify::Table;
 
+/// The scheme `dir` reads as, when it reads as a URL: the text before
+/// its first `:`, if that is a scheme name (a letter, then letters,
+/// digits, `+`, `-` or `.`) of at least two characters (one is a Windows
+/// drive, `C:`). `./s3:x` and `/data/s3:x` are paths.
+pub fn url_scheme(dir: &Path) -> Option<&str> {
+    let text = dir.to_str()?;
+    let (scheme, _) = text.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (scheme.len() >= 2
+        && first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
+}
+
 /// Refuses a directory whose name reads as a URL (`s3://bucket/`), which
 /// would otherwise be made as a local directory `s3:`.
 pub(super) fn refuse_url(dir: &Path) -> Result<(), OutputError> {
-    match crate::output::location::url_scheme(dir) {
+    match url_scheme(dir) {
         Some(scheme) => Err(OutputError::NotLocal {
             dir: dir.to_path_buf(),
             scheme: scheme.to_owned(),
@@ -113,4 +128,31 @@ pub(super) fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
     others.sort();
     others.truncate(3);
     Ok(others)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_of_stores_are_told_from_paths() {
+        for (text, scheme) in [
+            ("s3://results/cc/", Some("s3")),
+            ("S3://results", Some("S3")),
+            ("s3:results", Some("s3")),
+            ("gs://bucket/x", Some("gs")),
+            ("az://container/x", Some("az")),
+            ("hf://datasets/me/cc", Some("hf")),
+            ("https://example.com/out", Some("https")),
+            ("file:///tmp/out", Some("file")),
+            ("out", None),
+            ("./s3://results", None),
+            ("/data/s3:x", None),
+            ("C:\\out", None),
+            ("data 2025:x", None),
+            ("", None),
+        ] {
+            assert_eq!(url_scheme(Path::new(text)), scheme, "{text}");
+        }
+    }
 }

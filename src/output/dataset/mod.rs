@@ -39,6 +39,7 @@ use arrow_schema::SchemaRef;
 
 use checks::{other_files, refuse_older_format, refuse_url};
 
+pub use checks::url_scheme;
 pub use error::{At, Op, OutputError};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
