@@ -4,6 +4,8 @@ one: the same answers as `can_fetch_many` on every kind of row, in chunks
 on all of DuckDB's threads, what `connect` leaves behind, and the same
 file in DuckDB's command line, with no Python."""
 
+import csv
+import io
 import os
 import shutil
 import subprocess
@@ -263,6 +265,18 @@ def test_the_duckdb_command_line_loads_the_file_robostats_writes(google_verdicts
     got = sql("SELECT robots_can_fetch(body, agent, url, 'library') FROM 'cases.parquet' ORDER BY i")
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == [str(c["allowed"]).lower() for c in google_verdicts]
+    # robots_explain: the verdict and the deciding line, as RobotsTxt.explain gives them
+    got = sql("SELECT robots_explain(body, agent, url, 'library') FROM 'cases.parquet' ORDER BY i")
+    assert got.returncode == 0, got.stderr
+    reasons = list(csv.reader(io.StringIO(got.stdout)))
+    assert len(reasons) == len(google_verdicts)
+    for (reason,), c in zip(reasons, google_verdicts):
+        why = robostats.RobotsTxt(field_bytes(c, "robotstxt")).explain(c["url"], c["user_agent"], policy="library")
+        assert reason.startswith("allowed" if c["allowed"] else "disallowed"), (reason, c)
+        if why.line is None:
+            assert "no rule matches" in reason or "no group" in reason, (reason, c)
+        else:
+            assert reason.split(":", 1)[1].startswith(f" line {why.line}, {why.rule}: "), (reason, c)
     got = sql("SELECT robots_can_fetch('User-agent: *' || chr(10) || 'Disallow: /', a, '/x') "
               "FROM (VALUES ('AdsBot-Google'), ('GPTBot')) t(a)")
     assert got.returncode == 0, got.stderr

@@ -9,8 +9,9 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
 use rayon::prelude::*;
 
+use robostats_rows::classify::agents::ignores_global_group;
 use robostats_rows::classify::crawler::Policy;
-use robostats_rows::robots::{AgentRules, GOOGLE_MAX_BYTES, RobotsTxt};
+use robostats_rows::robots::{AgentRules, GOOGLE_MAX_BYTES, GroupMatch, RobotsTxt};
 
 /// The bytes parsed for rules: all of them, or Google's crawler's 500 KiB.
 pub fn limit(size_limit: bool) -> usize {
@@ -185,18 +186,67 @@ fn distinct_bodies<C: Rows>(bodies: &C, parallel: bool) -> Distinct<'_> {
     (which, distinct)
 }
 
-/// Google's verdict for each row (None for a NULL input), on rayon's
-/// threads where `parallel`, else on the calling thread alone (DuckDB's,
-/// which has other chunks for the other cores). A call of one block (up
-/// to [`BLOCK`] rows) runs on the calling thread either way.
-pub fn can_fetch_many<'a, C: Rows>(
-    bodies: &'a C,
-    agents: Agents<'a, C>,
-    urls: &'a C,
-    size_limit: bool,
-    policy: Policy,
-    parallel: bool,
-) -> Result<Vec<Option<bool>>, String> {
+/// The rows of a call, and how to judge them: three columns of one
+/// length (or one user agent for every row), Google's 500 KiB limit or
+/// none, the crawler policy, and whether to use rayon's threads (else the
+/// calling thread alone: DuckDB's, which has other chunks for the other
+/// cores; a call of one block, up to [`BLOCK`] rows, runs on the calling
+/// thread either way).
+pub struct Many<'a, C> {
+    /// The robots.txt bodies.
+    pub bodies: &'a C,
+    /// The crawlers.
+    pub agents: Agents<'a, C>,
+    /// The URLs.
+    pub urls: &'a C,
+    /// Google's 500 KiB limit.
+    pub size_limit: bool,
+    /// Whose answer.
+    pub policy: Policy,
+    /// On rayon's threads.
+    pub parallel: bool,
+}
+
+/// Google's verdict for each row (None for a NULL input).
+pub fn can_fetch_many<C: Rows>(many: Many<'_, C>) -> Result<Vec<Option<bool>>, String> {
+    judge_many(many, |row| row.rules.allowed(row.url))
+}
+
+/// Why each row's verdict is what it is, in words ([`explain`]; None for
+/// a NULL input), as [`can_fetch_many`] judges the rows.
+pub fn explain_many<C: Rows>(many: Many<'_, C>) -> Result<Vec<Option<String>>, String> {
+    let policy = many.policy;
+    judge_many(many, |row| explain(row, policy))
+}
+
+/// One row, ready to judge: the parsed body, the crawler's product token
+/// (as the policy takes it), its groups, and the URL.
+pub struct Row<'r, 'a> {
+    /// The body, parsed.
+    pub robots: &'r RobotsTxt<'a>,
+    /// The crawler, as the policy takes it.
+    pub token: &'r str,
+    /// Its groups in the body.
+    pub rules: &'r AgentRules<'r, 'a>,
+    /// The URL.
+    pub url: &'r str,
+}
+
+/// `each` for every row of `many` that has no NULL: the distinct bodies
+/// parsed once, each crawler's groups found once per run of rows with one
+/// body and one crawler (one site's URLs for one crawler).
+fn judge_many<'a, C: Rows, T: Send>(
+    many: Many<'a, C>,
+    each: impl Fn(&Row<'_, '_>) -> T + Sync,
+) -> Result<Vec<Option<T>>, String> {
+    let Many {
+        bodies,
+        agents,
+        urls,
+        size_limit,
+        policy,
+        parallel,
+    } = many;
     if let Agents::One(agent) = &agents {
         policy.crawler(agent)?;
     }
@@ -226,10 +276,8 @@ pub fn can_fetch_many<'a, C: Rows>(
             .map(|b| std::str::from_utf8(b).map_err(|_| format!("{what} of row {i} is not UTF-8")))
             .transpose()
     };
-    // The groups of one agent in one body are found once for the rows that
-    // follow each other with both (one site's URLs for one crawler).
     in_blocks(n, parallel, |rows| {
-        let mut last: Option<(u32, &str, AgentRules<'_, '_>)> = None;
+        let mut last: Option<(u32, &str, &str, AgentRules<'_, '_>)> = None;
         rows.map(|i| {
             let Some(body) = which[i] else {
                 return Ok(None);
@@ -242,17 +290,69 @@ pub fn can_fetch_many<'a, C: Rows>(
                 return Ok(None);
             };
             match &last {
-                Some((b, a, _)) if *b == body && *a == agent => {}
+                Some((b, a, _, _)) if *b == body && *a == agent => {}
                 _ => {
                     let token = policy.crawler(agent).map_err(|e| format!("row {i}: {e}"))?;
-                    last = Some((body, agent, policy.rules(&parsed[body as usize], token)));
+                    let rules = policy.rules(&parsed[body as usize], token);
+                    last = Some((body, agent, token, rules));
                 }
             }
-            let (_, _, rules) = last.as_ref().expect("just set");
-            Ok(Some(rules.allowed(url)))
+            let (body, _, token, rules) = last.as_ref().expect("just set");
+            let row = Row {
+                robots: &parsed[*body as usize],
+                token,
+                rules,
+                url,
+            };
+            Ok(Some(each(&row)))
         })
         .collect()
     })
+}
+
+/// Why `row`'s verdict is what it is, in words: the verdict, then the
+/// deciding line and rule (its pattern as Google matches it) and whose
+/// groups it is in, or why no rule decides.
+pub fn explain(row: &Row<'_, '_>, policy: Policy) -> String {
+    let decision = row.rules.decide(row.url);
+    let verdict = if decision.allowed {
+        "allowed"
+    } else {
+        "disallowed"
+    };
+    let groups = match decision.group {
+        GroupMatch::Specific => "the groups naming the crawler",
+        GroupMatch::Global => "the * groups",
+        GroupMatch::None => "no group",
+    };
+    if let Some(rule) = decision.rule.map(|i| &row.robots.rules()[i]) {
+        let index_htm = if decision.via_index_htm {
+            ", through Google's index.htm rule"
+        } else {
+            ""
+        };
+        return format!(
+            "{verdict}: line {}, {}: {}{index_htm} (in {groups})",
+            rule.line,
+            rule.kind.as_str(),
+            String::from_utf8_lossy(&rule.pattern)
+        );
+    }
+    let ignored_global = decision.group == GroupMatch::None
+        && policy == Policy::Google
+        && ignores_global_group(row.token)
+        && row.robots.agent(row.token).group_match() == GroupMatch::Global;
+    match decision.group {
+        _ if ignored_global => format!(
+            "{verdict}: no group names {}, which ignores the * group (Google's special-case \
+             crawlers)",
+            row.token
+        ),
+        GroupMatch::None => {
+            format!("{verdict}: no group names the crawler and there is no * group")
+        }
+        _ => format!("{verdict}: no rule matches (in {groups})"),
+    }
 }
 
 #[cfg(test)]
@@ -260,6 +360,23 @@ mod tests {
     use super::*;
 
     struct Col(Vec<Option<&'static str>>);
+
+    /// Rows with Google's 500 KiB limit, on the calling thread.
+    fn many<'a>(
+        bodies: &'a Col,
+        agents: Agents<'a, Col>,
+        urls: &'a Col,
+        policy: Policy,
+    ) -> Many<'a, Col> {
+        Many {
+            bodies,
+            agents,
+            urls,
+            size_limit: true,
+            policy,
+            parallel: false,
+        }
+    }
 
     impl Rows for Col {
         fn get(&self, i: usize) -> Option<&[u8]> {
@@ -280,14 +397,14 @@ mod tests {
             .collect());
         let urls = Col((0..n).map(|i| Some(["/a", "/b"][i % 2])).collect());
         for parallel in [false, true] {
-            let got = can_fetch_many(
-                &bodies,
-                Agents::One("FooBot"),
-                &urls,
-                true,
-                Policy::Google,
+            let got = can_fetch_many(Many {
+                bodies: &bodies,
+                agents: Agents::One("FooBot"),
+                urls: &urls,
+                size_limit: true,
+                policy: Policy::Google,
                 parallel,
-            )
+            })
             .unwrap();
             let want: Vec<Option<bool>> = (0..n)
                 .map(|i| match (i % 4, i % 2) {
@@ -305,25 +422,95 @@ mod tests {
     }
 
     #[test]
+    fn explanations_name_the_deciding_line_or_why_none_decides() {
+        let body = "user-agent: *\ndisallow: /private\nuser-agent: GPTBot\ndisallow: /\n\
+                    allow: /public\n";
+        let cases = [
+            (
+                "GPTBot",
+                "/public/x",
+                "allowed: line 5, allow: /public (in the groups naming the crawler)",
+            ),
+            (
+                "GPTBot",
+                "/x",
+                "disallowed: line 4, disallow: / (in the groups naming the crawler)",
+            ),
+            (
+                "CCBot",
+                "/private/1",
+                "disallowed: line 2, disallow: /private (in the * groups)",
+            ),
+            ("CCBot", "/ok", "allowed: no rule matches (in the * groups)"),
+            (
+                "AdsBot-Google",
+                "/private",
+                "allowed: no group names AdsBot-Google, which ignores the * group (Google's \
+                 special-case crawlers)",
+            ),
+        ];
+        let n = cases.len();
+        let bodies = Col(vec![Some(body); n]);
+        let agents = Col(cases.iter().map(|c| Some(c.0)).collect());
+        let urls = Col(cases.iter().map(|c| Some(c.1)).collect());
+        let got =
+            explain_many(many(&bodies, Agents::Each(&agents), &urls, Policy::Google)).unwrap();
+        for (got, case) in got.iter().zip(&cases) {
+            assert_eq!(got.as_deref(), Some(case.2));
+        }
+        let one = |body: &'static str, agent: &'static str, url: &'static str, policy| {
+            let (b, u) = (Col(vec![Some(body)]), Col(vec![Some(url)]));
+            explain_many(many(&b, Agents::One(agent), &u, policy)).unwrap()[0]
+                .clone()
+                .unwrap()
+        };
+        assert_eq!(
+            one(
+                "user-agent: GPTBot\ndisallow: /\n",
+                "CCBot",
+                "/x",
+                Policy::Google
+            ),
+            "allowed: no group names the crawler and there is no * group"
+        );
+        assert_eq!(
+            one(
+                "user-agent: *\ndisallow: /\n",
+                "AdsBot-Google",
+                "/x",
+                Policy::Library
+            ),
+            "disallowed: line 2, disallow: / (in the * groups)"
+        );
+        assert!(
+            one(
+                "user-agent: *\nallow: /d/index.html\ndisallow: /d/\n",
+                "x",
+                "/d/",
+                Policy::Google
+            )
+            .contains("line 2, allow: /d/index.html, through Google's index.htm rule")
+        );
+    }
+
+    #[test]
     fn a_whole_user_agent_header_is_refused_under_google_s_policy() {
         let one = Col(vec![Some("user-agent: *\ndisallow: /\n")]);
         let url = Col(vec![Some("/")]);
         let agent = "Mozilla/5.0 (compatible; GPTBot/1.2)";
         assert!(
-            can_fetch_many(&one, Agents::One(agent), &url, true, Policy::Google, false).is_err()
-        );
-        let lengths = Col(vec![]);
-        assert!(
-            can_fetch_many(
-                &one,
-                Agents::One("a"),
-                &lengths,
-                true,
-                Policy::Google,
-                false
-            )
+            can_fetch_many(Many {
+                bodies: &one,
+                agents: Agents::One(agent),
+                urls: &url,
+                size_limit: true,
+                policy: Policy::Google,
+                parallel: false
+            })
             .is_err()
         );
+        let lengths = Col(vec![]);
+        assert!(can_fetch_many(many(&one, Agents::One("a"), &lengths, Policy::Google)).is_err());
         assert_eq!(limit(false), usize::MAX);
     }
 }

@@ -9,13 +9,13 @@
 //! [`copy_api`] are read, all of the C API's first stable version (v1.2.0,
 //! [`C_API_VERSION`]), so any DuckDB from 1.2 loads the file.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use libduckdb_sys as ffi;
 
-use crate::batch::{Agents, Rows, can_fetch_many};
+use crate::batch::{Agents, Many, Rows, can_fetch_many, explain_many};
 use robostats_rows::classify::crawler::Policy;
 
 use crate::C_API_VERSION;
@@ -73,6 +73,7 @@ unsafe fn copy_api(table: *const ffi::duckdb_ext_api_v1) -> Result<ffi::duckdb_e
         duckdb_vector_get_data,
         duckdb_vector_get_validity,
         duckdb_vector_ensure_validity_writable,
+        duckdb_vector_assign_string_element_len,
     );
     Ok(api)
 }
@@ -168,7 +169,8 @@ unsafe fn load(
     registered.map_err(Failure::Message)
 }
 
-/// Registers `robots_can_fetch` with a BLOB and a VARCHAR body.
+/// Registers `robots_can_fetch` (BOOLEAN) and `robots_explain` (VARCHAR),
+/// each with a BLOB and a VARCHAR body, with and without a policy.
 ///
 /// # Safety
 /// `con` is an open connection of the DuckDB whose table `api` is.
@@ -176,7 +178,37 @@ unsafe fn register(
     api: &ffi::duckdb_ext_api_v1,
     con: ffi::duckdb_connection,
 ) -> Result<(), String> {
-    let name = c"robots_can_fetch";
+    let functions: [(&CStr, ffi::DUCKDB_TYPE, [Callback; 2]); 2] = [
+        (
+            c"robots_can_fetch",
+            ffi::DUCKDB_TYPE_DUCKDB_TYPE_BOOLEAN,
+            [robots_can_fetch, robots_can_fetch_policy],
+        ),
+        (
+            c"robots_explain",
+            ffi::DUCKDB_TYPE_DUCKDB_TYPE_VARCHAR,
+            [robots_explain, robots_explain_policy],
+        ),
+    ];
+    for (name, returns, callbacks) in functions {
+        // SAFETY: as this function's.
+        unsafe { register_set(api, con, name, returns, callbacks) }?;
+    }
+    Ok(())
+}
+
+/// Registers the function `name`: (body, user_agent, url) and (body,
+/// user_agent, url, policy), each with a BLOB and a VARCHAR body.
+///
+/// # Safety
+/// As [`register`].
+unsafe fn register_set(
+    api: &ffi::duckdb_ext_api_v1,
+    con: ffi::duckdb_connection,
+    name: &CStr,
+    returns: ffi::DUCKDB_TYPE,
+    callbacks: [Callback; 2],
+) -> Result<(), String> {
     // SAFETY: DuckDB's constructors and setters on the objects they
     // return, each destroyed once at the end (DuckDB copies what it keeps).
     unsafe {
@@ -188,16 +220,12 @@ unsafe fn register(
             api,
             duckdb_create_logical_type(ffi::DUCKDB_TYPE_DUCKDB_TYPE_BLOB)
         );
-        let mut boolean = duck!(
-            api,
-            duckdb_create_logical_type(ffi::DUCKDB_TYPE_DUCKDB_TYPE_BOOLEAN)
-        );
+        let mut result = duck!(api, duckdb_create_logical_type(returns));
         let mut set = duck!(api, duckdb_create_scalar_function_set(name.as_ptr()));
         let mut added = true;
-        // (body, user_agent, url) and (body, user_agent, url, policy).
         let overloads: [(&[_], Callback); 2] = [
-            (&[varchar, varchar], robots_can_fetch),
-            (&[varchar, varchar, varchar], robots_can_fetch_policy),
+            (&[varchar, varchar], callbacks[0]),
+            (&[varchar, varchar, varchar], callbacks[1]),
         ];
         for body in [blob, varchar] {
             for (rest, callback) in &overloads {
@@ -206,7 +234,7 @@ unsafe fn register(
                 for &parameter in std::iter::once(&body).chain(rest.iter()) {
                     duck!(api, duckdb_scalar_function_add_parameter(f, parameter));
                 }
-                duck!(api, duckdb_scalar_function_set_return_type(f, boolean));
+                duck!(api, duckdb_scalar_function_set_return_type(f, result));
                 duck!(api, duckdb_scalar_function_set_function(f, Some(*callback)));
                 added &=
                     duck!(api, duckdb_add_scalar_function_to_set(set, f)) == ffi::DuckDBSuccess;
@@ -216,13 +244,16 @@ unsafe fn register(
         let registered = added
             && duck!(api, duckdb_register_scalar_function_set(con, set)) == ffi::DuckDBSuccess;
         duck!(api, duckdb_destroy_scalar_function_set(&raw mut set));
-        for t in [&raw mut varchar, &raw mut blob, &raw mut boolean] {
+        for t in [&raw mut varchar, &raw mut blob, &raw mut result] {
             duck!(api, duckdb_destroy_logical_type(t));
         }
         if registered {
             Ok(())
         } else {
-            Err("robostats: DuckDB refused to register robots_can_fetch".to_owned())
+            Err(format!(
+                "robostats: DuckDB refused to register {}",
+                name.to_string_lossy()
+            ))
         }
     }
 }
@@ -293,46 +324,87 @@ impl Rows for Strings<'_> {
 type Callback =
     unsafe extern "C" fn(ffi::duckdb_function_info, ffi::duckdb_data_chunk, ffi::duckdb_vector);
 
-/// The function DuckDB calls with each chunk: `input` holds the body,
-/// agent and URL vectors (flat), `output` takes a BOOLEAN per row. An
-/// error (or a bug's panic) fails the query with its message.
-unsafe extern "C" fn robots_can_fetch(
-    info: ffi::duckdb_function_info,
-    input: ffi::duckdb_data_chunk,
-    output: ffi::duckdb_vector,
-) {
-    // SAFETY: as DuckDB calls it.
-    unsafe { call(info, input, output, false) }
+/// Which function a chunk is for.
+#[derive(Clone, Copy)]
+enum Function {
+    /// `robots_can_fetch`: a BOOLEAN per row.
+    CanFetch,
+    /// `robots_explain`: a VARCHAR per row.
+    Explain,
 }
 
-/// [`robots_can_fetch`] with a fourth vector: the policy's name.
-unsafe extern "C" fn robots_can_fetch_policy(
-    info: ffi::duckdb_function_info,
-    input: ffi::duckdb_data_chunk,
-    output: ffi::duckdb_vector,
-) {
-    // SAFETY: as DuckDB calls it.
-    unsafe { call(info, input, output, true) }
+impl Function {
+    fn name(self) -> &'static str {
+        match self {
+            Function::CanFetch => "robots_can_fetch",
+            Function::Explain => "robots_explain",
+        }
+    }
 }
+
+/// An extern "C" function of [`Callback`]'s type that DuckDB calls with
+/// each chunk of the function: `input` holds the body, agent and URL
+/// vectors (flat, and the policy's with `with_policy`), `output` takes a
+/// value per row. An error (or a bug's panic) fails the query with its
+/// message.
+macro_rules! callback {
+    ($(#[$doc:meta])* $name:ident, $function:expr, $with_policy:expr) => {
+        $(#[$doc])*
+        unsafe extern "C" fn $name(
+            info: ffi::duckdb_function_info,
+            input: ffi::duckdb_data_chunk,
+            output: ffi::duckdb_vector,
+        ) {
+            // SAFETY: as DuckDB calls it.
+            unsafe { call(info, input, output, $function, $with_policy) }
+        }
+    };
+}
+
+callback!(
+    /// `robots_can_fetch(body, user_agent, url)`: a BOOLEAN per row.
+    robots_can_fetch,
+    Function::CanFetch,
+    false
+);
+callback!(
+    /// `robots_can_fetch(body, user_agent, url, policy)`.
+    robots_can_fetch_policy,
+    Function::CanFetch,
+    true
+);
+callback!(
+    /// `robots_explain(body, user_agent, url)`: a VARCHAR per row.
+    robots_explain,
+    Function::Explain,
+    false
+);
+callback!(
+    /// `robots_explain(body, user_agent, url, policy)`.
+    robots_explain_policy,
+    Function::Explain,
+    true
+);
 
 /// # Safety
 /// As [`robots_can_fetch`]'s arguments; `with_policy`: the chunk has the
-/// policy's vector.
+/// policy's vector; `output` is of `function`'s type.
 unsafe fn call(
     info: ffi::duckdb_function_info,
     input: ffi::duckdb_data_chunk,
     output: ffi::duckdb_vector,
+    function: Function,
     with_policy: bool,
 ) {
     let Some(api) = API.get() else { return };
     // SAFETY: DuckDB's chunk and result vector of this call.
     let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-        judge(api, input, output, with_policy)
+        judge(api, input, output, function, with_policy)
     }));
     let message = match outcome {
         Ok(Ok(())) => return,
-        Ok(Err(m)) => format!("robots_can_fetch: {m}"),
-        Err(panic) => format!("robots_can_fetch: a bug: {}", panic_text(&*panic)),
+        Ok(Err(m)) => format!("{}: {m}", function.name()),
+        Err(panic) => format!("{}: a bug: {}", function.name(), panic_text(&*panic)),
     };
     let text = c_text(&message);
     // SAFETY: DuckDB copies the message.
@@ -340,11 +412,12 @@ unsafe fn call(
 }
 
 /// # Safety
-/// As [`robots_can_fetch`]'s arguments.
+/// As [`call`]'s arguments.
 unsafe fn judge(
     api: &ffi::duckdb_ext_api_v1,
     input: ffi::duckdb_data_chunk,
     output: ffi::duckdb_vector,
+    function: Function,
     with_policy: bool,
 ) -> Result<(), String> {
     // SAFETY: DuckDB's chunk, of three string columns (the signature).
@@ -370,25 +443,73 @@ unsafe fn judge(
     };
     // Google's 500 KiB, as can_fetch_many(size_limit=True); on this thread
     // alone (DuckDB runs other chunks on the other cores).
-    let verdicts = can_fetch_many(&bodies, Agents::Each(&agents), &urls, true, policy, false)?;
-    // SAFETY: a flat BOOLEAN vector of at least `rows` rows, ours to
-    // write; its validity bitmap, where it has one, a bit per row.
-    unsafe {
-        let values = std::slice::from_raw_parts_mut(
-            duck!(api, duckdb_vector_get_data(output)).cast::<bool>(),
-            rows,
-        );
-        for (value, verdict) in values.iter_mut().zip(&verdicts) {
-            *value = verdict.unwrap_or(false);
+    let many = Many {
+        bodies: &bodies,
+        agents: Agents::Each(&agents),
+        urls: &urls,
+        size_limit: true,
+        policy,
+        parallel: false,
+    };
+    let valid: Vec<bool> = match function {
+        Function::CanFetch => {
+            let verdicts = can_fetch_many(many)?;
+            // SAFETY: a flat BOOLEAN vector of at least `rows` rows, ours
+            // to write.
+            let values = unsafe {
+                std::slice::from_raw_parts_mut(
+                    duck!(api, duckdb_vector_get_data(output)).cast::<bool>(),
+                    rows,
+                )
+            };
+            for (value, verdict) in values.iter_mut().zip(&verdicts) {
+                *value = verdict.unwrap_or(false);
+            }
+            verdicts.iter().map(Option::is_some).collect()
         }
-        if verdicts.iter().any(Option::is_none) {
+        Function::Explain => {
+            let reasons = explain_many(many)?;
+            for (i, reason) in reasons.iter().enumerate() {
+                let text = reason.as_deref().unwrap_or_default();
+                // SAFETY: a flat VARCHAR vector of at least `rows` rows;
+                // DuckDB copies the bytes.
+                unsafe {
+                    duck!(
+                        api,
+                        duckdb_vector_assign_string_element_len(
+                            output,
+                            i as u64,
+                            text.as_ptr().cast(),
+                            text.len() as u64
+                        )
+                    )
+                };
+            }
+            reasons.iter().map(Option::is_some).collect()
+        }
+    };
+    // SAFETY: `output`'s validity bitmap, a bit per row, ours to write.
+    unsafe { set_validity(api, output, &valid) };
+    Ok(())
+}
+
+/// Marks the rows of `output` valid or NULL.
+///
+/// # Safety
+/// `output` is a flat vector of at least `valid.len()` rows, ours to
+/// write.
+unsafe fn set_validity(api: &ffi::duckdb_ext_api_v1, output: ffi::duckdb_vector, valid: &[bool]) {
+    // SAFETY: as the caller's; the bitmap, where there is one, has a bit
+    // per row.
+    unsafe {
+        if valid.iter().any(|v| !v) {
             duck!(api, duckdb_vector_ensure_validity_writable(output));
         }
         let validity = duck!(api, duckdb_vector_get_validity(output));
         if !validity.is_null() {
-            let bits = std::slice::from_raw_parts_mut(validity, rows.div_ceil(64));
-            for (i, verdict) in verdicts.iter().enumerate() {
-                if verdict.is_some() {
+            let bits = std::slice::from_raw_parts_mut(validity, valid.len().div_ceil(64));
+            for (i, &v) in valid.iter().enumerate() {
+                if v {
                     bits[i / 64] |= 1 << (i % 64);
                 } else {
                     bits[i / 64] &= !(1 << (i % 64));
@@ -396,7 +517,6 @@ unsafe fn judge(
             }
         }
     }
-    Ok(())
 }
 
 /// The policy every row of `policies` names (a constant, as SQL passes

@@ -15,7 +15,7 @@ use arrow_schema::DataType;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
-use robostats_duckdb::batch::{Agents, Rows, can_fetch_many};
+use robostats_duckdb::batch::{Agents, Many, Rows, can_fetch_many};
 use robostats_rows::classify::crawler::Policy;
 
 /// An Arrow array of bytes or text (binary, string, their large and view
@@ -192,7 +192,14 @@ pub fn _can_fetch_many<'py>(
             (None, Some(col)) => Agents::Each(col),
             (None, None) => return Err("no user agents given".to_owned()),
         };
-        can_fetch_many(&bodies, agents, &urls, size_limit, policy, true)
+        can_fetch_many(Many {
+            bodies: &bodies,
+            agents,
+            urls: &urls,
+            size_limit,
+            policy,
+            parallel: true,
+        })
     });
     let v = BooleanArray::from(verdicts.map_err(PyValueError::new_err)?);
     // Both bitmaps start at bit 0 (a new array has no offset).
