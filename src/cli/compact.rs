@@ -4,7 +4,7 @@ use crate::cli::ExitCode;
 use std::path::PathBuf;
 
 use crate::output::compact::{self, Options};
-use crate::output::dataset::RemoteOut;
+use crate::output::dataset::S3Out;
 use crate::output::location::Location;
 use anyhow::{Context, bail};
 
@@ -19,7 +19,7 @@ pub struct Args {
     /// is committed, for the queries begun before it: the first compact or
     /// ingest that starts later deletes them (compact does not wait; 0:
     /// it deletes them at once, when nobody reads the data set meanwhile).
-    #[arg(long, value_name = "SECS", default_value_t = crate::output::dataset::remote::GRACE.as_secs())]
+    #[arg(long, value_name = "SECS", default_value_t = crate::output::dataset::s3::GRACE.as_secs())]
     grace: u64,
     /// Merge part files into files of about this size (K, M, G, with or
     /// without iB; plain bytes); files this large already stay as they are.
@@ -68,14 +68,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let done = match Location::parse(args.out.as_os_str()).map_err(anyhow::Error::msg)? {
         Location::S3(location) => {
-            let out = RemoteOut::from_environment(location);
-            let at = compact::remote::RemoteCompact {
+            let out = S3Out::from_environment(location);
+            let at = compact::s3::S3Compact {
                 location: &out.location,
                 s3: &out.options,
                 timeout: out.timeout,
                 grace: std::time::Duration::from_secs(args.grace),
             };
-            compact::remote::run(&at, &options)
+            compact::s3::run(&at, &options)
         }
         Location::Dir(dir) => compact::run(&dir, &options),
     }

@@ -10,8 +10,8 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use super::dataset::{Dataset, OutputError, RemoteOut, url_scheme};
-use super::remote::S3Location;
+use super::bucket::S3Location;
+use super::dataset::{Dataset, OutputError, S3Out, url_scheme};
 
 /// Where a data set is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ impl Location {
                 Ok(Out::Dir(dir.clone()))
             }
             Location::S3(s3) => {
-                let read = RemoteOut::from_environment(s3.clone()).open_read()?;
+                let read = S3Out::from_environment(s3.clone()).open_read()?;
                 Ok(Out::S3 {
                     url: read.url,
                     secret: Secret(read.secret.into_pairs()),

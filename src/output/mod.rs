@@ -13,10 +13,10 @@
 //! opened without following symbolic links.
 
 pub mod batch;
+pub mod bucket;
 pub mod compact;
 pub mod dataset;
 pub mod location;
 pub mod process;
-pub mod remote;
 pub mod scratch;
 pub mod sink;

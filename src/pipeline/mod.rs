@@ -92,7 +92,7 @@ pub struct Config {
     /// The data set is on S3 (`out` is then only its `s3://` URL, as
     /// messages name it; its files are staged in a private directory of
     /// the run's before they are uploaded).
-    pub out_remote: Option<crate::output::dataset::RemoteOut>,
+    pub out_s3: Option<crate::output::dataset::S3Out>,
 }
 
 impl Config {
@@ -112,15 +112,15 @@ impl Config {
             remote: None,
             redo: Vec::new(),
             bodies_memory: bodies::cache::DEFAULT_BYTES,
-            out_remote: None,
+            out_s3: None,
         }
     }
 
     /// Where the data set is, as shown: its directory, or its
     /// `s3://bucket/prefix/`.
     pub fn out_shown(&self) -> String {
-        match &self.out_remote {
-            Some(remote) => remote.location.url(),
+        match &self.out_s3 {
+            Some(s3) => s3.location.url(),
             None => self.out.display().to_string(),
         }
     }
@@ -364,10 +364,8 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
 /// output directory's locks, or on S3 the manifest's lease (released when
 /// the data set is dropped).
 fn open(config: &Config) -> Result<(Dataset, crate::output::dataset::lock::Held), OutputError> {
-    match &config.out_remote {
-        Some(remote) => {
-            Dataset::create_remote(remote, config.allow_other_files, &config.run_name())
-        }
+    match &config.out_s3 {
+        Some(s3) => Dataset::create_s3(s3, config.allow_other_files, &config.run_name()),
         None => Dataset::create_locked(&config.out, config.allow_other_files, &config.run_name()),
     }
 }
@@ -423,7 +421,7 @@ fn execute(
     // On S3 the stored bodies are not read back (each `bodies` file would
     // be a download): a body an earlier run stored is stored again, and
     // the views read one writer of it.
-    if dataset.remote().is_none() {
+    if dataset.s3().is_none() {
         bodies::stored(&store.intact, &shared.stored_bodies)?;
     }
     let next = AtomicUsize::new(0);

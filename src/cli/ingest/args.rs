@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::classify::{self, agents::AgentList};
-use crate::output::dataset::RemoteOut;
+use crate::output::dataset::S3Out;
 use crate::output::location::Location;
 use crate::pipeline::Config;
 use crate::shard::Shard;
@@ -302,8 +302,8 @@ impl Args {
     /// (and sharded), the client made when something is read over the
     /// network.
     pub fn resolve(&self) -> anyhow::Result<Ingest> {
-        let out_remote = self.out_remote()?;
-        if out_remote.is_none() && self.out.exists() && !self.out.is_dir() {
+        let out_s3 = self.out_s3()?;
+        if out_s3.is_none() && self.out.exists() && !self.out.is_dir() {
             bail!(
                 "--out '{}' is a file: the output is a directory of tables; give the path of a \
                  new or empty directory, or of an earlier ingest's output",
@@ -340,13 +340,13 @@ impl Args {
         config.allow_other_files = self.allow_other_files;
         config.shard = shard;
         config.remote = client.clone();
-        if let Some(mut out) = out_remote {
+        if let Some(mut out) = out_s3 {
             out.options = options.s3.clone();
             out.timeout = options.timeout;
             // (Named in messages; its files are staged in a private
             // directory of the run's.)
             config.out = PathBuf::from(out.location.url());
-            config.out_remote = Some(out);
+            config.out_s3 = Some(out);
         }
         // An input holding secrets is known by its name with them
         // redacted: so is a --redo given with them.
@@ -376,13 +376,13 @@ impl Args {
 
 impl Args {
     /// Where the data set goes when `--out` is `s3://bucket/prefix/`.
-    fn out_remote(&self) -> anyhow::Result<Option<RemoteOut>> {
+    fn out_s3(&self) -> anyhow::Result<Option<S3Out>> {
         let Location::S3(location) =
             Location::parse(self.out.as_os_str()).map_err(anyhow::Error::msg)?
         else {
             return Ok(None);
         };
-        Ok(Some(RemoteOut {
+        Ok(Some(S3Out {
             location,
             options: remote::S3Options::default(),
             timeout: std::time::Duration::from_secs(60),

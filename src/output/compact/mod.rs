@@ -40,7 +40,7 @@
 //! gone are retired, and `bodies` files no run recorded (a run killed
 //! between publishing and recording them) are deleted with their lines.
 
-pub mod remote;
+pub mod s3;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;

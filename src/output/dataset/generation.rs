@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::OutputError;
 use super::names::DIR_NAME;
-use crate::output::remote::{Bucket, Cond, Done, Listed};
+use crate::output::bucket::{Bucket, Cond, Done, Listed};
 
 /// A generation: which compactions are visible, which files are not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ pub fn delete_retired(
 }
 
 /// Seconds since the Unix epoch (`manifest::unix_now`, which this module
-/// may not lean on: the manifest leans on `remote`, which leans on this
+/// may not lean on: the manifest leans on `s3`, which leans on this
 /// module).
 fn seconds_now() -> u64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);

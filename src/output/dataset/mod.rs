@@ -23,13 +23,13 @@
 pub mod bodies;
 mod checks;
 mod error;
+mod files;
 mod generation;
 pub mod lock;
 pub mod manifest;
 mod names;
 mod part;
-pub mod remote;
-mod store;
+pub mod s3;
 
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -41,6 +41,7 @@ use checks::{other_files, refuse_older_format, refuse_url};
 
 pub use checks::url_scheme;
 pub use error::{At, Op, OutputError};
+pub use files::{S3Out, S3Read, file_secret};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
 pub use names::{
@@ -49,7 +50,6 @@ pub use names::{
     temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
-pub use store::{RemoteOut, RemoteRead, file_secret};
 
 use crate::classify::Table;
 use crate::classify::agents::AgentList;
@@ -65,8 +65,8 @@ pub struct Dataset {
     dir: PathBuf,
     /// Where the data set is, when it is on S3 (`dir` is then the local
     /// staging directory its files are written in before they are
-    /// uploaded): see [`remote`].
-    remote: Option<std::sync::Arc<remote::Remote>>,
+    /// uploaded): see [`s3`].
+    s3: Option<std::sync::Arc<s3::S3Files>>,
     /// The private staging directory (`dir`) of a run on S3, removed when
     /// the last clone of the data set is dropped.
     _stage: Option<std::sync::Arc<crate::output::scratch::Scratch>>,
@@ -120,7 +120,7 @@ impl Dataset {
         fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
         Ok(Dataset {
             dir: dir.to_path_buf(),
-            remote: None,
+            s3: None,
             _stage: None,
         })
     }
@@ -182,7 +182,7 @@ impl Dataset {
         refuse_older_format(dir)?;
         Ok(Dataset {
             dir: dir.to_path_buf(),
-            remote: None,
+            s3: None,
             _stage: None,
         })
     }
@@ -274,7 +274,7 @@ impl Dataset {
 
     /// Opens (appending) the manifest file `_manifest/<name>.jsonl`.
     pub fn manifest(&self, name: &str) -> Result<Manifest, OutputError> {
-        Ok(Manifest::open(&self.dir, name)?.appended_to(self.remote.clone()))
+        Ok(Manifest::open(&self.dir, name)?.appended_to(self.s3.clone()))
     }
 
     fn write_empty_table(&self, table: Table) -> Result<(), OutputError> {
@@ -329,10 +329,10 @@ impl Dataset {
 
     /// Deletes the files of a table's directory whose name `doomed` picks.
     fn remove_in(&self, table: Table, doomed: impl Fn(&str) -> bool) -> Result<(), OutputError> {
-        if let Some(remote) = &self.remote {
-            for name in remote.names_in(table.name()) {
+        if let Some(s3) = &self.s3 {
+            for name in s3.names_in(table.name()) {
                 if doomed(&name) {
-                    remote.remove(&format!("{}/{name}", table.name()))?;
+                    s3.remove(&format!("{}/{name}", table.name()))?;
                 }
             }
         }
@@ -413,8 +413,8 @@ impl Dataset {
         schema: SchemaRef,
     ) -> Result<PartFile, OutputError> {
         let part = PartFile::create(table, self.table_dir(table).join(name), schema)?;
-        Ok(match &self.remote {
-            Some(remote) => part.uploaded_to(remote, format!("{}/{name}", table.name())),
+        Ok(match &self.s3 {
+            Some(s3) => part.uploaded_to(s3, format!("{}/{name}", table.name())),
             None => part,
         })
     }

@@ -12,12 +12,12 @@ use arrow_schema::SchemaRef;
 
 use super::{At, Op, OutputError, create_dir_no_follow, open_options_no_follow, temp_path};
 use crate::classify::Table;
-use crate::output::dataset::remote::Remote;
+use crate::output::dataset::s3::S3Files;
 use crate::output::sink::ParquetSink;
 
 /// Where a part file of a data set on S3 goes once published: the data
 /// set, and the file's key.
-type Upload = Option<(Arc<Remote>, String)>;
+type Upload = Option<(Arc<S3Files>, String)>;
 
 /// A part file being written under its temporary name. Dropped before it
 /// is finished, it deletes its temporary file: a failure on any path
@@ -57,10 +57,10 @@ impl PartFile {
         Ok(part)
     }
 
-    /// Publishing the finished file uploads it to `remote` as `key` (and
+    /// Publishing the finished file uploads it to `s3` as `key` (and
     /// deletes the local file).
-    pub fn uploaded_to(mut self, remote: &Arc<Remote>, key: String) -> PartFile {
-        self.upload = Some((Arc::clone(remote), key));
+    pub fn uploaded_to(mut self, s3: &Arc<S3Files>, key: String) -> PartFile {
+        self.upload = Some((Arc::clone(s3), key));
         self
     }
 
@@ -132,8 +132,8 @@ impl FinishedPart {
     pub fn publish(mut self) -> Result<PartSummary, OutputError> {
         fs::rename(temp_path(&self.path), &self.path).at(Op::PublishPart, &self.path)?;
         self.published = true;
-        if let Some((remote, key)) = self.upload.take() {
-            let uploaded = remote.upload(&key, &self.path);
+        if let Some((s3, key)) = self.upload.take() {
+            let uploaded = s3.upload(&key, &self.path);
             let _ = fs::remove_file(&self.path);
             uploaded?;
         }

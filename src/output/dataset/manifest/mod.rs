@@ -213,7 +213,7 @@ pub struct Manifest {
     path: PathBuf,
     file: File,
     /// The data set on S3 its lines are appended to as well.
-    remote: Option<std::sync::Arc<crate::output::dataset::remote::Remote>>,
+    s3: Option<std::sync::Arc<crate::output::dataset::s3::S3Files>>,
 }
 
 impl Manifest {
@@ -246,17 +246,17 @@ impl Manifest {
         Ok(Manifest {
             path,
             file,
-            remote: None,
+            s3: None,
         })
     }
 
-    /// Appends to the manifest of the data set on S3 `remote` as well
+    /// Appends to the manifest of the data set on S3 `s3` as well
     /// (after the local file: the run's own reading is local).
     pub fn appended_to(
         mut self,
-        remote: Option<std::sync::Arc<crate::output::dataset::remote::Remote>>,
+        s3: Option<std::sync::Arc<crate::output::dataset::s3::S3Files>>,
     ) -> Manifest {
-        self.remote = remote;
+        self.s3 = s3;
         self
     }
 
@@ -281,8 +281,8 @@ impl Manifest {
             .write_all(text.as_bytes())
             .and_then(|()| self.file.sync_data())
             .at(Op::WriteManifest, &self.path)?;
-        match &self.remote {
-            Some(remote) => remote.append(text.as_bytes()),
+        match &self.s3 {
+            Some(s3) => s3.append(text.as_bytes()),
             None => Ok(()),
         }
     }

@@ -2,14 +2,14 @@
 //! listings, each on a condition where it needs one), a run's claim on a
 //! name ([`Lease`]) and `s3://bucket/prefix/` ([`S3Location`]). What a
 //! data set keeps there, and how, is `output::dataset`'s
-//! (`dataset/remote.rs`); this module knows nothing of tables.
+//! (`dataset/s3.rs`); this module knows nothing of tables.
 
-mod bucket;
 pub mod lease;
 mod listing;
 mod location;
+mod requests;
 
-pub use bucket::{Bucket, Cond, Done};
 pub use lease::{Lease, LeaseError};
 pub use listing::Listed;
 pub use location::S3Location;
+pub use requests::{Bucket, Cond, Done};

@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::remote::Remote;
+use super::s3::S3Files;
 use super::{At, Dataset, Op, OutputError, lock, manifest};
 use crate::classify::Table;
-use crate::output::remote::{Bucket, S3Location};
+use crate::output::bucket::{Bucket, S3Location};
 use crate::output::scratch::Scratch;
 use crate::s3::{DuckdbSecret, S3Options};
 
 /// Where a run writes a data set on S3.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RemoteOut {
+pub struct S3Out {
     /// The data set.
     pub location: S3Location,
     /// How S3 is reached (as for inputs).
@@ -31,12 +31,12 @@ pub struct RemoteOut {
 /// `robostats_cc.connect`) waits for a connection or an answer of S3.
 pub const STORE_TIMEOUT: Duration = Duration::from_secs(60);
 
-impl RemoteOut {
+impl S3Out {
     /// The data set at `location`, reached as the environment says (the
     /// AWS chains, `AWS_ENDPOINT_URL`), each wait bounded by
     /// [`STORE_TIMEOUT`]: for the commands that take no S3 flags.
-    pub fn from_environment(location: S3Location) -> RemoteOut {
-        RemoteOut {
+    pub fn from_environment(location: S3Location) -> S3Out {
+        S3Out {
             location,
             options: S3Options::default(),
             timeout: STORE_TIMEOUT,
@@ -47,7 +47,7 @@ impl RemoteOut {
     /// `robostats_cc.connect`): nothing is written and no claim taken; a
     /// listing of its manifest and of its captures' part files (the first
     /// page of each) says it is a data set the views can read.
-    pub fn open_read(&self) -> Result<RemoteRead, OutputError> {
+    pub fn open_read(&self) -> Result<S3Read, OutputError> {
         let location = &self.location;
         let bucket = Bucket::new(
             &location.bucket,
@@ -73,7 +73,7 @@ impl RemoteOut {
                  finished a part file"
             )));
         }
-        Ok(RemoteRead {
+        Ok(S3Read {
             url: url.trim_end_matches('/').to_owned(),
             secret: bucket.duckdb_secret().map_err(OutputError::Store)?,
         })
@@ -101,7 +101,7 @@ pub fn file_secret(url: &str) -> Result<(String, DuckdbSecret), OutputError> {
 /// A data set on S3 opened for reading only: where DuckDB reads it, and
 /// the secret that reaches it there.
 #[derive(Debug)]
-pub struct RemoteRead {
+pub struct S3Read {
     /// `s3://bucket/prefix`, without a trailing `/` (views.sql appends
     /// `/<table>/*.parquet`).
     pub url: String,
@@ -111,19 +111,19 @@ pub struct RemoteRead {
 
 impl Dataset {
     /// [`Dataset::create_locked`] for a data set on S3: the claim on the
-    /// manifest `name` is taken (see [`super::remote`]), the data
+    /// manifest `name` is taken (see [`super::s3`]), the data
     /// set listed and its manifests read into a new private staging
     /// directory (removed when the data set is dropped: see
     /// [`Scratch`]), and only then is anything written.
-    pub fn create_remote(
-        out: &RemoteOut,
+    pub fn create_s3(
+        out: &S3Out,
         allow_other_files: bool,
         name: &str,
     ) -> Result<(Dataset, lock::Held), OutputError> {
         let holder = format!("ingest ({name})");
-        let remote = Remote::open(&out.location, &out.options, out.timeout, name, &holder)?;
+        let s3 = S3Files::open(&out.location, &out.options, out.timeout, name, &holder)?;
         if !allow_other_files {
-            let others = remote.other_objects();
+            let others = s3.other_objects();
             if !others.is_empty() {
                 return Err(OutputError::OtherFiles {
                     dir: PathBuf::from(out.location.url()),
@@ -131,25 +131,25 @@ impl Dataset {
                 });
             }
         }
-        remote.begin_generations()?;
+        s3.begin_generations()?;
         let stage =
             Scratch::new("stage").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
         let dataset = Dataset {
             dir: stage.path().to_path_buf(),
-            remote: Some(Arc::new(remote)),
+            s3: Some(Arc::new(s3)),
             _stage: Some(Arc::new(stage)),
         };
         let held = dataset.lock_ingest(name)?;
-        if let Some(remote) = &dataset.remote {
-            remote.download_manifests(&manifest::dir(&dataset.dir))?;
+        if let Some(s3) = &dataset.s3 {
+            s3.download_manifests(&manifest::dir(&dataset.dir))?;
         }
         dataset.init_tables()?;
         Ok((dataset, held))
     }
 
     /// The data set's place on S3, if it is there.
-    pub fn remote(&self) -> Option<&Remote> {
-        self.remote.as_deref()
+    pub fn s3(&self) -> Option<&S3Files> {
+        self.s3.as_deref()
     }
 
     /// Whether the finished file `name` of `table` is there.
@@ -160,8 +160,8 @@ impl Dataset {
     /// Whether the file `rel` (relative to the data set) is there: a
     /// regular file (never a link), or an object listed.
     pub fn is_part(&self, rel: &Path) -> bool {
-        match &self.remote {
-            Some(remote) => rel.to_str().is_some_and(|key| remote.exists(key)),
+        match &self.s3 {
+            Some(s3) => rel.to_str().is_some_and(|key| s3.exists(key)),
             None => fs::symlink_metadata(self.dir.join(rel)).is_ok_and(|m| m.file_type().is_file()),
         }
     }
@@ -170,10 +170,10 @@ impl Dataset {
     /// regular file (never a link, nor what it points to), or the object
     /// listed; gone already is fine.
     pub fn remove_part(&self, rel: &Path) -> Result<(), OutputError> {
-        if let Some(remote) = &self.remote
+        if let Some(s3) = &self.s3
             && let Some(key) = rel.to_str()
         {
-            remote.remove(key)?;
+            s3.remove(key)?;
         }
         let path = self.dir.join(rel);
         if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
@@ -187,8 +187,8 @@ impl Dataset {
 
     /// The names of the regular files (objects) of a table.
     pub fn part_names(&self, table: Table) -> Result<Vec<String>, OutputError> {
-        if let Some(remote) = &self.remote {
-            return Ok(remote.names_in(table.name()));
+        if let Some(s3) = &self.s3 {
+            return Ok(s3.names_in(table.name()));
         }
         let dir = self.table_dir(table);
         let mut names = Vec::new();

@@ -30,12 +30,12 @@ use std::time::Duration;
 
 use super::{COMPACTED_PREFIX, Compaction, Options};
 use crate::classify::Table;
+use crate::output::bucket::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
 use crate::output::dataset::manifest::DIR_NAME;
-use crate::output::dataset::remote::{
+use crate::output::dataset::s3::{
     Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
 };
 use crate::output::dataset::{At, Op, OutputError, is_finished_part};
-use crate::output::remote::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
 use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
 
@@ -47,7 +47,7 @@ fn compaction_of(name: &str) -> Option<&str> {
 }
 
 /// Where a compaction on S3 goes.
-pub struct RemoteCompact<'a> {
+pub struct S3Compact<'a> {
     /// The data set.
     pub location: &'a S3Location,
     /// How S3 is reached.
@@ -60,7 +60,7 @@ pub struct RemoteCompact<'a> {
 }
 
 /// Compacts the data set on S3 `at` (see the module's documentation).
-pub fn run(at: &RemoteCompact<'_>, options: &Options) -> Result<Compaction, OutputError> {
+pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputError> {
     let key = format!("{DIR_NAME}/compact.lease");
     let (bucket, lease) = claim(at.location, at.s3, at.timeout, &key, "compact")?;
     let mut listing = bucket.listing().map_err(OutputError::Store)?;

@@ -1,6 +1,6 @@
 //! A data set on S3 (`--out s3://bucket/prefix/`): the same layout as
 //! on disk, written with S3's own guarantees instead of a file system's
-//! (the requests and the claim are `output::remote`'s).
+//! (the requests and the claim are `output::bucket`'s).
 //!
 //! ```text
 //! staging dir (local) --a finished part file--> PUT If-None-Match: *  (whole or nothing)
@@ -32,7 +32,7 @@ pub use super::generation::{
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
 use crate::classify::Table;
-use crate::output::remote::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location, lease};
+use crate::output::bucket::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location, lease};
 use crate::s3::S3Options;
 
 /// A manifest segment is closed at this size, and the next begun (each
@@ -82,7 +82,7 @@ fn segment_index(name: &str, file: &str) -> Option<u32> {
 }
 
 /// A data set on S3, as one run writes it.
-pub struct Remote {
+pub struct S3Files {
     bucket: Arc<Bucket>,
     lease: Lease,
     /// Every object under the prefix, by key (relative to it): listed at
@@ -91,15 +91,15 @@ pub struct Remote {
     segment: Mutex<Segment>,
 }
 
-impl std::fmt::Debug for Remote {
+impl std::fmt::Debug for S3Files {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Remote")
+        f.debug_struct("S3Files")
             .field("url", &self.bucket.url())
             .finish()
     }
 }
 
-impl Remote {
+impl S3Files {
     /// Takes the claim of the manifest `name` in the data set at
     /// `location` for `holder`, checks that the store honours conditional
     /// writes, and lists the data set.
@@ -109,7 +109,7 @@ impl Remote {
         timeout: Duration,
         name: &str,
         holder: &str,
-    ) -> Result<Remote, OutputError> {
+    ) -> Result<S3Files, OutputError> {
         let key = format!("{DIR_NAME}/{name}.lease");
         let (bucket, lease) = claim(location, options, timeout, &key, holder)?;
         probe(&bucket, &lease, &key)?;
@@ -133,7 +133,7 @@ impl Remote {
         if let Ok(Some(generation)) = newest_generation(&bucket, &listing) {
             let _ = delete_retired(&bucket, &mut listing, &generation);
         }
-        Ok(Remote {
+        Ok(S3Files {
             bucket,
             lease,
             listing: Mutex::new(listing),

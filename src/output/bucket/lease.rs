@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::bucket::{Bucket, Cond, Done, Failure, Object};
+use super::requests::{Bucket, Cond, Done, Failure, Object};
 use crate::output::process::Identity;
 
 /// How long a claim lasts unrenewed: 120 s (`ROBOSTATS_S3_LEASE_SECONDS`
