@@ -37,6 +37,11 @@ fn is_escape_at(src: &[u8], i: usize) -> bool {
 /// assert_eq!(&*escape_pattern(b"/%zz"), b"/%zz");
 /// ```
 pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
+    // Most patterns have no escape and no byte past ASCII: two vectorised
+    // scans instead of a byte at a time.
+    if memchr(b'%', src).is_none() && src.is_ascii() {
+        return Cow::Borrowed(src);
+    }
     let mut i = 0;
     let mut needs_change = false;
     while i < src.len() {
