@@ -83,7 +83,7 @@ impl AgentRules<'_, '_> {
         let sides = Sides::of(self);
         // Disallows first: in most files the first one already shows a
         // disallowed path, and `/` an allowed one.
-        let mut buf = Vec::new();
+        let mut buf = Vec::with_capacity(64);
         for rule in sides.disallows.iter().chain(&sides.allows) {
             if rule.is_empty() || !witness(&rule.pattern, &mut buf) {
                 continue;
@@ -115,9 +115,10 @@ struct Sides<'x, 'a> {
 
 impl<'x, 'a> Sides<'x, 'a> {
     fn of(rules: &AgentRules<'x, 'a>) -> Sides<'x, 'a> {
+        let n = rules.rules().count();
         let mut sides = Sides {
-            allows: Vec::new(),
-            disallows: Vec::new(),
+            allows: Vec::with_capacity(n),
+            disallows: Vec::with_capacity(n),
             any_path_allow: -1,
             any_path_disallow: -1,
         };
