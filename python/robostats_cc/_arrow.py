@@ -71,8 +71,13 @@ def _column(values: Any, name: str, *, binary: bool) -> pa.Array:
     arr = _arrow(values, name, binary)
     if isinstance(arr, pa.ChunkedArray):
         if pa.types.is_dictionary(arr.type) and arr.num_chunks > 1:
-            # One dictionary for every chunk, then one array.
-            arr = arr.unify_dictionaries()
+            # One dictionary for every chunk, then one array; where pyarrow
+            # cannot unify them (a NULL among the values, or more values
+            # than the index type holds), each chunk decoded.
+            try:
+                arr = arr.unify_dictionaries()
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                arr = pa.chunked_array([c.dictionary_decode() for c in arr.chunks])
         if arr.num_chunks == 1:
             arr = arr.chunk(0)
         elif arr.num_chunks == 0:
@@ -105,8 +110,10 @@ def _arrow(values: Any, name: str, binary: bool) -> Any:
         # polars' Series (its Arrow C interfaces differ between versions).
         return values.to_arrow()
     if binary and _is_pandas(values) and str(getattr(values, "dtype", "")) == "object":
-        # bytes objects: the rows' objects, not a copy of their bytes.
-        return _by_object(values.tolist(), name)
+        # bytes objects: the rows' objects, not a copy of their bytes; every
+        # pandas NULL (None, NaN of any float type, NA, NaT) a NULL.
+        missing = values.isna().tolist()
+        return _by_object([None if m else v for v, m in zip(values.tolist(), missing)], name)
     if hasattr(values, "__arrow_c_array__") or hasattr(values, "__arrow_array__") or _is_pandas(values):
         return pa.array(values)
     try:
@@ -128,7 +135,7 @@ def _by_object(items: list, name: str) -> pa.Array:
     objects: list = []
     seen: dict = {}
     for v in items:
-        if v is None or (v.__class__ is float and v != v) or v.__class__.__name__ == "NAType":  # pandas' NaN, NA
+        if v is None:
             append(None)
             continue
         # (the list holds every object while this runs: no id is reused)
@@ -137,13 +144,20 @@ def _by_object(items: list, name: str) -> pa.Array:
             k = seen[id(v)] = len(objects)
             objects.append(v)
         append(k)
-    return pa.DictionaryArray.from_arrays(pa.array(keys, pa.int32()), _from_items(objects, name, True))
+    return pa.DictionaryArray.from_arrays(pa.array(keys, pa.int32()), _from_items(objects, name, True, large=True))
 
 
-def _from_items(items: list, name: str, binary: bool) -> pa.Array:
-    """A Python list of bytes or str as an Arrow array."""
+def _from_items(items: list, name: str, binary: bool, large: bool = False) -> pa.Array:
+    """A Python list of bytes or str as an Arrow array (with 64-bit
+    offsets where ``large``: one array however many bytes)."""
+    if binary and _all_bytes(items):
+        kind = pa.large_binary()
+    elif large and all(v is None or isinstance(v, str) for v in items):
+        kind = pa.large_string()
+    else:
+        kind = None
     try:
-        return pa.array(items, type=pa.large_binary() if binary and _all_bytes(items) else None)
+        return pa.array(items, type=kind)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         pass
     if binary:

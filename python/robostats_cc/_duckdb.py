@@ -377,7 +377,8 @@ def _module_bytes() -> bytes:
     """The extension's library: the shipped file without its footer (the
     last 512 bytes, whose last field is the magic "4")."""
     data = _read_shipped()
-    if len(data) >= 512 and data[-512 + 7 * 32:][:2] == b"4\0":
+    # (the footer's magic "4" and its C API version, as the Rust side checks)
+    if len(data) >= 512 and data[-512 + 7 * 32:][:2] == b"4\0" and data[-512 + 5 * 32:][:1] == b"v":
         return data[:-512]
     return data
 

@@ -59,7 +59,7 @@ fn target(output: &Path) -> anyhow::Result<PathBuf> {
     }
     let name = output.file_name().map(|n| n.to_string_lossy());
     let stem = name.as_deref().and_then(|n| n.split('.').next());
-    if stem != Some("robostats") {
+    if !stem.is_some_and(|s| s.eq_ignore_ascii_case("robostats")) {
         bail!(
             "{}: name the file {FILE_NAME} (DuckDB calls the entry point named \
              after the file: robostats_init_c_api), or give a directory",

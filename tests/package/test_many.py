@@ -203,6 +203,18 @@ def test_rows_sharing_body_objects_and_dictionary_columns_equal_one_by_one():
                                     urls).to_pylist() == want
     with pytest.raises(TypeError, match="must hold bytes or str"):
         robostats.can_fetch_many(pa.array([1, 2]).dictionary_encode(), "GPTBot", ["/", "/"])
+    # every pandas NULL, of any type, is NULL
+    import numpy as np
+    nulls = pd.Series([hosts[1], np.float64("nan"), pd.NaT, pd.NA, None], dtype=object)
+    assert robostats.can_fetch_many(nulls, "GPTBot", ["/a"] * 5).to_pylist() == [True, None, None, None, None]
+    # chunks whose dictionaries hold a NULL (pyarrow cannot unify them): decoded
+    with_null = pa.DictionaryArray.from_arrays(pa.array([0, 1, 1], pa.int8()), pa.array([hosts[0], None]))
+    other = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int8()), pa.array([hosts[1], hosts[0]]))
+    chunked = pa.chunked_array([with_null, other])
+    assert robostats.can_fetch_many(chunked, "GPTBot", ["/a"] * 5).to_pylist() == [False, None, None, True, False]
+    # a slice of a large dictionary: its rows' values only
+    sliced = encoded.slice(4_321, 7)
+    assert robostats.can_fetch_many(sliced, agents[4_321:4_328], urls[4_321:4_328]).to_pylist() == want[4_321:4_328]
 
 
 def test_size_limit_is_a_bool_as_for_robotstxt():

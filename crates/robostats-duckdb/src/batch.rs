@@ -47,25 +47,6 @@ pub trait Rows: Sync {
     }
 }
 
-/// The distinct ones of `values` (None: NULL), told apart by their bytes
-/// (a SipHash with a random key finds them: values made to collide cost
-/// no more than others): each value's index into the distinct ones, and
-/// those.
-pub fn distinct_values<'a>(values: impl Iterator<Item = Option<&'a [u8]>>) -> Distinct<'a> {
-    let mut index: HashMap<&[u8], u32> = HashMap::new();
-    let mut distinct = Vec::new();
-    let which = values
-        .map(|v| {
-            let v = v?;
-            Some(*index.entry(v).or_insert_with(|| {
-                distinct.push(v);
-                (distinct.len() - 1) as u32
-            }))
-        })
-        .collect();
-    (which, distinct)
-}
-
 /// The user agents of [`can_fetch_many`]: one for every row, or a column.
 pub enum Agents<'a, C> {
     /// One user agent for every row.

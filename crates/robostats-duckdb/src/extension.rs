@@ -499,12 +499,10 @@ unsafe fn judge(
 /// `output` is a flat vector of at least `valid.len()` rows, ours to
 /// write.
 unsafe fn set_validity(api: &ffi::duckdb_ext_api_v1, output: ffi::duckdb_vector, valid: &[bool]) {
-    // SAFETY: as the caller's; the bitmap, where there is one, has a bit
-    // per row.
+    // SAFETY: as the caller's; the bitmap, made writable first (as the C
+    // API asks before writing it), has a bit per row.
     unsafe {
-        if valid.iter().any(|v| !v) {
-            duck!(api, duckdb_vector_ensure_validity_writable(output));
-        }
+        duck!(api, duckdb_vector_ensure_validity_writable(output));
         let validity = duck!(api, duckdb_vector_get_validity(output));
         if !validity.is_null() {
             let bits = std::slice::from_raw_parts_mut(validity, valid.len().div_ceil(64));

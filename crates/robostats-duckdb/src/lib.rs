@@ -126,9 +126,15 @@ pub fn extension_file(library: &[u8], platform: &str) -> Result<Vec<u8>, String>
     Ok(out)
 }
 
-/// Whether `file` ends with DuckDB's footer (its magic field, "4").
+/// Whether `file` ends with DuckDB's footer: its magic field ("4") and a
+/// C API version field (`v1.2.0`) where [`footer`] writes them, so that
+/// the last bytes of a library (section headers) are not taken for one.
 pub fn has_footer(file: &[u8]) -> bool {
-    file.len() >= 512 && file[file.len() - 512 + 7 * 32..][..32].starts_with(b"4\0")
+    let Some(start) = file.len().checked_sub(512) else {
+        return false;
+    };
+    let field = |i: usize| &file[start + i * 32..start + (i + 1) * 32];
+    field(7).starts_with(b"4\0") && field(5).starts_with(b"v") && field(5).contains(&b'.')
 }
 
 #[cfg(test)]
@@ -168,6 +174,17 @@ mod tests {
             extension_file(b"hello", "linux_amd64")
                 .unwrap_err()
                 .contains("not a shared")
+        );
+        // a library whose last bytes hold a "4" where the magic is, and no
+        // C API version: no footer
+        let mut tail = lib.clone();
+        tail.resize(1024, 0);
+        let at = tail.len() - 512 + 7 * 32;
+        tail[at] = b'4';
+        assert!(!has_footer(&tail));
+        assert_eq!(
+            extension_file(&tail, "linux_amd64").unwrap().len(),
+            1024 + 512
         );
         lib.truncate(8);
         assert!(

@@ -8,6 +8,8 @@
 //! no copy), checks it whole, and answers with the two bitmaps of a
 //! boolean array.
 
+use std::collections::HashMap;
+
 use arrow_array::cast::AsArray;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
 use arrow_array::{Array, ArrayRef, BooleanArray, make_array};
@@ -154,20 +156,31 @@ impl Rows for Column {
         self.len
     }
 
-    /// A dictionary column's rows are told apart by their keys: its values
-    /// (a few, where rows repeat bodies) are compared by their bytes, and
-    /// no row's bytes are read.
+    /// A dictionary column's rows are told apart by their keys: only the
+    /// values some row's key names (a slice of a large dictionary, a
+    /// categorical with many categories, uses few) are compared, by their
+    /// bytes, in the order the rows first name them; no row's bytes are
+    /// read.
     fn distinct(&self) -> Option<robostats_duckdb::batch::Distinct<'_>> {
         let keys = self.keys.as_ref()?;
-        let (of_value, distinct) = robostats_duckdb::batch::distinct_values(
-            (0..self.values.len()).map(|k| value(&self.values, k)),
-        );
-        Some((
-            keys.iter()
-                .map(|k| k.and_then(|k| of_value[k as usize]))
-                .collect(),
-            distinct,
-        ))
+        // Per dictionary value: not met yet (None), or its distinct body.
+        let mut of_value: Vec<Option<Option<u32>>> = vec![None; self.values.len()];
+        let mut index: HashMap<&[u8], u32> = HashMap::new();
+        let mut distinct: Vec<&[u8]> = Vec::new();
+        let which = keys
+            .iter()
+            .map(|k| {
+                let k = (*k)? as usize;
+                *of_value[k].get_or_insert_with(|| {
+                    let v = value(&self.values, k)?;
+                    Some(*index.entry(v).or_insert_with(|| {
+                        distinct.push(v);
+                        (distinct.len() - 1) as u32
+                    }))
+                })
+            })
+            .collect();
+        Some((which, distinct))
     }
 }
 

@@ -14,8 +14,11 @@ use crate::classify::Table;
 /// digits, `+`, `-` or `.`) of at least two characters (one is a Windows
 /// drive, `C:`). `./s3:x` and `/data/s3:x` are paths.
 pub fn url_scheme(dir: &Path) -> Option<&str> {
-    let text = dir.to_str()?;
-    let (scheme, _) = text.split_once(':')?;
+    // (on the path's bytes: a name that is not UTF-8 past its scheme reads
+    // as a URL too)
+    let bytes = dir.as_os_str().as_encoded_bytes();
+    let colon = bytes.iter().position(|&b| b == b':')?;
+    let scheme = std::str::from_utf8(&bytes[..colon]).ok()?;
     let mut chars = scheme.chars();
     let first = chars.next()?;
     (scheme.len() >= 2
@@ -153,6 +156,12 @@ mod tests {
             ("", None),
         ] {
             assert_eq!(url_scheme(Path::new(text)), scheme, "{text}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let not_utf8 = std::ffi::OsStr::from_bytes(b"s3://bucket/\xff/");
+            assert_eq!(url_scheme(Path::new(not_utf8)), Some("s3"));
         }
     }
 }
