@@ -6,6 +6,7 @@ import signal
 import sys
 
 from . import _robostats
+from ._duckdb import _shipped_extension
 
 
 def main() -> None:
@@ -15,7 +16,7 @@ def main() -> None:
         os.environ["ROBOSTATS_PYTHON"] = sys.executable
     # `robostats duckdb-extension` copies the extension file this install
     # ships (the Rust binary finds its library beside itself).
-    shipped = os.path.join(os.path.dirname(os.path.abspath(_robostats.__file__)), "robostats.duckdb_extension")
+    shipped = _shipped_extension()
     if not os.environ.get("ROBOSTATS_DUCKDB_LIBRARY") and os.path.isfile(shipped):
         os.environ["ROBOSTATS_DUCKDB_LIBRARY"] = shipped
     # Ctrl-C stops the command as it stops the Rust binary (the tables hold

@@ -277,8 +277,8 @@ def native_duckdb(con: Any) -> bool:
 _EXTENSION = "robostats.duckdb_extension"
 # Linux: the extension in a sealed in-memory file (memfd), written once per
 # process and kept open; each load goes through a symbolic link to it, so
-# every connection loads the same one copy of the module. A tuple (footer,
-# descriptor, (device, inode)): the descriptor's number may be closed and
+# every connection loads the same one copy of the extension. A tuple (its
+# bytes, descriptor, (device, inode)): the descriptor's number may be closed and
 # reused by other code, so each use checks that it is still that file.
 # None: not made yet; False: not possible here (each load writes a file
 # instead).
@@ -317,17 +317,19 @@ def _load_extension(con: Any) -> None:
     a new name) that is removed right after: no other user can plant a
     file there."""
     platform = con.execute("PRAGMA platform").fetchall()[0][0]
-    footer = _robostats.duckdb_footer(platform)
-    shipped = _shipped_extension()
-    if _read_shipped().endswith(footer):
-        con.execute("LOAD '" + shipped.replace("'", "''") + "'")
+    shipped = _read_shipped()
+    # (the footer made in one place, robostats_duckdb::extension_file)
+    data = _robostats.duckdb_extension_file(shipped, platform)
+    if data == shipped:
+        path = _shipped_extension()
+        con.execute("LOAD '" + path.replace("'", "''") + "'")
         return
     errors = []
     for place in (_link_to_memfd, _write_copy):
         directory = tempfile.mkdtemp(prefix="robostats-duckdb-")
         try:
             path = os.path.join(directory, _EXTENSION)
-            if not place(path, footer):
+            if not place(path, data):
                 continue
             con.execute("LOAD '" + path.replace("'", "''") + "'")
             if errors:
@@ -373,35 +375,24 @@ def _read_shipped() -> bytes:
     return _shipped_bytes
 
 
-def _module_bytes() -> bytes:
-    """The extension's library: the shipped file without its footer (the
-    last 512 bytes, whose last field is the magic "4")."""
-    data = _read_shipped()
-    # (the footer's magic "4" and its C API version, as the Rust side checks)
-    if len(data) >= 512 and data[-512 + 7 * 32:][:2] == b"4\0" and data[-512 + 5 * 32:][:1] == b"v":
-        return data[:-512]
-    return data
-
-
-def _write_copy(path: str, footer: bytes) -> bool:
+def _write_copy(path: str, data: bytes) -> bool:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "wb") as f:
-        f.write(_module_bytes())
-        f.write(footer)
+        f.write(data)
     return True
 
 
-def _link_to_memfd(path: str, footer: bytes) -> bool:
+def _link_to_memfd(path: str, data: bytes) -> bool:
     global _memfd
     if not sys.platform.startswith("linux") or _memfd is False:
         return False
-    if _memfd is None or _memfd[0] != footer or not _still_ours(_memfd):
+    if _memfd is None or _memfd[0] != data or not _still_ours(_memfd):
         if _memfd is not None and _still_ours(_memfd):
             os.close(_memfd[1])
         try:
-            fd = _sealed_memfd(_module_bytes() + footer)
+            fd = _sealed_memfd(data)
             stat = os.fstat(fd)
-            _memfd = (footer, fd, (stat.st_dev, stat.st_ino))
+            _memfd = (data, fd, (stat.st_dev, stat.st_ino))
         except (AttributeError, OSError):
             _memfd = False
             return False

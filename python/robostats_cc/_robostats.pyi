@@ -11,7 +11,7 @@ __all__ = [
     "RobotsTxt",
     "__version__",
     "_can_fetch_many",
-    "duckdb_footer",
+    "duckdb_extension_file",
     "escape_pattern",
     "is_valid_user_agent_to_obey",
     "judge",
@@ -253,14 +253,11 @@ def s3_file_secret(url: str) -> Tuple[str, List[Tuple[str, str]]]:
     (a rank list), with the credentials ``open_data_set`` finds: its
     scope (``s3://bucket/``) and its parameters. Raises ValueError when
     ``url`` is not an ``s3://`` URL of a bucket."""
-def duckdb_footer(platform: str) -> bytes:
-    """DuckDB's 512-byte metadata footer that makes this module's file the
-    DuckDB extension ``robostats`` (C API v1.2.0, ABI ``C_STRUCT``, no
-    signature) for DuckDB's ``platform`` (``PRAGMA platform``). Its entry
-    point registers the native ``robots_can_fetch``: BLOB or VARCHAR body,
-    Google's 500 KiB limit, NULL where an argument is NULL, and an
-    optional fourth argument, the policy (``'google'``, the default, or
-    ``'library'``).
+def duckdb_extension_file(data: bytes, platform: str) -> bytes:
+    """The DuckDB extension file ``robostats`` for DuckDB's ``platform``
+    (``PRAGMA platform``): ``data`` (the file shipped beside this module,
+    or its library) with that platform's 512-byte metadata footer (C API
+    v1.2.0, ABI ``C_STRUCT``, no signature). Its entry point registers the
+    native ``robots_can_fetch`` and ``robots_explain``;
     ``robostats_cc.register(con, native=True)`` and ``robostats_cc.connect``
-    load it; ``robostats_cc.native_duckdb(con)`` tells whether a connection's
-    ``robots_can_fetch`` is it."""
+    load it. Raises ValueError for bytes that are not the extension."""

@@ -182,8 +182,8 @@ def other_platform(monkeypatch):
     """The shipped file as if built for another platform than the
     connection's: its library goes with the connection's footer through a
     private place."""
-    library = robostats._duckdb._module_bytes()
-    monkeypatch.setattr(robostats._duckdb, "_shipped_bytes", library + robostats._robostats.duckdb_footer("other_platform"))
+    other = robostats._robostats.duckdb_extension_file(robostats._duckdb._read_shipped(), "other_platform")
+    monkeypatch.setattr(robostats._duckdb, "_shipped_bytes", other)
     monkeypatch.setattr(robostats._duckdb, "_memfd", None)
     yield
 
@@ -247,7 +247,9 @@ def test_the_duckdb_command_line_loads_the_file_robostats_writes(google_verdicts
     made = command("duckdb-extension", "-o", tmp_path)
     assert made.returncode == 0, made.stderr
     extension = tmp_path / "robostats.duckdb_extension"
-    assert extension.read_bytes().endswith(robostats._robostats.duckdb_footer(duckdb.sql("PRAGMA platform").fetchall()[0][0]))
+    # its footer names this DuckDB's platform: putting that footer changes nothing
+    written = extension.read_bytes()
+    assert robostats._robostats.duckdb_extension_file(written, duckdb.sql("PRAGMA platform").fetchall()[0][0]) == written
     cli = shutil.which("duckdb")
     assert cli, "no duckdb command line on PATH (PyPI's duckdb-cli)"
     cases = pa.table({
@@ -308,7 +310,7 @@ def test_connect_refuses_every_other_unsigned_extension_once_its_own_is_loaded(p
     # is refused before it is opened.
     platform = con.execute("PRAGMA platform").fetchall()[0][0]
     planted = tmp_path / "planted.duckdb_extension"
-    planted.write_bytes(robostats._duckdb._module_bytes() + robostats._robostats.duckdb_footer(platform))
+    planted.write_bytes(robostats._robostats.duckdb_extension_file(robostats._duckdb._read_shipped(), platform))
     with pytest.raises(duckdb.Error, match="planted_init_c_api"):
         duckdb.connect(config=UNSIGNED).execute(f"LOAD '{planted}'")
     with pytest.raises(duckdb.Error, match="unsigned|signature"):

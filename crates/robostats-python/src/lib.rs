@@ -7,8 +7,8 @@
 //!                               + robostats-rows (digests, template, preference columns)
 //! can_fetch_many(columns)    -> the same, over Arrow buffers, on rayon's threads
 //! main(argv)                 -> robostats::cli::main: the Rust binary's command
-//! duckdb_footer(platform)    -> DuckDB's footer for the extension file shipped
-//!                               beside this module (crates/robostats-duckdb)
+//! duckdb_extension_file(..)  -> the extension file shipped beside this module
+//!                               (crates/robostats-duckdb) with a platform's footer
 //! ```
 
 use std::ffi::OsString;
@@ -102,15 +102,19 @@ fn chain(err: &dyn std::error::Error) -> String {
     message
 }
 
-/// DuckDB's metadata footer of the extension file `robostats`
-/// (crates/robostats-duckdb): `platform` is DuckDB's `PRAGMA platform`.
+/// The extension file `robostats` (crates/robostats-duckdb) for DuckDB's
+/// `platform` (`PRAGMA platform`): `data`, the file or its library, with
+/// that platform's footer (`robostats_duckdb::extension_file`, as
+/// `robostats duckdb-extension` writes it); `ValueError` for bytes that
+/// are not the extension's library.
 #[pyfunction]
-fn duckdb_footer<'py>(
+fn duckdb_extension_file<'py>(
     py: Python<'py>,
+    data: &[u8],
     platform: &str,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-    let footer = robostats_duckdb::footer(platform).map_err(PyValueError::new_err)?;
-    Ok(pyo3::types::PyBytes::new(py, &footer))
+    let file = robostats_duckdb::extension_file(data, platform).map_err(PyValueError::new_err)?;
+    Ok(pyo3::types::PyBytes::new(py, &file))
 }
 
 #[pymodule]
@@ -131,6 +135,6 @@ fn _robostats(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(query_files, m)?)?;
     m.add_function(wrap_pyfunction!(s3_file_secret, m)?)?;
     m.add_function(wrap_pyfunction!(open_data_set, m)?)?;
-    m.add_function(wrap_pyfunction!(duckdb_footer, m)?)?;
+    m.add_function(wrap_pyfunction!(duckdb_extension_file, m)?)?;
     Ok(())
 }
