@@ -235,8 +235,7 @@ CREATE OR REPLACE TEMP VIEW agent_verdict_counts AS
 -- Derived: the latest capture of each URL (as Common Crawl's ROW_NUMBER() OVER (PARTITION BY url
 -- ORDER BY fetch_time DESC)), ties broken by file and offset: ordered by fetch_time DESC NULLS
 -- LAST, warc_filename DESC, warc_record_offset DESC. No window over whole rows: the largest key
--- {has fetch_time, fetch_time, file, offset} of each URL, then its capture, so a query reads only
--- its columns.
+-- {has fetch_time, fetch_time, file, offset} of each URL, then its capture (only its columns read).
 CREATE OR REPLACE TEMP VIEW latest_captures AS
     SELECT c.*
     FROM captures c
@@ -247,38 +246,61 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
         GROUP BY url
     ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
--- Derived, written once for robots_txt_chains and crawl_hosts (a table macro,
--- follow_redirects(per_crawl)): the redirect chain of every robots.txt URL (url_path =
--- '/robots.txt'), over all crawls, or per_crawl in each crawl (captures with no crawl form a crawl
--- of their own), followed across captures up to 5 hops (RFC 9309; Common Crawl follows 5 since
--- CC-MAIN-2023-50). The latest capture of a URL (the largest key {has fetch_time, fetch_time, file,
--- offset}, as in latest_captures) starts; a 3xx capture's fetch_redirect is looked up as the URL of
--- another capture, always the latest capture of that URL (in the same crawl, per_crawl); hops are
--- separate records, often in other files, so ingest all files of a crawl together to resolve them.
--- One row per robots.txt URL (per crawl): crawl (NULL unless per_crawl), url_host_name, captures
--- (the URL's), start_url, start (the start's key), hops (redirects followed), resolution, chain
--- (the URLs from start to final), final_url, final_status, final_google_class, final_cc_class, the
--- final capture's key (warc_filename, warc_record_offset). resolution:
---   direct               the start is not a redirect
---   resolved             a redirect chain ending on a non-3xx capture
---   target_not_captured  the last redirect's target has no capture
---   missing_location     the last 3xx has no (usable) Location
---   loop                 the last redirect's target is already in the chain
---   too_many_hops        still a redirect after 5 hops (Google and Common
---                        Crawl then allow everything, as after a loop)
--- Method: the latest captures once (a struct max per URL), then 5 joins with redirect targets.
-CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE
+-- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/,
+-- crawl_hosts' in crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures,
+-- the sum of their keys' hashes; a crawl_only row for a crawl without rows). A crawl whose fingerprint
+-- holds is read from them, any other computed (SET VARIABLE robostats_stored_crawls = false: all).
+CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures,
+    (sum(hash(warc_filename, warc_record_offset)) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
+    FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
+CREATE OR REPLACE TEMP MACRO robostats_fresh(t) AS TABLE SELECT s.* EXCLUDE (crawl_captures, crawl_keys, crawl_only)
+    FROM robostats_table(t) s SEMI JOIN crawl_fingerprints f ON s.crawl IS NOT DISTINCT FROM f.crawl
+        AND s.crawl_captures = f.crawl_captures AND s.crawl_keys = f.crawl_keys WHERE NOT s.crawl_only;
+-- the crawls the stored table t does not hold as they are (every crawl where it is not stored);
+-- robostats_captures(t) their captures (a semi join: none, none read), or every one ('captures')
+CREATE OR REPLACE TEMP MACRO robostats_stale(t) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
+    THEN 'SELECT f.crawl FROM crawl_fingerprints f ANTI JOIN (SELECT DISTINCT crawl, crawl_captures, crawl_keys FROM '
+        || 'robostats_table(''' || t || ''')) s ON f.crawl IS NOT DISTINCT FROM s.crawl AND f.crawl_captures = '
+        || 's.crawl_captures AND f.crawl_keys = s.crawl_keys' ELSE 'SELECT crawl FROM crawl_fingerprints' END);
+CREATE OR REPLACE TEMP MACRO robostats_captures(t) AS TABLE FROM query(CASE WHEN t = 'captures' THEN 'FROM captures'
+    ELSE 'SELECT c.* FROM captures c SEMI JOIN robostats_stale(''' || t || ''') s ON c.crawl IS NOT DISTINCT FROM s.crawl' END);
+-- the stored table t's fresh rows and the rows computed (by the table macro computed) for the rest
+CREATE OR REPLACE TEMP MACRO robostats_stored_or(t, computed) AS TABLE FROM query(
+    CASE WHEN list_contains(getvariable('robostats_stored'), t) THEN 'FROM robostats_fresh(''' || t
+        || ''') UNION ALL BY NAME FROM ' || computed || '(''' || t || ''')' ELSE 'FROM ' || computed || '(''captures'')' END);
+
+-- Derived (a table macro, follow_redirects(per_crawl), for robots_txt_chains and crawl_hosts): the
+-- redirect chain of every robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl
+-- in each crawl (captures with no crawl form a crawl of their own), followed across captures up to 5
+-- hops (RFC 9309; Common Crawl follows 5 since CC-MAIN-2023-50). The latest capture of a URL (the
+-- largest key {has fetch_time, fetch_time, file, offset}, as in latest_captures) starts; a 3xx
+-- capture's fetch_redirect is looked up as the URL of another capture, always the latest capture of
+-- that URL (in the same crawl, per_crawl); hops are separate records, often in other files: ingest a
+-- crawl's files together. One row per robots.txt URL (per crawl): crawl (NULL unless per_crawl),
+-- url_host_name, captures (the URL's), start_url, start (the start's key), hops (redirects
+-- followed), resolution, chain (start to final), final_url, final_status, final_google_class,
+-- final_cc_class, the final capture's key (warc_filename, warc_record_offset). resolution: direct
+-- (the start is not a redirect), resolved (a chain ending on a non-3xx capture), target_not_captured
+-- (the last redirect's target has no capture), missing_location (the last 3xx has no usable
+-- Location), loop (the last target is already in the chain), too_many_hops (still a redirect after 5
+-- hops: Google and Common Crawl then allow everything, as after a loop). Read per crawl where stored
+-- (crawl_chains); robostats_follow(per_crawl, t) computes it: the latest captures once (a struct max
+-- per URL), then 5 joins.
+CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE FROM query(CASE WHEN per_crawl
+    THEN 'FROM robostats_stored_or(''crawl_chains'', ''robostats_chains'')' ELSE 'FROM robostats_follow(false, ''captures'')' END);
+CREATE OR REPLACE TEMP MACRO robostats_follow(per_crawl, t) AS TABLE
     WITH latest AS MATERIALIZED (
         SELECT CASE WHEN per_crawl THEN crawl END AS crawl, url, url_host_name, url_path, fetch_time,
                fetch_status, fetch_redirect, google_class, cc_class, warc_filename, warc_record_offset,
                l.captures
-        FROM captures c
+        FROM robostats_captures(t) c
         JOIN (
             SELECT k.warc_filename, k.warc_record_offset, captures
             FROM (SELECT max({has_time: fetch_time IS NOT NULL, fetch_time: fetch_time,
                               warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS k,
                          count(*) AS captures
-                  FROM captures
+                  FROM robostats_captures(t)
                   GROUP BY CASE WHEN per_crawl THEN crawl END, url
                   -- always true: without it DuckDB 1.5 estimates fewer URLs than captures
                   -- and builds host_outcomes' join with captures on the chains (BENCHMARKS.md)
@@ -301,36 +323,26 @@ CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE
         FROM latest
         WHERE url_path = '/robots.txt'
     ),
-    hop1 AS (
-        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
-               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
-        FROM hop0 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
-    ),
-    hop2 AS (
-        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
-               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
-        FROM hop1 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
-    ),
-    hop3 AS (
-        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
-               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
-        FROM hop2 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
-    ),
-    hop4 AS (
-        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
-               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
-        FROM hop3 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
-    ),
-    hop5 AS (
-        SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
-               list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
-        FROM hop4 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
-        WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)
-    ),
+    hop1 AS (SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+                    list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+             FROM hop0 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
+             WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)),
+    hop2 AS (SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+                    list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+             FROM hop1 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
+             WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)),
+    hop3 AS (SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+                    list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+             FROM hop2 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
+             WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)),
+    hop4 AS (SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+                    list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+             FROM hop3 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
+             WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)),
+    hop5 AS (SELECT c.crawl, c.start_url, c.url_host_name, c.captures, c.start, c.hop + 1 AS hop,
+                    list_append(c.urls, t.url) AS urls, t.* EXCLUDE (crawl)
+             FROM hop4 c JOIN targets t ON t.crawl IS NOT DISTINCT FROM c.crawl AND t.url = c.fetch_redirect
+             WHERE c.google_class = 'redirect' AND NOT list_contains(c.urls, t.url)),
     last_hop AS (
         -- a start that is not a redirect is its own last hop; else the highest
         SELECT * FROM hop0 WHERE google_class <> 'redirect'
@@ -358,6 +370,7 @@ CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE
            google_class AS final_google_class, cc_class AS final_cc_class,
            warc_filename, warc_record_offset
     FROM last_hop;
+CREATE OR REPLACE TEMP MACRO robostats_chains(t) AS TABLE FROM robostats_follow(true, t);
 
 -- Derived: the redirect chain of every robots.txt URL across crawls, one
 -- row per URL: follow_redirects(false)'s columns but crawl, captures, start.
@@ -371,17 +384,15 @@ CREATE OR REPLACE TEMP VIEW robots_txt_chains AS
 -- outcome is its best URL's, by Common Crawl's precedence
 --   success > allow_all (notfound, unauthorized, other; a loop, too_many_hops)
 --   > forbidden > defer_visits > redirect_unresolved,
--- and a success is split like the studies: robots_txt_with_rules (a group has
--- a non-empty rule), robots_txt_no_rules, not_robots_txt (HTML body or a MIME
--- type that is not text: the test of valid_robotstxt.sql). Ties: the latest
--- final capture, then the start URL. One row per host: url_host_name, urls
--- (robots.txt URLs of the host), outcome, start_url, final_url, final_status,
--- final_google_class, hops. The best URL is the smallest struct {precedence,
--- no fetch_time, -fetch_time in microseconds, start_url, ...} of the host (a
--- struct min: the order above; start URLs differ, so it is one URL's).
--- cc_outcome(...): a followed URL's outcome, from its chain's final class
--- and resolution (robots_txt_chains, follow_redirects) and its final
--- capture's columns; cc_precedence(outcome): its rank in the order above.
+-- and a success is split like the studies: robots_txt_with_rules (a group has a non-empty rule),
+-- robots_txt_no_rules, not_robots_txt (HTML body or a MIME type that is not text: the test of
+-- valid_robotstxt.sql). Ties: the latest final capture, then the start URL. One row per host:
+-- url_host_name, urls (robots.txt URLs of the host), outcome, start_url, final_url, final_status,
+-- final_google_class, hops. The best URL is the smallest struct {precedence, no fetch_time,
+-- -fetch_time in microseconds, start_url, ...} of the host (a struct min: the order above; start
+-- URLs differ, so it is one URL's). cc_outcome(...): a followed URL's outcome, from its chain's
+-- final class and resolution (robots_txt_chains, follow_redirects) and its final capture's
+-- columns; cc_precedence(outcome): its rank in the order above.
 CREATE OR REPLACE TEMP MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, has_rules) AS
     CASE WHEN cc_class = 'success' THEN
              CASE WHEN looks_like_html
@@ -419,31 +430,22 @@ CREATE OR REPLACE TEMP VIEW host_outcomes AS
     FROM best;
 
 -- Derived: what each host's robots.txt was in each crawl, the unit of the crawl-over-crawl queries
--- (policy_transitions.sql, policy_trends.sql, body_changes.sql). One row per (crawl, url_host_name)
--- with a robots.txt capture (url_path '/robots.txt', http or https, any port) in that crawl: the
--- host's latest such capture starts (of its URLs' chains in follow_redirects(true), the latest
--- start's), and the capture reached decides. Columns: crawl, url_host_name, captures (the host's
--- robots.txt captures in the crawl), start_url, hops, resolution (direct, resolved,
--- target_not_captured, missing_location, loop, too_many_hops), final_url, warc_filename,
--- warc_record_offset (the deciding capture), and from it fetch_status, google_class,
--- google_current_class, robots_parsed, has_rules, payload_length, content_digest, global_class,
--- global_group_match, body_digest, ruleset_digest, template, platform; outcome (figure 1's) and
--- base_state (host_states': every crawler's state when the rules do not decide; NULL for a 2xx,
--- whose rules decide):
---   outcome        the deciding capture                      base_state
---   rules          2xx, a group has a non-empty rule         NULL
---   no_rules       2xx, a non-empty body without one         NULL
---   empty          2xx, an empty body                        NULL
---   4xx            4xx other than 429                        no_robots
---   too_many_hops  3xx, a loop or more than 5 hops           no_robots
---   redirect       3xx, no capture of the target in the      redirect
---                  crawl, or no usable Location
---   5xx_429        5xx or 429                                unreachable
---   failed         no complete response                      unreachable
--- (no_robots: Google crawls everything, as for a robots.txt not found;
--- unreachable: Google crawls nothing, its current documentation for 429.)
--- Captures with no crawl (crawl IS NULL) form a crawl of their own.
-CREATE OR REPLACE TEMP VIEW crawl_hosts AS
+-- (docs/crawls.md). One row per (crawl, url_host_name) with a robots.txt capture (url_path
+-- '/robots.txt', http or https, any port) in that crawl: the host's latest such capture starts (of
+-- its URLs' chains in follow_redirects(true), the latest start's), and the capture reached decides.
+-- Columns: crawl, url_host_name, captures (the host's robots.txt captures in the crawl), start_url,
+-- hops, resolution, final_url, warc_filename, warc_record_offset (the deciding capture), and from it
+-- fetch_status, google_class, google_current_class, robots_parsed, has_rules, payload_length,
+-- content_digest, global_class, global_group_match, body_digest, ruleset_digest, template, platform;
+-- outcome (figure 1's) and base_state (every crawler's state where the rules do not decide):
+--   rules, no_rules, empty   2xx: a group has a non-empty rule; a non-empty   base_state NULL
+--                            body without one; an empty body
+--   4xx, too_many_hops       4xx other than 429; 3xx, a loop or > 5 hops       no_robots (Google crawls all)
+--   redirect                 3xx, no capture of its target in the crawl,       redirect
+--                            or no usable Location
+--   5xx_429, failed          5xx or 429; no complete response                 unreachable (crawls nothing)
+-- Captures with no crawl form a crawl. Read where stored (crawl_hosts/); robostats_crawl_hosts(t) computes.
+CREATE OR REPLACE TEMP MACRO robostats_crawl_hosts(t) AS TABLE
     SELECT h.crawl, h.url_host_name, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
            h.s.final_url, h.s.warc_filename, h.s.warc_record_offset,
            c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
@@ -467,10 +469,11 @@ CREATE OR REPLACE TEMP VIEW crawl_hosts AS
                max({start: start, start_url: start_url, hops: hops, resolution: resolution,
                     final_url: final_url, warc_filename: warc_filename,
                     warc_record_offset: warc_record_offset}) AS s
-        FROM follow_redirects(true)
+        FROM robostats_follow(true, t)
         GROUP BY crawl, url_host_name
     ) h
     JOIN captures c ON c.warc_filename = h.s.warc_filename AND c.warc_record_offset = h.s.warc_record_offset;
+CREATE OR REPLACE TEMP VIEW crawl_hosts AS FROM robostats_stored_or('crawl_hosts', 'robostats_crawl_hosts');
 
 -- The state of a crawler on a host (host_states.state) from the host's base_state (crawl_hosts),
 -- the rules class of the groups naming the crawler (named_verdicts.rules_class, NULL when none

@@ -6,12 +6,15 @@ a rank list of 1,000,000 entries (robostats_ranks: the data set's
 registered domains, 5,000 of its hosts, and made-up domains, shuffled with
 a fixed seed; written once beside OUT), which only by_rank.sql reads. A run keeps the
 result in DuckDB (CREATE TEMP TABLE ... AS); fetching it into Python is
-timed apart. Prints one Markdown row per query. Run by scripts/bench_queries.sh.
+timed apart. STORED_CRAWLS=0 computes every crawl rather than read the
+crawl tables compact wrote. Prints one Markdown row per query. Run by
+scripts/bench_queries.sh.
 
     python3 scripts/bench_queries.py OUT CAPTURES RUNS [QUERY...]
 """
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -45,6 +48,7 @@ con = duckdb.connect()
 con.execute("SET threads = 2")
 con.execute("SET enable_progress_bar = false")
 con.execute("SET VARIABLE robostats_out = ?", [out])
+con.execute("SET VARIABLE robostats_stored_crawls = ?", [sys.argv[5] != "0"])
 con.execute(open(sys.argv[2]).read())
 con.execute(open(sys.argv[3]).read())
 con.execute("SET VARIABLE robostats_ranks = ?", [sys.argv[4]])
@@ -84,7 +88,7 @@ def rank_list(out):
 def run_once(out, sql):
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(out), str(QUERIES / "views.sql"), str(QUERIES / "strata.sql"),
-         str(rank_list(out))],
+         str(rank_list(out)), os.environ.get("STORED_CRAWLS", "1")],
         input=sql, capture_output=True, text=True, check=True, timeout=3600,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])

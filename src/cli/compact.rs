@@ -3,6 +3,7 @@
 use crate::cli::ExitCode;
 use std::path::PathBuf;
 
+use crate::output::compact::crawls::CrawlTables;
 use crate::output::compact::{self, Options};
 use crate::output::dataset::S3Out;
 use crate::output::location::Location;
@@ -28,6 +29,15 @@ pub struct Args {
     /// Files written at once [default: all cores].
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
+    /// The Python whose DuckDB writes the crawl tables (as for `robostats
+    /// report`; without one, compact warns and writes none).
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// Do not write the crawl tables (crawl_hosts/, crawl_chains/: what the
+    /// crawl-over-crawl views compute from every capture, written once;
+    /// docs/crawls.md). Without them the views compute every crawl.
+    #[arg(long)]
+    no_crawl_tables: bool,
 }
 
 /// `512`, `64K`, `256MiB`, `1G`, `1.5GB`: binary multiples.
@@ -62,9 +72,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let started = std::time::Instant::now();
+    let crawl_tables = if args.no_crawl_tables {
+        Err("--no-crawl-tables".to_owned())
+    } else {
+        robostats_report::engine::Engine::find(args.python.as_deref()).map_err(|e| e.to_string())
+    };
     let options = Options {
         target_bytes: args.target_size,
         threads,
+        crawl_tables,
     };
     let done = match Location::parse(args.out.as_os_str()).map_err(anyhow::Error::msg)? {
         Location::S3(location) => {
@@ -111,6 +127,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for warning in &done.warnings {
         eprintln!("robostats: warning: {warning}");
     }
+    print_crawl_tables(done.crawl_tables.as_ref(), args.no_crawl_tables);
     if !done.owed_by.is_empty() {
         eprintln!(
             "robostats: warning: stored bodies whose files are gone are owed by {}: run \
@@ -120,6 +137,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What became of the crawl tables, in a line.
+fn print_crawl_tables(done: Option<&CrawlTables>, not_wanted: bool) {
+    match done {
+        Some(CrawlTables::Written { hosts, chains }) => println!(
+            "crawl tables: written, crawl_hosts/ {hosts} rows, crawl_chains/ {chains} rows"
+        ),
+        Some(CrawlTables::UpToDate) => println!("crawl tables: up to date"),
+        Some(CrawlTables::Skipped(why)) if !not_wanted => eprintln!(
+            "robostats: warning: crawl tables not written ({why}): the views compute every \
+             crawl's hosts each time"
+        ),
+        Some(CrawlTables::Failed(why)) => eprintln!(
+            "robostats: warning: crawl tables not written: {why}; the rows are compacted all \
+             the same, and the views compute the crawls the tables do not hold"
+        ),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,13 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     keys = store.keys("compacted/")
     assert len(keys) < before
     assert any("/compacted-" in k for k in keys) and "compacted/_manifest/generation-00000001.json" in keys
+    # The crawl tables, published in the same generation; the next
+    # compaction finds them up to date.
+    for table in ("crawl_hosts", "crawl_chains"):
+        assert any(k.startswith(f"compacted/{table}/compacted-") for k in keys), proc.stdout + proc.stderr
+    assert "crawl tables: written" in proc.stdout
+    assert "crawl tables: up to date" in compact(store, "compacted").stdout
+    assert store.keys("compacted/") == keys
     assert_equals_local(store, "compacted", local, tmp_path)
     assert view_counts(store.download("compacted", tmp_path / "views")) == view_counts(local)
     again = run(store, "compacted", "--shard", "0/3")

@@ -40,6 +40,7 @@
 //! gone are retired, and `bodies` files no run recorded (a run killed
 //! between publishing and recording them) are deleted with their lines.
 
+pub mod crawls;
 pub mod s3;
 
 use std::collections::{HashMap, HashSet};
@@ -74,6 +75,8 @@ pub struct Options {
     pub target_bytes: u64,
     /// Files written at once.
     pub threads: usize,
+    /// How the crawl tables are written (or why not).
+    pub crawl_tables: crawls::Maker,
 }
 
 /// What happened to one table.
@@ -137,6 +140,9 @@ pub struct Compaction {
     pub owed_by: Vec<String>,
     /// `bodies` files no run recorded, deleted with their lines.
     pub unrecorded: usize,
+    /// What became of the crawl tables (`None`: the compaction stopped
+    /// before them).
+    pub crawl_tables: Option<crawls::CrawlTables>,
 }
 
 /// Compacts the data set under `out`.
@@ -187,6 +193,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         }
     }
     if merges.is_empty() {
+        done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id)?);
         return Ok(done);
     }
     let chosen = chosen_writers(&merges, &store)?;
@@ -204,7 +211,9 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         // disk wants its space back now.
         let _ = remove_staging(&dataset, &mut Vec::new());
     }
-    written.map(|()| done)
+    written?;
+    done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id)?);
+    Ok(done)
 }
 
 /// The writer read per body, where a table stored once per body is

@@ -35,7 +35,7 @@ use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::s3::{
     Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
 };
-use crate::output::dataset::{At, Op, OutputError, is_finished_part};
+use crate::output::dataset::{At, CRAWL_TABLES, Dataset, Op, OutputError, is_finished_part};
 use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
 
@@ -208,10 +208,9 @@ fn download(
         }
         kept.insert(key.clone());
     }
-    for table in Table::ALL {
-        let dir = mirror.join(table.name());
-        std::fs::create_dir_all(&dir).at(Op::CreateDir, &dir)?;
-    }
+    // Every table's directory and schema-only file (never uploaded: the
+    // data set has its own), so that the copy reads as a data set does.
+    Dataset::create(mirror, true)?;
     Ok((kept, manifests, garbage))
 }
 
@@ -226,12 +225,16 @@ fn publish(
     mirror: &Path,
 ) -> Result<Vec<String>, OutputError> {
     let mut ids = BTreeSet::new();
-    for table in Table::ALL {
-        let dir = mirror.join(table.name());
+    let dirs = Table::ALL.iter().map(|t| t.name()).chain(CRAWL_TABLES);
+    for dir_name in dirs {
+        let dir = mirror.join(dir_name);
+        if CRAWL_TABLES.contains(&dir_name) && !dir.exists() {
+            continue;
+        }
         for entry in std::fs::read_dir(&dir).at(Op::ListDir, &dir)? {
             let entry = entry.at(Op::ListDir, &dir)?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let key = format!("{}/{name}", table.name());
+            let key = format!("{dir_name}/{name}");
             if !is_finished_part(&name) || kept.contains(&key) {
                 continue;
             }

@@ -175,7 +175,7 @@ fn stage(
 
 /// Swaps two directories in one step.
 #[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
     match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
         Ok(()) => Ok(()),
@@ -188,7 +188,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     exchange_in_two_steps(a, b)
 }
 

@@ -45,7 +45,7 @@ pub use files::{S3Out, S3Read, file_secret};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
 pub use names::{
-    EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard, is_body_part_of,
+    CRAWL_TABLES, EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard, is_body_part_of,
     is_finished_part, is_part_of, is_schema_only, is_temp_of, part_name, part_stem, short_hash,
     temp_of, temp_path,
 };
@@ -194,6 +194,7 @@ impl Dataset {
     fn refuse_links(&self) -> Result<(), OutputError> {
         let mut dirs = vec![manifest::dir(&self.dir)];
         dirs.extend(Table::ALL.iter().map(|&t| self.table_dir(t)));
+        dirs.extend(CRAWL_TABLES.iter().map(|name| self.dir.join(name)));
         for dir in &dirs {
             if let Ok(meta) = fs::symlink_metadata(dir)
                 && !meta.is_dir()
@@ -226,7 +227,13 @@ impl Dataset {
 
     /// The hidden directory `compact` prepares a table's new files in.
     pub fn staging_dir(&self, table: Table) -> PathBuf {
-        self.dir.join(format!(".compact-{}", table.name()))
+        self.staging_of(table.name())
+    }
+
+    /// The hidden directory `compact` prepares the new files of the
+    /// directory `name` in (a table's, or a crawl table's).
+    pub fn staging_of(&self, name: &str) -> PathBuf {
+        self.dir.join(format!(".compact-{name}"))
     }
 
     /// Undoes what a compaction killed during a swap without an atomic
@@ -234,9 +241,10 @@ impl Dataset {
     /// replaced is put back. Its merges never happened (the files they
     /// name are not there). Never deletes anything.
     pub fn recover_swap(&self) -> Result<(), OutputError> {
-        for &table in Table::ALL {
-            let dir = self.table_dir(table);
-            let aside = aside_dir(&self.staging_dir(table));
+        let names = Table::ALL.iter().map(|t| t.name()).chain(CRAWL_TABLES);
+        for name in names {
+            let dir = self.dir.join(name);
+            let aside = aside_dir(&self.staging_of(name));
             let aside_is_dir = fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir());
             if aside_is_dir && fs::symlink_metadata(&dir).is_err() {
                 match fs::rename(&aside, &dir) {

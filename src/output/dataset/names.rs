@@ -24,6 +24,11 @@ pub const EMPTY_PART: &str = "~empty.parquet";
 /// schema-only, and replaced by `compact` ([`Dataset::retire_legacy_empty`](super::Dataset::retire_legacy_empty)).
 pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 
+/// The directories of the crawl tables, which `compact` writes beside
+/// the tables (`compact::crawls`): read by the views, written by no
+/// ingest.
+pub const CRAWL_TABLES: [&str; 2] = ["crawl_hosts", "crawl_chains"];
+
 /// Whether `name` is a table's schema-only file, by either name.
 pub fn is_schema_only(name: &str) -> bool {
     name == EMPTY_PART || name == LEGACY_EMPTY_PART

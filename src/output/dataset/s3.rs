@@ -414,7 +414,8 @@ fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone) -> Vec<String>
 /// directory.
 fn in_table(key: &str) -> Option<&str> {
     let (dir, file) = key.split_once('/')?;
-    (Table::ALL.iter().any(|t| t.name() == dir) && !file.contains('/')).then_some(file)
+    let known = Table::ALL.iter().any(|t| t.name() == dir) || super::CRAWL_TABLES.contains(&dir);
+    (known && !file.contains('/')).then_some(file)
 }
 
 /// Whether `key` is a table's finished part file (not the manifest's).

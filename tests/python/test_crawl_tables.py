@@ -1,0 +1,149 @@
+"""The crawl tables that `robostats compact` writes (crawl_hosts/ and
+crawl_chains/: what the crawl-over-crawl views compute from every capture):
+the views read a crawl's stored rows only while its fingerprint holds and
+compute every other crawl, and each view and query that reads them gives
+the same rows as with every crawl computed, before and after an ingest
+adds captures to a compacted crawl or a new crawl, and after the next
+compaction."""
+
+import shutil
+import subprocess
+
+import duckdb
+import pytest
+
+from conftest import BIN, QUERIES, ROOT, SAMPLES, ingest
+from test_crawls import generate
+
+# The views that read the crawl tables, and every query that reads them.
+VIEWS = ["crawl_hosts", "follow_redirects(true)", "host_states", "host_state_counts"]
+READERS = ("crawl_hosts", "host_state", "follow_redirects(true)", "definition_rows", "strata")
+
+
+def crawl_queries():
+    return sorted(p.stem for p in QUERIES.glob("*.sql")
+                  if p.stem not in ("views", "strata") and any(r in p.read_text() for r in READERS))
+
+
+def connect(out, stored=True):
+    con = duckdb.connect()
+    con.execute("SET VARIABLE robostats_out = ?", [str(out)])
+    if not stored:
+        con.execute("SET VARIABLE robostats_stored_crawls = false")
+    con.execute((QUERIES / "views.sql").read_text())
+    con.execute((QUERIES / "strata.sql").read_text())
+    return con
+
+
+def compact(out, *extra, cwd=ROOT):
+    proc = subprocess.run([str(BIN), "compact", str(out), *extra], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def rounded(row):
+    """A row as text, its floats to 12 digits (sums may add in another order)."""
+    return repr(tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in row))
+
+
+def rows(con, sql, ordered=False):
+    found = [rounded(r) for r in con.sql(sql).fetchall()]
+    return found if ordered else sorted(found)
+
+
+def stale(con, table):
+    return sorted(c for (c,) in con.sql(f"SELECT crawl FROM robostats_stale('{table}')").fetchall())
+
+
+def assert_same_both_ways(out):
+    """Every view and query reading the crawl tables: the same rows, in
+    the same order where the query orders them, as with every crawl
+    computed."""
+    stored, computed = connect(out), connect(out, stored=False)
+    for view in VIEWS:
+        assert rows(stored, f"FROM {view}") == rows(computed, f"FROM {view}"), view
+    for name in crawl_queries():
+        sql = (QUERIES / f"{name}.sql").read_text()
+        ordered = "ORDER BY" in sql.upper()
+        assert rows(stored, sql, ordered) == rows(computed, sql, ordered), name
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory):
+    d = tmp_path_factory.mktemp("crawl-tables") / "warc"
+    generate(d)
+    files = sorted(str(p) for p in d.glob("*.warc.gz"))
+    return {crawl: [f for f in files if f"-{crawl}" in f] for crawl in ("202501", "202503", "202505")}
+
+
+def test_the_views_read_the_crawl_tables_only_where_they_hold(crawls, tmp_path):
+    out = tmp_path / "out"
+    ingest([*SAMPLES, *crawls["202501"], *crawls["202503"]], out)
+    assert connect(out).sql("SELECT getvariable('robostats_stored')").fetchall() == [(None,)]
+    assert_same_both_ways(out)
+
+    done = compact(out)
+    assert "crawl tables:" in done.stdout and "written" in done.stdout, done.stdout
+    for table in ("crawl_hosts", "crawl_chains"):
+        assert [p.name for p in (out / table).iterdir()][0].startswith("compacted-")
+    con = connect(out)
+    assert sorted(con.sql("SELECT getvariable('robostats_stored')").fetchall()[0][0]) == ["crawl_chains",
+                                                                                          "crawl_hosts"]
+    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == []
+    assert_same_both_ways(out)
+    assert "crawl tables: up to date" in compact(out).stdout
+
+    # Captures added to a compacted crawl (a copy of one of its files under
+    # another name), and a crawl compact has not seen: those two computed.
+    copy = tmp_path / "again-CC-MAIN-20250324005800-20250324035800-00000.warc.gz"
+    shutil.copy(crawls["202503"][0], copy)
+    ingest([str(copy), *crawls["202505"]], out)
+    con = connect(out)
+    crawls_now = sorted(c for (c,) in con.sql("SELECT DISTINCT crawl FROM captures").fetchall())
+    changed = sorted(c for (c,) in con.sql(
+        f"SELECT DISTINCT crawl FROM captures WHERE warc_filename = '{copy}' OR warc_filename LIKE '%20250519%'"
+    ).fetchall())
+    assert len(changed) == 2 and len(crawls_now) > 3
+    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == changed
+    assert_same_both_ways(out)
+
+    assert "written" in compact(out).stdout
+    con = connect(out)
+    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == []
+    assert_same_both_ways(out)
+
+
+def test_a_stored_row_whose_fingerprint_is_not_the_crawls_is_not_read(crawls, tmp_path):
+    """A crawl table whose rows say another fingerprint than the crawl's
+    (written for other captures) is computed again, whatever it holds."""
+    out = tmp_path / "out"
+    ingest(crawls["202501"], out)
+    compact(out)
+    [file] = (out / "crawl_hosts").iterdir()
+    con = duckdb.connect()
+    forged = tmp_path / "forged.parquet"
+    con.execute(f"COPY (SELECT * REPLACE (crawl_keys + 1 AS crawl_keys, 'forged.example' AS url_host_name) "
+                f"FROM '{file}') TO '{forged}' (FORMAT parquet)")
+    shutil.move(forged, file)
+    stored = connect(out)
+    assert stale(stored, "crawl_hosts") == sorted(c for (c,) in stored.sql(
+        "SELECT DISTINCT crawl FROM captures").fetchall())
+    assert stored.sql("SELECT count(*) FROM crawl_hosts WHERE url_host_name = 'forged.example'").fetchall() == [(0,)]
+    assert_same_both_ways(out)
+
+
+def test_compact_without_duckdb_or_when_told_writes_no_crawl_tables(crawls, tmp_path):
+    out = tmp_path / "out"
+    ingest(crawls["202501"], out)
+    proc = compact(out, "--python", str(tmp_path / "no-python"))
+    assert "crawl tables not written" in proc.stderr
+    assert not (out / "crawl_hosts").exists()
+    proc = compact(out, "--no-crawl-tables")
+    assert "crawl tables" not in proc.stdout + proc.stderr
+    assert not (out / "crawl_hosts").exists()
+    # (named relative to the working directory: DuckDB runs in another)
+    assert "written" in compact("out", cwd=tmp_path).stdout
+    assert (out / "crawl_hosts").is_dir() and (out / "crawl_chains").is_dir()
+    # An ingest into the data set takes the crawl tables for its own.
+    ingest(crawls["202503"], out)
