@@ -246,29 +246,29 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
         GROUP BY url
     ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
--- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/,
--- crawl_hosts' in crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures,
--- the sum of their keys' hashes; a crawl_only row for a crawl without rows). A crawl whose fingerprint
--- holds is read from them, any other computed (SET VARIABLE robostats_stored_crawls = false: all).
-CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures,
-    (sum(hash(warc_filename, warc_record_offset)) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+-- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/, crawl_hosts'
+-- in crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures, the sum of their keys' hashes
+-- and the format's, a hash of robostats_follow and robostats_crawl_hosts that a test checks; a crawl_only row for a crawl
+-- without rows). robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_crawls(t,
+-- true) over a caller's robostats_f), computed for the others (robostats_stale(t)) from robostats_captures(their table),
+-- the crawls told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
+CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures, ((sum(hash(warc_filename,
+    warc_record_offset)) + hash('crawl tables de114917')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
 SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
     FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
-CREATE OR REPLACE TEMP MACRO robostats_fresh(t) AS TABLE SELECT s.* EXCLUDE (crawl_captures, crawl_keys, crawl_only)
-    FROM robostats_table(t) s SEMI JOIN crawl_fingerprints f ON s.crawl IS NOT DISTINCT FROM f.crawl
-        AND s.crawl_captures = f.crawl_captures AND s.crawl_keys = f.crawl_keys WHERE NOT s.crawl_only;
--- the crawls the stored table t does not hold as they are (every crawl where it is not stored);
--- robostats_captures(t) their captures (a semi join: none, none read), or every one ('captures')
-CREATE OR REPLACE TEMP MACRO robostats_stale(t) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
-    THEN 'SELECT f.crawl FROM crawl_fingerprints f ANTI JOIN (SELECT DISTINCT crawl, crawl_captures, crawl_keys FROM '
-        || 'robostats_table(''' || t || ''')) s ON f.crawl IS NOT DISTINCT FROM s.crawl AND f.crawl_captures = '
-        || 's.crawl_captures AND f.crawl_keys = s.crawl_keys' ELSE 'SELECT crawl FROM crawl_fingerprints' END);
+CREATE OR REPLACE TEMP MACRO robostats_crawls(t, held) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
+    THEN 'SELECT * FROM robostats_f f ' || CASE WHEN held THEN 'SEMI' ELSE 'ANTI' END || ' JOIN (SELECT DISTINCT crawl, '
+    || 'crawl_captures, crawl_keys FROM robostats_table(''' || t || ''')) s ON f.crawl IS NOT DISTINCT FROM s.crawl AND '
+    || 'f.crawl_captures = s.crawl_captures AND f.crawl_keys = s.crawl_keys' ELSE 'SELECT * FROM robostats_f WHERE NOT ' || held END);
+CREATE OR REPLACE TEMP MACRO robostats_stale(t) AS TABLE WITH robostats_f AS (FROM crawl_fingerprints) SELECT crawl FROM robostats_crawls(t, false);
 CREATE OR REPLACE TEMP MACRO robostats_captures(t) AS TABLE FROM query(CASE WHEN t = 'captures' THEN 'FROM captures'
-    ELSE 'SELECT c.* FROM captures c SEMI JOIN robostats_stale(''' || t || ''') s ON c.crawl IS NOT DISTINCT FROM s.crawl' END);
--- the stored table t's fresh rows and the rows computed (by the table macro computed) for the rest
-CREATE OR REPLACE TEMP MACRO robostats_stored_or(t, computed) AS TABLE FROM query(
-    CASE WHEN list_contains(getvariable('robostats_stored'), t) THEN 'FROM robostats_fresh(''' || t
-        || ''') UNION ALL BY NAME FROM ' || computed || '(''' || t || ''')' ELSE 'FROM ' || computed || '(''captures'')' END);
+    ELSE 'SELECT c.* FROM captures c SEMI JOIN ' || t || ' s ON c.crawl IS NOT DISTINCT FROM s.crawl' END);
+CREATE OR REPLACE TEMP MACRO robostats_stored_or(t, computed) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
+    THEN 'WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints), robostats_held AS MATERIALIZED (FROM robostats_crawls('''
+    || t || ''', true)), robostats_todo AS MATERIALIZED (FROM robostats_crawls(''' || t || ''', false)) SELECT s.* EXCLUDE '
+    || '(crawl_captures, crawl_keys, crawl_only) FROM robostats_table(''' || t || ''') s SEMI JOIN robostats_held h ON s.crawl IS '
+    || 'NOT DISTINCT FROM h.crawl AND s.crawl_captures = h.crawl_captures AND s.crawl_keys = h.crawl_keys WHERE NOT '
+    || 's.crawl_only UNION ALL BY NAME FROM ' || computed || '(''robostats_todo'')' ELSE 'FROM ' || computed || '(''captures'')' END);
 
 -- Derived (a table macro, follow_redirects(per_crawl), for robots_txt_chains and crawl_hosts): the
 -- redirect chain of every robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl

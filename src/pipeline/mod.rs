@@ -330,6 +330,9 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
             ended_ms: Some(manifest::unix_now_ms()),
         }))?;
     }
+    if !plan.redone.is_empty() {
+        dataset.remove_crawl_tables()?;
+    }
     let manifest = Mutex::new(manifest);
     let reports = execute(
         config,

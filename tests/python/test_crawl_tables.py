@@ -6,6 +6,7 @@ the same rows as with every crawl computed, before and after an ingest
 adds captures to a compacted crawl or a new crawl, and after the next
 compaction."""
 
+import hashlib
 import shutil
 import subprocess
 
@@ -147,3 +148,40 @@ def test_compact_without_duckdb_or_when_told_writes_no_crawl_tables(crawls, tmp_
     assert (out / "crawl_hosts").is_dir() and (out / "crawl_chains").is_dir()
     # An ingest into the data set takes the crawl tables for its own.
     ingest(crawls["202503"], out)
+
+
+def test_the_format_in_the_fingerprint_is_the_hash_of_the_macros():
+    """The fingerprint holds a hash of the macros that compute the crawl
+    tables: a change to them makes every stored row another format's, read
+    by no view and written again by the next compact. Changed them? Put
+    the hash this test prints into crawl_fingerprints."""
+    sql = (QUERIES / "views.sql").read_text()
+
+    def macro(name):
+        start = sql.index(f"CREATE OR REPLACE TEMP MACRO {name}(")
+        return sql[start:sql.index(";\n", start) + 1]
+
+    digest = hashlib.sha256((macro("robostats_follow") + macro("robostats_crawl_hosts")).encode()).hexdigest()[:8]
+    assert f"hash('crawl tables {digest}')" in sql, f"crawl_fingerprints' format is now {digest}"
+
+
+def test_a_redo_drops_the_crawl_tables_and_a_planted_staging_link_only_warns(crawls, tmp_path):
+    out = tmp_path / "out"
+    ingest(crawls["202501"], out)
+    assert "written" in compact(out).stdout
+    # (an input compact merged cannot be done again: one ingested since)
+    later = crawls["202503"][:1]
+    ingest(later, out)
+    assert (out / "crawl_hosts").is_dir()
+    ingest(later, out, "--redo", later[0])
+    assert not (out / "crawl_hosts").exists() and not (out / "crawl_chains").exists()
+    assert_same_both_ways(out)
+    # A link where compact stages a crawl table: the rows are compacted,
+    # the crawl tables not written, nothing written through the link.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / ".compact-crawl_hosts").symlink_to(elsewhere)
+    proc = compact(out)
+    assert "crawl tables not written" in proc.stderr, proc.stderr
+    assert list(elsewhere.iterdir()) == [] and not (out / "crawl_hosts").exists()
+    assert_same_both_ways(out)

@@ -25,30 +25,47 @@ use robostats_report::engine::{Engine, Export, ExportFormat, Out, Settings};
 use super::COMPACTED_PREFIX;
 use crate::output::dataset::{At, CRAWL_TABLES, Dataset, Op, OutputError, sync_dir};
 
-/// The query that writes each crawl table ([`CRAWL_TABLES`], in order):
-/// the views' macro over every capture, each row with its crawl's
-/// fingerprint, and a `crawl_only` row for each crawl without rows (so that
-/// it is known as it was too), sorted by crawl and host so that DuckDB can
-/// skip row groups.
-const QUERIES: [&str; 2] = [
-    "WITH r AS MATERIALIZED (FROM robostats_crawl_hosts('captures')) \
-     SELECT r.*, f.crawl_captures, f.crawl_keys, false AS crawl_only FROM r \
-     JOIN crawl_fingerprints f ON r.crawl IS NOT DISTINCT FROM f.crawl \
-     UNION ALL BY NAME SELECT f.*, true AS crawl_only FROM crawl_fingerprints f \
-     ANTI JOIN r ON r.crawl IS NOT DISTINCT FROM f.crawl \
-     ORDER BY crawl, url_host_name",
-    "WITH r AS MATERIALIZED (FROM robostats_follow(true, 'captures')) \
-     SELECT r.*, f.crawl_captures, f.crawl_keys, false AS crawl_only FROM r \
-     JOIN crawl_fingerprints f ON r.crawl IS NOT DISTINCT FROM f.crawl \
-     UNION ALL BY NAME SELECT f.*, true AS crawl_only FROM crawl_fingerprints f \
-     ANTI JOIN r ON r.crawl IS NOT DISTINCT FROM f.crawl \
-     ORDER BY crawl, url_host_name, start_url",
+/// How each crawl table ([`CRAWL_TABLES`], in order) is computed: the
+/// views' table macro, and the order its rows are written in (by crawl
+/// and host, so that DuckDB can skip row groups).
+const COMPUTED: [(&str, &str); 2] = [
+    ("robostats_crawl_hosts", "crawl, url_host_name"),
+    ("robostats_chains", "crawl, url_host_name, start_url"),
 ];
 
+/// The query that writes the crawl table `name`: its rows whose crawl's
+/// fingerprint holds, kept as they are (where it is `stored`), and every
+/// other crawl computed by `computed`, each row with its crawl's
+/// fingerprint, and a `crawl_only` row for a crawl computed without rows
+/// (so that it is known as it was too).
+fn table_sql(name: &str, stored: bool, (computed, order): (&str, &str)) -> String {
+    let kept = if stored {
+        format!(
+            "UNION ALL BY NAME SELECT s.* FROM robostats_table('{name}') s \
+             SEMI JOIN robostats_held h ON s.crawl IS NOT DISTINCT FROM h.crawl \
+             AND s.crawl_captures = h.crawl_captures AND s.crawl_keys = h.crawl_keys"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints), \
+         robostats_held AS MATERIALIZED (FROM robostats_crawls('{name}', true)), \
+         robostats_todo AS MATERIALIZED (FROM robostats_crawls('{name}', false)), \
+         r AS MATERIALIZED (FROM {computed}('robostats_todo')) \
+         SELECT r.*, f.crawl_captures, f.crawl_keys, false AS crawl_only FROM r \
+         JOIN robostats_f f ON r.crawl IS NOT DISTINCT FROM f.crawl \
+         UNION ALL BY NAME SELECT t.*, true AS crawl_only FROM robostats_todo t \
+         ANTI JOIN r ON r.crawl IS NOT DISTINCT FROM t.crawl {kept} ORDER BY {order}"
+    )
+}
+
 /// The crawls some crawl table does not hold as they are now (every
-/// crawl where one is missing).
-const STALE_SQL: &str = "SELECT count(*) AS stale FROM (SELECT crawl FROM \
-     robostats_stale('crawl_hosts') UNION SELECT crawl FROM robostats_stale('crawl_chains'))";
+/// crawl where one is missing), and which tables are there.
+const STALE_SQL: &str = "SELECT (SELECT count(*) FROM (SELECT crawl FROM \
+     robostats_stale('crawl_hosts') UNION SELECT crawl FROM robostats_stale('crawl_chains'))) AS stale, \
+     coalesce(list_contains(getvariable('robostats_stored'), 'crawl_hosts'), false) AS crawl_hosts, \
+     coalesce(list_contains(getvariable('robostats_stored'), 'crawl_chains'), false) AS crawl_chains";
 
 /// What became of the crawl tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,7 +83,8 @@ pub enum CrawlTables {
     /// Not written (why, in words: no DuckDB, or not wanted); the views
     /// compute the crawls the tables do not hold.
     Skipped(String),
-    /// DuckDB failed writing them (its message): the same, and a warning.
+    /// They could not be written (why: DuckDB's message, or a file's):
+    /// the same, and a warning.
     Failed(String),
 }
 
@@ -75,65 +93,70 @@ pub enum CrawlTables {
 pub type Maker = Result<Engine, String>;
 
 /// Writes the crawl tables of the data set, unless they hold every crawl
-/// as it is; their files are named after the compaction `id`.
-pub(super) fn write(
-    dataset: &Dataset,
-    maker: &Maker,
-    id: &str,
-) -> Result<CrawlTables, OutputError> {
+/// as it is; their files are named after the compaction `id`. Nothing
+/// here fails the compaction: the rows are compacted already, and without
+/// the tables the views compute every crawl.
+pub(super) fn write(dataset: &Dataset, maker: &Maker, id: &str) -> CrawlTables {
     let engine = match maker {
         Ok(engine) => engine,
-        Err(why) => return Ok(CrawlTables::Skipped(why.clone())),
+        Err(why) => return CrawlTables::Skipped(why.clone()),
     };
+    written(dataset, engine, id).unwrap_or_else(CrawlTables::Failed)
+}
+
+fn written(dataset: &Dataset, engine: &Engine, id: &str) -> Result<CrawlTables, String> {
     // DuckDB runs in a directory of its own: every path absolute.
-    let dir = std::path::absolute(dataset.dir()).at(Op::ListDir, dataset.dir())?;
+    let dir = std::path::absolute(dataset.dir()).map_err(|e| e.to_string())?;
     let out = [Out::Dir(dir.clone())];
-    let stale = match engine.run_one(
-        &out,
-        "crawl_tables_stale",
-        STALE_SQL,
-        None,
-        &Settings::default(),
-    ) {
-        Ok(table) => table,
-        Err(e) => return Ok(CrawlTables::Failed(e.to_string())),
-    };
-    let row = stale.rows.first().cloned().unwrap_or_default();
-    if stale.num(&row, "stale") == 0.0 {
+    let state = engine
+        .run_one(
+            &out,
+            "crawl_tables_stale",
+            STALE_SQL,
+            None,
+            &Settings::default(),
+        )
+        .map_err(|e| e.to_string())?;
+    let row = state.rows.first().cloned().unwrap_or_default();
+    if state.num(&row, "stale") == 0.0 {
         return Ok(CrawlTables::UpToDate);
     }
     let mut staged = Vec::new();
-    for name in CRAWL_TABLES {
+    let mut sql = Vec::new();
+    for (name, computed) in CRAWL_TABLES.into_iter().zip(COMPUTED) {
         let staging = dataset.staging_of(name);
-        fs::create_dir(&staging).at(Op::CreateDir, &staging)?;
+        fs::create_dir(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
         staged.push(Export {
             path: dir
                 .join(staging.file_name().unwrap_or_default())
                 .join(format!("{COMPACTED_PREFIX}{id}-00000.parquet")),
             format: ExportFormat::Parquet,
         });
+        let stored = row[state.col(name)].as_bool().unwrap_or(false);
+        sql.push(table_sql(name, stored, computed));
     }
     let queries: Vec<(&'static str, &str, &Export)> = CRAWL_TABLES
         .iter()
-        .zip(QUERIES)
+        .zip(&sql)
         .zip(&staged)
-        .map(|((&name, sql), export)| (name, sql, export))
+        .map(|((&name, sql), export)| (name, sql.as_str(), export))
         .collect();
-    let written = match engine.run_exports(&out, &queries) {
-        Ok(rows) => rows,
-        // The staging directories go with the next compaction's tidying.
-        Err(e) => return Ok(CrawlTables::Failed(e.to_string())),
-    };
+    // (The staging directories of a failure go with the next compaction's
+    // tidying.)
+    let rows = engine
+        .run_exports(&out, &queries)
+        .map_err(|e| e.to_string())?;
     for export in &staged {
-        let file = fs::File::open(&export.path).at(Op::ReadPart, &export.path)?;
-        file.sync_all().at(Op::ReadPart, &export.path)?;
+        fs::File::open(&export.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| format!("{}: {e}", export.path.display()))?;
     }
     for name in CRAWL_TABLES {
-        swap_in(dataset, name)?;
+        swap_in(dataset, name).map_err(|e| e.to_string())?;
     }
     Ok(CrawlTables::Written {
-        hosts: written[0],
-        chains: written[1],
+        hosts: rows[0],
+        chains: rows[1],
     })
 }
 

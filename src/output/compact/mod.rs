@@ -193,7 +193,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         }
     }
     if merges.is_empty() {
-        done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id)?);
+        done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id));
         return Ok(done);
     }
     let chosen = chosen_writers(&merges, &store)?;
@@ -212,7 +212,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         let _ = remove_staging(&dataset, &mut Vec::new());
     }
     written?;
-    done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id)?);
+    done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id));
     Ok(done)
 }
 

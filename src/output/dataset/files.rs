@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::s3::S3Files;
-use super::{At, Dataset, Op, OutputError, lock, manifest};
+use super::{At, CRAWL_TABLES, Dataset, Op, OutputError, lock, manifest};
 use crate::classify::Table;
 use crate::output::bucket::{Bucket, S3Location};
 use crate::output::scratch::Scratch;
@@ -183,6 +183,26 @@ impl Dataset {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             other => other.at(Op::RemoveLeftover, &path),
         }
+    }
+
+    /// Deletes the crawl tables (`compact::crawls`): before an ingest
+    /// replaces done inputs' rows (`--redo`), which may change captures
+    /// without changing their keys, so that no view reads them until the
+    /// next `compact` writes them again. A link is never followed.
+    pub fn remove_crawl_tables(&self) -> Result<(), OutputError> {
+        for dir in CRAWL_TABLES {
+            if let Some(s3) = &self.s3 {
+                for name in s3.names_in(dir) {
+                    s3.remove(&format!("{dir}/{name}"))?;
+                }
+                continue;
+            }
+            let path = self.dir.join(dir);
+            if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+                fs::remove_dir_all(&path).at(Op::RemoveDir, &path)?;
+            }
+        }
+        Ok(())
     }
 
     /// The names of the regular files (objects) of a table.
