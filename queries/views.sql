@@ -248,12 +248,12 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
 
 -- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/, crawl_hosts'
 -- in crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures, the sum of their keys' hashes
--- and the format's, a hash of robostats_follow and robostats_crawl_hosts that a test checks; a crawl_only row for a crawl
+-- and the format's, a hash of the macros and code that write and read them, kept by a test; a crawl_only row for a crawl
 -- without rows). robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_crawls(t,
 -- true) over a caller's robostats_f), computed for the others (robostats_stale(t)) from robostats_captures(their table),
 -- the crawls told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
 CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures, ((sum(hash(warc_filename,
-    warc_record_offset)) + hash('crawl tables de114917')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+    warc_record_offset)) + hash('crawl tables a0d41e18')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
 SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
     FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
 CREATE OR REPLACE TEMP MACRO robostats_crawls(t, held) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)

@@ -331,7 +331,7 @@ pub fn run(config: &Config, progress: &dyn Progress) -> Result<Summary, RunError
         }))?;
     }
     if !plan.redone.is_empty() {
-        dataset.remove_crawl_tables()?;
+        dataset.empty_crawl_tables()?;
     }
     let manifest = Mutex::new(manifest);
     let reports = execute(

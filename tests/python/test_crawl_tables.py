@@ -150,22 +150,26 @@ def test_compact_without_duckdb_or_when_told_writes_no_crawl_tables(crawls, tmp_
     ingest(crawls["202503"], out)
 
 
-def test_the_format_in_the_fingerprint_is_the_hash_of_the_macros():
-    """The fingerprint holds a hash of the macros that compute the crawl
-    tables: a change to them makes every stored row another format's, read
-    by no view and written again by the next compact. Changed them? Put
-    the hash this test prints into crawl_fingerprints."""
+def test_the_format_in_the_fingerprint_is_the_hash_of_what_writes_and_reads_them():
+    """The fingerprint holds a hash of the macros that compute and read the
+    crawl tables and of the code that writes them (crawls.rs): a change to
+    any makes every stored row another format's, read by no view and
+    written again by the next compact. Changed them? Put the hash this test
+    prints into crawl_fingerprints."""
     sql = (QUERIES / "views.sql").read_text()
 
     def macro(name):
         start = sql.index(f"CREATE OR REPLACE TEMP MACRO {name}(")
         return sql[start:sql.index(";\n", start) + 1]
 
-    digest = hashlib.sha256((macro("robostats_follow") + macro("robostats_crawl_hosts")).encode()).hexdigest()[:8]
+    names = ["robostats_crawls", "robostats_stale", "robostats_captures", "robostats_stored_or", "robostats_follow",
+             "robostats_chains", "robostats_crawl_hosts"]
+    text = "".join(map(macro, names)) + (ROOT / "src" / "output" / "compact" / "crawls.rs").read_text()
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
     assert f"hash('crawl tables {digest}')" in sql, f"crawl_fingerprints' format is now {digest}"
 
 
-def test_a_redo_drops_the_crawl_tables_and_a_planted_staging_link_only_warns(crawls, tmp_path):
+def test_a_redo_empties_the_crawl_tables_and_a_planted_staging_link_only_warns(crawls, tmp_path):
     out = tmp_path / "out"
     ingest(crawls["202501"], out)
     assert "written" in compact(out).stdout
@@ -173,8 +177,15 @@ def test_a_redo_drops_the_crawl_tables_and_a_planted_staging_link_only_warns(cra
     later = crawls["202503"][:1]
     ingest(later, out)
     assert (out / "crawl_hosts").is_dir()
+    session = connect(out)
     ingest(later, out, "--redo", later[0])
-    assert not (out / "crawl_hosts").exists() and not (out / "crawl_chains").exists()
+    # Each table: one file of its columns and no row; a session that read
+    # the views before still reads them, every crawl computed.
+    for table in ("crawl_hosts", "crawl_chains"):
+        [emptied] = (out / table).iterdir()
+        assert emptied.name.startswith("emptied-")
+        assert duckdb.sql(f"SELECT count(*) FROM '{emptied}'").fetchall() == [(0,)]
+    assert rows(session, "FROM crawl_hosts") == rows(connect(out, stored=False), "FROM crawl_hosts")
     assert_same_both_ways(out)
     # A link where compact stages a crawl table: the rows are compacted,
     # the crawl tables not written, nothing written through the link.
@@ -183,5 +194,6 @@ def test_a_redo_drops_the_crawl_tables_and_a_planted_staging_link_only_warns(cra
     (out / ".compact-crawl_hosts").symlink_to(elsewhere)
     proc = compact(out)
     assert "crawl tables not written" in proc.stderr, proc.stderr
-    assert list(elsewhere.iterdir()) == [] and not (out / "crawl_hosts").exists()
+    assert list(elsewhere.iterdir()) == []
+    assert [p.name[:8] for p in (out / "crawl_hosts").iterdir()] == ["emptied-"]
     assert_same_both_ways(out)

@@ -248,3 +248,22 @@ def test_compact_does_not_wait_out_its_grace_and_the_next_run_deletes(store, loc
     run(store, "graced", "--shard", "0/2")
     assert not retired & set(store.keys("graced/"))
     assert_equals_local(store, "graced", local, tmp_path)
+
+
+def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store):
+    """`ingest --redo` on S3 puts a zero-row file in place of each crawl
+    table's (the inputs it does again may change rows under their keys);
+    the next compaction writes them again and retires that file."""
+    run(store, "redo", "--shard", "0/3")
+    compact(store, "redo")
+    # (an input compact merged cannot be done again: one ingested since)
+    run(store, "redo", "--shard", "1/3")
+    manifest = store.client.get_object(Bucket=BUCKET, Key="redo/_manifest/shard-00001-of-00003.jsonl")
+    lines = [json.loads(line) for line in manifest["Body"].read().decode().splitlines()]
+    [input_name] = [line["input"] for line in lines if line.get("type") == "input"]
+    run(store, "redo", "--shard", "1/3", "--redo", input_name)
+    crawl_keys = lambda: [k.split("/", 2)[1:] for k in store.keys("redo/") if "/crawl_" in k]
+    assert sorted(table for table, _ in crawl_keys()) == ["crawl_chains", "crawl_hosts"]
+    assert all(name.startswith("emptied-") for _, name in crawl_keys()), crawl_keys()
+    assert "crawl tables: written" in compact(store, "redo").stdout
+    assert all(name.startswith("compacted-") for _, name in crawl_keys()), crawl_keys()

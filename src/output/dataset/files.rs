@@ -185,21 +185,47 @@ impl Dataset {
         }
     }
 
-    /// Deletes the crawl tables (`compact::crawls`): before an ingest
+    /// Empties the crawl tables (`compact::crawls`) before an ingest
     /// replaces done inputs' rows (`--redo`), which may change captures
-    /// without changing their keys, so that no view reads them until the
-    /// next `compact` writes them again. A link is never followed.
-    pub fn remove_crawl_tables(&self) -> Result<(), OutputError> {
+    /// without changing their keys: each table's files give way to one
+    /// file of the same columns and no row, so that the views compute
+    /// every crawl until the next `compact`, and a session that read the
+    /// views before still finds the table (a zero-row file is there before
+    /// the old files go: never more rows than before). Links and other
+    /// entries are neither read nor deleted.
+    pub fn empty_crawl_tables(&self) -> Result<(), OutputError> {
         for dir in CRAWL_TABLES {
-            if let Some(s3) = &self.s3 {
-                for name in s3.names_in(dir) {
-                    s3.remove(&format!("{dir}/{name}"))?;
-                }
+            let names: Vec<String> = match &self.s3 {
+                Some(s3) => s3.names_in(dir),
+                None => regular_files(&self.dir.join(dir))?,
+            };
+            let names: Vec<String> = names
+                .into_iter()
+                .filter(|n| super::is_finished_part(n))
+                .collect();
+            let Some(first) = names.first() else {
                 continue;
+            };
+            let key = format!("{dir}/{first}");
+            let bytes = match &self.s3 {
+                Some(s3) => s3.read(&key)?,
+                None => std::fs::read(self.dir.join(&key)).at(Op::ReadPart, self.dir.join(&key))?,
+            };
+            let empty = zero_rows_like(bytes, &self.dir.join(&key))?;
+            let token = super::short_hash(
+                format!("{:?}-{}", std::time::SystemTime::now(), std::process::id()).as_bytes(),
+            );
+            let name = format!("emptied-{token}.parquet");
+            let temp = self.dir.join(dir).join(format!(".{name}.tmp"));
+            fs::create_dir_all(self.dir.join(dir)).at(Op::CreateDir, self.dir.join(dir))?;
+            fs::write(&temp, &empty).at(Op::WritePart, &temp)?;
+            let path = self.dir.join(dir).join(&name);
+            fs::rename(&temp, &path).at(Op::PublishPart, &path)?;
+            if let Some(s3) = &self.s3 {
+                s3.upload(&format!("{dir}/{name}"), &path)?;
             }
-            let path = self.dir.join(dir);
-            if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-                fs::remove_dir_all(&path).at(Op::RemoveDir, &path)?;
+            for old in &names {
+                self.remove_part(&Path::new(dir).join(old))?;
             }
         }
         Ok(())
@@ -223,4 +249,37 @@ impl Dataset {
         }
         Ok(names)
     }
+}
+
+/// The names of the regular files directly in `dir` (none if it is not a
+/// directory).
+fn regular_files(dir: &Path) -> Result<Vec<String>, OutputError> {
+    let mut names = Vec::new();
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Ok(names);
+    }
+    for entry in fs::read_dir(dir).at(Op::ListDir, dir)? {
+        let entry = entry.at(Op::ListDir, dir)?;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// A Parquet file of the columns of the Parquet file `bytes` (`path`
+/// names it in an error) and no row.
+fn zero_rows_like(bytes: Vec<u8>, path: &Path) -> Result<Vec<u8>, OutputError> {
+    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let unreadable = |e: parquet::errors::ParquetError| {
+        OutputError::io(Op::ReadPart, path, std::io::Error::other(e))
+    };
+    let schema = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+        .map_err(unreadable)?
+        .schema()
+        .clone();
+    let writer = ArrowWriter::try_new(Vec::new(), schema, None).map_err(unreadable)?;
+    writer.into_inner().map_err(unreadable)
 }

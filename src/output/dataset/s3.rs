@@ -312,6 +312,11 @@ impl S3Files {
         );
     }
 
+    /// The bytes of `key`.
+    pub fn read(&self, key: &str) -> Result<Vec<u8>, OutputError> {
+        fetch(&self.bucket, key)
+    }
+
     /// Whether `key` is in the data set.
     pub fn exists(&self, key: &str) -> bool {
         self.listing.lock().expect("listing").contains_key(key)
