@@ -246,47 +246,47 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
         GROUP BY url
     ) l ON c.warc_filename = l.k.warc_filename AND c.warc_record_offset = l.k.warc_record_offset;
 
--- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/, crawl_hosts'
--- in crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures, the sum of their keys' hashes
--- and the format's, a hash of the macros and code that write and read them, kept by a test; a crawl_only row for a crawl
--- without rows). robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_crawls(t,
--- true) over a caller's robostats_f), computed for the others (robostats_stale(t)) from robostats_captures(their table),
--- the crawls told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
+-- Stored per crawl by robostats compact (docs/crawls.md): follow_redirects(true)'s rows in crawl_chains/, crawl_hosts' in
+-- crawl_hosts/, each with its crawl's fingerprint then (crawl_fingerprints: its captures, the sum of their keys' hashes and the
+-- format's, a hash of the macros and code that write and read them, kept by a test; a crawl_only row for a crawl without rows).
+-- robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_holds(t)), the others computed
+-- (robostats_stale(t)), told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
 CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures, ((sum(hash(warc_filename,
-    warc_record_offset)) + hash('crawl tables a0d41e18')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+    warc_record_offset)) + hash('crawl tables 7d021199')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
 SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
     FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
-CREATE OR REPLACE TEMP MACRO robostats_crawls(t, held) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
-    THEN 'SELECT * FROM robostats_f f ' || CASE WHEN held THEN 'SEMI' ELSE 'ANTI' END || ' JOIN (SELECT DISTINCT crawl, '
-    || 'crawl_captures, crawl_keys FROM robostats_table(''' || t || ''')) s ON f.crawl IS NOT DISTINCT FROM s.crawl AND '
-    || 'f.crawl_captures = s.crawl_captures AND f.crawl_keys = s.crawl_keys' ELSE 'SELECT * FROM robostats_f WHERE NOT ' || held END);
-CREATE OR REPLACE TEMP MACRO robostats_stale(t) AS TABLE WITH robostats_f AS (FROM crawl_fingerprints) SELECT crawl FROM robostats_crawls(t, false);
-CREATE OR REPLACE TEMP MACRO robostats_captures(t) AS TABLE FROM query(CASE WHEN t = 'captures' THEN 'FROM captures'
-    ELSE 'SELECT c.* FROM captures c SEMI JOIN ' || t || ' s ON c.crawl IS NOT DISTINCT FROM s.crawl' END);
+CREATE OR REPLACE TEMP MACRO robostats_holds(t) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
+    THEN 'SELECT * FROM robostats_f f SEMI JOIN (SELECT DISTINCT crawl, crawl_captures, crawl_keys FROM robostats_table('''
+    || t || ''')) s ON f.crawl IS NOT DISTINCT FROM s.crawl AND f.crawl_captures = s.crawl_captures AND f.crawl_keys = s.crawl_keys'
+    ELSE 'SELECT * FROM robostats_f WHERE false' END);
+CREATE OR REPLACE TEMP MACRO robostats_stale(t) AS TABLE WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints) SELECT crawl
+    FROM robostats_f f ANTI JOIN robostats_holds(t) h ON f.crawl IS NOT DISTINCT FROM h.crawl;
+CREATE OR REPLACE TEMP MACRO robostats_captures(t) AS TABLE FROM query(CASE WHEN t = 'captures' THEN 'FROM captures' ELSE
+    'SELECT c.* FROM captures c SEMI JOIN ' || t || ' s ON c.crawl IS NOT DISTINCT FROM s.crawl' END);
 CREATE OR REPLACE TEMP MACRO robostats_stored_or(t, computed) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
-    THEN 'WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints), robostats_held AS MATERIALIZED (FROM robostats_crawls('''
-    || t || ''', true)), robostats_todo AS MATERIALIZED (FROM robostats_crawls(''' || t || ''', false)) SELECT s.* EXCLUDE '
+    THEN 'WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints), robostats_held AS MATERIALIZED (FROM robostats_holds('''
+    || t || ''')), robostats_todo AS MATERIALIZED (SELECT f.* FROM robostats_f f ANTI JOIN robostats_held h ON f.crawl IS NOT '
+    || 'DISTINCT FROM h.crawl) SELECT s.* EXCLUDE '
     || '(crawl_captures, crawl_keys, crawl_only) FROM robostats_table(''' || t || ''') s SEMI JOIN robostats_held h ON s.crawl IS '
     || 'NOT DISTINCT FROM h.crawl AND s.crawl_captures = h.crawl_captures AND s.crawl_keys = h.crawl_keys WHERE NOT '
     || 's.crawl_only UNION ALL BY NAME FROM ' || computed || '(''robostats_todo'')' ELSE 'FROM ' || computed || '(''captures'')' END);
 
 -- Derived (a table macro, follow_redirects(per_crawl), for robots_txt_chains and crawl_hosts): the
--- redirect chain of every robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl
--- in each crawl (captures with no crawl form a crawl of their own), followed across captures up to 5
--- hops (RFC 9309; Common Crawl follows 5 since CC-MAIN-2023-50). The latest capture of a URL (the
--- largest key {has fetch_time, fetch_time, file, offset}, as in latest_captures) starts; a 3xx
--- capture's fetch_redirect is looked up as the URL of another capture, always the latest capture of
--- that URL (in the same crawl, per_crawl); hops are separate records, often in other files: ingest a
--- crawl's files together. One row per robots.txt URL (per crawl): crawl (NULL unless per_crawl),
--- url_host_name, captures (the URL's), start_url, start (the start's key), hops (redirects
--- followed), resolution, chain (start to final), final_url, final_status, final_google_class,
--- final_cc_class, the final capture's key (warc_filename, warc_record_offset). resolution: direct
--- (the start is not a redirect), resolved (a chain ending on a non-3xx capture), target_not_captured
--- (the last redirect's target has no capture), missing_location (the last 3xx has no usable
--- Location), loop (the last target is already in the chain), too_many_hops (still a redirect after 5
--- hops: Google and Common Crawl then allow everything, as after a loop). Read per crawl where stored
--- (crawl_chains); robostats_follow(per_crawl, t) computes it: the latest captures once (a struct max
--- per URL), then 5 joins.
+-- redirect chain of every robots.txt URL (url_path = '/robots.txt'), over all crawls, or per_crawl in each
+-- crawl (captures with no crawl form a crawl of their own), followed across captures up to 5 hops (RFC
+-- 9309; Common Crawl follows 5 since CC-MAIN-2023-50). The latest capture of a URL (the largest key {has
+-- fetch_time, fetch_time, file, offset}, as in latest_captures) starts; a 3xx capture's fetch_redirect is
+-- looked up as the URL of another capture, always the latest capture of that URL (in the same crawl,
+-- per_crawl); hops are separate records, often in other files: ingest a crawl's files together. One row
+-- per robots.txt URL (per crawl): crawl (NULL unless per_crawl), url_host_name, captures (the URL's),
+-- start_url, start (the start's key), hops (redirects followed), resolution, chain (start to final),
+-- final_url, final_status, final_google_class, final_cc_class, the final capture's key (warc_filename,
+-- warc_record_offset). resolution: direct (the start is not a redirect), resolved (a chain ending on a
+-- non-3xx capture), target_not_captured (the last redirect's target has no capture), missing_location (the
+-- last 3xx has no usable Location), loop (the last target is already in the chain), too_many_hops (still a
+-- redirect after 5 hops: Google and Common Crawl then allow everything, as after a loop). Read per crawl
+-- where stored (crawl_chains); robostats_follow(per_crawl, t) computes it: the latest captures once (a
+-- struct max per URL), then 5 joins.
 CREATE OR REPLACE TEMP MACRO follow_redirects(per_crawl) AS TABLE FROM query(CASE WHEN per_crawl
     THEN 'FROM robostats_stored_or(''crawl_chains'', ''robostats_chains'')' ELSE 'FROM robostats_follow(false, ''captures'')' END);
 CREATE OR REPLACE TEMP MACRO robostats_follow(per_crawl, t) AS TABLE

@@ -50,8 +50,9 @@ fn table_sql(name: &str, stored: bool, (computed, order): (&str, &str)) -> Strin
     };
     format!(
         "WITH robostats_f AS MATERIALIZED (FROM crawl_fingerprints), \
-         robostats_held AS MATERIALIZED (FROM robostats_crawls('{name}', true)), \
-         robostats_todo AS MATERIALIZED (FROM robostats_crawls('{name}', false)), \
+         robostats_held AS MATERIALIZED (FROM robostats_holds('{name}')), \
+         robostats_todo AS MATERIALIZED (SELECT f.* FROM robostats_f f \
+         ANTI JOIN robostats_held h ON f.crawl IS NOT DISTINCT FROM h.crawl), \
          r AS MATERIALIZED (FROM {computed}('robostats_todo')) \
          SELECT r.*, f.crawl_captures, f.crawl_keys, false AS crawl_only FROM r \
          JOIN robostats_f f ON r.crawl IS NOT DISTINCT FROM f.crawl \

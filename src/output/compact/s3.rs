@@ -29,13 +29,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{COMPACTED_PREFIX, Compaction, Options};
-use crate::classify::Table;
 use crate::output::bucket::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
 use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::s3::{
     Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
 };
-use crate::output::dataset::{At, CRAWL_TABLES, Dataset, Op, OutputError, is_finished_part};
+use crate::output::dataset::{
+    At, CRAWL_TABLES, Dataset, Op, OutputError, is_finished_part, table_dirs,
+};
 use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
 
@@ -225,8 +226,7 @@ fn publish(
     mirror: &Path,
 ) -> Result<Vec<String>, OutputError> {
     let mut ids = BTreeSet::new();
-    let dirs = Table::ALL.iter().map(|t| t.name()).chain(CRAWL_TABLES);
-    for dir_name in dirs {
+    for dir_name in table_dirs() {
         let dir = mirror.join(dir_name);
         if CRAWL_TABLES.contains(&dir_name) && !dir.exists() {
             continue;

@@ -99,9 +99,7 @@ pub(super) fn other_files(dir: &Path) -> Result<Vec<String>, OutputError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(OutputError::io(Op::ListDir, dir, e)),
     };
-    let ours = |name: &str| {
-        Table::ALL.iter().any(|t| t.name() == name) || super::CRAWL_TABLES.contains(&name)
-    };
+    let ours = |name: &str| super::table_dirs().any(|d| d == name);
     let mut others: Vec<String> = Vec::new();
     for entry in entries {
         let entry = entry.at(Op::ListDir, dir)?;

@@ -195,11 +195,8 @@ impl Dataset {
     /// entries are neither read nor deleted.
     pub fn empty_crawl_tables(&self) -> Result<(), OutputError> {
         for dir in CRAWL_TABLES {
-            let names: Vec<String> = match &self.s3 {
-                Some(s3) => s3.names_in(dir),
-                None => regular_files(&self.dir.join(dir))?,
-            };
-            let names: Vec<String> = names
+            let names: Vec<String> = self
+                .files_in(dir)?
                 .into_iter()
                 .filter(|n| super::is_finished_part(n))
                 .collect();
@@ -233,11 +230,21 @@ impl Dataset {
 
     /// The names of the regular files (objects) of a table.
     pub fn part_names(&self, table: Table) -> Result<Vec<String>, OutputError> {
+        self.files_in(table.name())
+    }
+
+    /// The names of the regular files (objects) directly in the data set's
+    /// directory `dir`, sorted (none where it is not a directory: a link
+    /// is not followed).
+    fn files_in(&self, dir: &str) -> Result<Vec<String>, OutputError> {
         if let Some(s3) = &self.s3 {
-            return Ok(s3.names_in(table.name()));
+            return Ok(s3.names_in(dir));
         }
-        let dir = self.table_dir(table);
+        let dir = self.dir.join(dir);
         let mut names = Vec::new();
+        if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            return Ok(names);
+        }
         let Ok(entries) = fs::read_dir(&dir) else {
             return Ok(names);
         };
@@ -247,25 +254,9 @@ impl Dataset {
                 names.push(entry.file_name().to_string_lossy().into_owned());
             }
         }
+        names.sort();
         Ok(names)
     }
-}
-
-/// The names of the regular files directly in `dir` (none if it is not a
-/// directory).
-fn regular_files(dir: &Path) -> Result<Vec<String>, OutputError> {
-    let mut names = Vec::new();
-    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        return Ok(names);
-    }
-    for entry in fs::read_dir(dir).at(Op::ListDir, dir)? {
-        let entry = entry.at(Op::ListDir, dir)?;
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            names.push(entry.file_name().to_string_lossy().into_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
 }
 
 /// A Parquet file of the columns of the Parquet file `bytes` (`path`

@@ -47,7 +47,7 @@ use names::is_lower_hex;
 pub use names::{
     CRAWL_TABLES, EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard, is_body_part_of,
     is_finished_part, is_part_of, is_schema_only, is_temp_of, part_name, part_stem, short_hash,
-    temp_of, temp_path,
+    table_dirs, temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
 
@@ -193,8 +193,7 @@ impl Dataset {
     /// inside the output directory.
     fn refuse_links(&self) -> Result<(), OutputError> {
         let mut dirs = vec![manifest::dir(&self.dir)];
-        dirs.extend(Table::ALL.iter().map(|&t| self.table_dir(t)));
-        dirs.extend(CRAWL_TABLES.iter().map(|name| self.dir.join(name)));
+        dirs.extend(table_dirs().map(|name| self.dir.join(name)));
         for dir in &dirs {
             if let Ok(meta) = fs::symlink_metadata(dir)
                 && !meta.is_dir()
@@ -241,8 +240,7 @@ impl Dataset {
     /// replaced is put back. Its merges never happened (the files they
     /// name are not there). Never deletes anything.
     pub fn recover_swap(&self) -> Result<(), OutputError> {
-        let names = Table::ALL.iter().map(|t| t.name()).chain(CRAWL_TABLES);
-        for name in names {
+        for name in table_dirs() {
             let dir = self.dir.join(name);
             let aside = aside_dir(&self.staging_of(name));
             let aside_is_dir = fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir());

@@ -29,6 +29,14 @@ pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 /// ingest.
 pub const CRAWL_TABLES: [&str; 2] = ["crawl_hosts", "crawl_chains"];
 
+/// The directories of every table: ingest's, then the crawl tables'.
+pub fn table_dirs() -> impl Iterator<Item = &'static str> {
+    crate::classify::Table::ALL
+        .iter()
+        .map(|t| t.name())
+        .chain(CRAWL_TABLES)
+}
+
 /// Whether `name` is a table's schema-only file, by either name.
 pub fn is_schema_only(name: &str) -> bool {
     name == EMPTY_PART || name == LEGACY_EMPTY_PART

@@ -31,7 +31,6 @@ pub use super::generation::{
 };
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
-use crate::classify::Table;
 use crate::output::bucket::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location, lease};
 use crate::s3::S3Options;
 
@@ -419,8 +418,7 @@ fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone) -> Vec<String>
 /// directory.
 fn in_table(key: &str) -> Option<&str> {
     let (dir, file) = key.split_once('/')?;
-    let known = Table::ALL.iter().any(|t| t.name() == dir) || super::CRAWL_TABLES.contains(&dir);
-    (known && !file.contains('/')).then_some(file)
+    (super::table_dirs().any(|d| d == dir) && !file.contains('/')).then_some(file)
 }
 
 /// Whether `key` is a table's finished part file (not the manifest's).
