@@ -388,6 +388,26 @@ fn links_planted_in_the_output_directory_are_refused() {
     fs::remove_file(&agents).unwrap();
     fs::rename(work.join("agents-moved"), &agents).unwrap();
 
+    // A crawl table's directory (which compact writes and a --redo
+    // empties) a link: ingest and compact refuse, nothing written there.
+    let crawl_hosts = work.join("out/crawl_hosts");
+    std::os::unix::fs::symlink(&elsewhere, &crawl_hosts).unwrap();
+    let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("out/crawl_hosts is a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    let o = Command::new(crate::robostats())
+        .arg("compact")
+        .arg(work.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(listing(&elsewhere), before);
+    fs::remove_file(&crawl_hosts).unwrap();
+
     // The manifest a link to another file.
     let manifest = work.join("out/_manifest/run.jsonl");
     fs::rename(&manifest, work.join("run.jsonl")).unwrap();
