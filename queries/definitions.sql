@@ -27,8 +27,8 @@
 --   hosts_2xx_404       of those and the hosts whose deciding capture is a
 --                       404 (Liu et al.'s figure of named and * blocks)
 --   cc_hosts            of every host, each judged by its best robots.txt
---                       URL in Common Crawl's precedence, as host_outcomes
---                       but per crawl (Nagel & Vaughan)
+--                       URL in Common Crawl's precedence: crawl_outcomes,
+--                       host_outcomes per crawl (Nagel & Vaughan)
 --   hosts_2xx_any_ai    (agent NULL) hosts_2xx fully blocking at least one
 --                       crawler of category ai (the 2026 trackers)
 --   fan_domains         (agent NULL) of the registered domains with a
@@ -59,8 +59,8 @@
 --                       no_ai_training_hosts.sql)
 --   hosts_2xx           of the hosts whose deciding capture is a parsed 2xx
 -- Reads: definition_rows(false) of strata.sql (the second half of the views), which reads
--- agent_verdict_counts; crawl_hosts; follow_redirects(true) and captures (Common Crawl's
--- outcome); named_verdicts; resolved_preferences; agents. by_rank.sql counts the same per
+-- agent_verdict_counts; crawl_hosts; crawl_outcomes (Common Crawl's outcome); captures;
+-- named_verdicts; resolved_preferences; agents. by_rank.sql counts the same per
 -- popularity band.
 -- Result: crawl, question, agent, agent_category, definition, numerator,
 -- denominator, share (NULL when the denominator is 0), named, wildcard,

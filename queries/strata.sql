@@ -224,7 +224,8 @@ ranked AS MATERIALIZED (
 ),
 -- every host of every crawl, once (crawl_hosts follows redirects)
 hosts AS MATERIALIZED (
-    SELECT h.crawl, h.url_host_name, b.rank, b.band_first, b.band_last, h.base_state, h.fetch_status,
+    SELECT h.crawl, h.url_host_name, h.url_host_registered_domain, b.rank, b.band_first, b.band_last, h.base_state,
+           h.fetch_status,
            h.has_rules,
            h.base_state IS NULL AND h.global_group_match = 'global' AND h.global_class = 'disallow_all'
                AS global_full,
@@ -241,29 +242,12 @@ host_counts AS (
     FROM hosts
     GROUP BY crawl, band_first
 ),
--- Common Crawl's outcome of each host in each crawl: of its robots.txt
--- URLs, followed as crawl_hosts follows them, the best by Common Crawl's
--- precedence (host_outcomes' classes, cc_outcome, and ties, cc_precedence)
-cc_urls AS (
-    SELECT r.crawl, r.url_host_name, r.start_url, f.fetch_time, r.warc_filename, r.warc_record_offset,
-           f.global_group_match = 'global' AND f.global_class = 'disallow_all' AS global_full,
-           cc_outcome(r.final_cc_class, r.resolution, f.looks_like_html,
-                      coalesce(f.content_mime_detected, f.content_mime_type), f.has_rules) AS outcome
-    FROM follow_redirects(true) r
-    JOIN captures f USING (warc_filename, warc_record_offset)
-),
+-- Common Crawl's outcome of each host in each crawl (crawl_outcomes)
 cc AS MATERIALIZED (
-    SELECT c.crawl, b.band_first, b.band_last, c.b.outcome, c.b.global_full, c.b.warc_filename,
-           c.b.warc_record_offset
-    FROM (
-        SELECT crawl, url_host_name,
-               min({precedence: cc_precedence(outcome),
-                    no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
-                    start_url: start_url, outcome: outcome, global_full: global_full,
-                    warc_filename: warc_filename, warc_record_offset: warc_record_offset}) AS b
-        FROM cc_urls
-        GROUP BY crawl, url_host_name
-    ) c
+    SELECT o.crawl, b.band_first, b.band_last, o.outcome,
+           o.global_group_match = 'global' AND o.global_class = 'disallow_all' AS global_full,
+           o.warc_filename, o.warc_record_offset
+    FROM crawl_outcomes o
     LEFT JOIN ranked b USING (url_host_name)
 ),
 cc_counts AS (
@@ -336,12 +320,9 @@ any_ai AS (
 ),
 -- each host's registered domain (its own, not its redirect target's)
 domains AS (
-    SELECT h.crawl, coalesce(d.domain, h.url_host_name) AS domain, h.rank,
+    SELECT h.crawl, coalesce(h.url_host_registered_domain, h.url_host_name) AS domain, h.rank,
            coalesce(p.fan_named, false) AS fan_named, coalesce(p.global_full, false) AS global_full
     FROM hosts h
-    LEFT JOIN (SELECT crawl, url_host_name, any_value(url_host_registered_domain) AS domain
-               FROM captures WHERE url_path = '/robots.txt' GROUP BY ALL) d
-        ON d.crawl IS NOT DISTINCT FROM h.crawl AND d.url_host_name = h.url_host_name
     LEFT JOIN named_per_host p
         ON p.crawl IS NOT DISTINCT FROM h.crawl AND p.url_host_name = h.url_host_name
 ),

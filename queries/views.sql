@@ -252,7 +252,7 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
 -- robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_holds(t)), the others computed
 -- (robostats_stale(t)), told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
 CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures, ((sum(hash(warc_filename,
-    warc_record_offset)) + hash('crawl tables 7d021199')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+    warc_record_offset)) + hash('crawl tables 6ab9d2d6')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
 SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
     FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
 CREATE OR REPLACE TEMP MACRO robostats_holds(t) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)
@@ -379,20 +379,19 @@ CREATE OR REPLACE TEMP VIEW robots_txt_chains AS
            final_cc_class, resolution, chain, warc_filename, warc_record_offset
     FROM follow_redirects(false);
 
--- Derived: each host's outcome after redirects (Nagel & Vaughan's per-site classes). Every
--- robots.txt URL of the host (http/https, ports) is followed as in robots_txt_chains; the host's
--- outcome is its best URL's, by Common Crawl's precedence
+-- Derived: each host's outcome after redirects (Nagel & Vaughan's per-site classes). Every robots.txt URL of the host
+-- (http/https, ports) is followed as in robots_txt_chains; the host's outcome is its best URL's, by Common Crawl's
+-- precedence
 --   success > allow_all (notfound, unauthorized, other; a loop, too_many_hops)
 --   > forbidden > defer_visits > redirect_unresolved,
--- and a success is split like the studies: robots_txt_with_rules (a group has a non-empty rule),
--- robots_txt_no_rules, not_robots_txt (HTML body or a MIME type that is not text: the test of
--- valid_robotstxt.sql). Ties: the latest final capture, then the start URL. One row per host:
--- url_host_name, urls (robots.txt URLs of the host), outcome, start_url, final_url, final_status,
--- final_google_class, hops. The best URL is the smallest struct {precedence, no fetch_time,
--- -fetch_time in microseconds, start_url, ...} of the host (a struct min: the order above; start
--- URLs differ, so it is one URL's). cc_outcome(...): a followed URL's outcome, from its chain's
--- final class and resolution (robots_txt_chains, follow_redirects) and its final capture's
--- columns; cc_precedence(outcome): its rank in the order above.
+-- and a success is split like the studies: robots_txt_with_rules (a group has a non-empty rule), robots_txt_no_rules,
+-- not_robots_txt (HTML body or a MIME type that is not text: the test of valid_robotstxt.sql). Ties: the latest final
+-- capture, then the start URL. One row per host: url_host_name, urls (robots.txt URLs of the host), outcome,
+-- start_url, final_url, final_status, final_google_class, hops. The best URL is the smallest struct {precedence, no
+-- fetch_time, -fetch_time in microseconds, start_url, ...} of the host (a struct min: the order above; start URLs
+-- differ, so it is one URL's). cc_outcome(...): a followed URL's outcome, from its chain's final class and resolution
+-- (robots_txt_chains, follow_redirects) and its final capture's columns; cc_precedence(outcome): its rank in the
+-- order above.
 CREATE OR REPLACE TEMP MACRO cc_outcome(cc_class, resolution, looks_like_html, mime, has_rules) AS
     CASE WHEN cc_class = 'success' THEN
              CASE WHEN looks_like_html
@@ -406,34 +405,33 @@ CREATE OR REPLACE TEMP MACRO cc_outcome(cc_class, resolution, looks_like_html, m
 CREATE OR REPLACE TEMP MACRO cc_precedence(outcome) AS
     CASE WHEN outcome IN ('robots_txt_with_rules', 'robots_txt_no_rules', 'not_robots_txt') THEN 1
          ELSE coalesce(list_position(['allow_all', 'forbidden', 'defer_visits'], outcome), 4) + 1 END;
-CREATE OR REPLACE TEMP VIEW host_outcomes AS
-    WITH classified AS (
-        SELECT h.url_host_name, h.start_url, h.hops, h.final_url, h.final_status,
-               h.final_google_class, f.fetch_time,
-               cc_outcome(h.final_cc_class, h.resolution, f.looks_like_html,
-                          coalesce(f.content_mime_detected, f.content_mime_type), f.has_rules) AS outcome
-        FROM robots_txt_chains h
-        JOIN captures f USING (warc_filename, warc_record_offset)
-    ),
-    best AS (
-        SELECT url_host_name, count(*) AS urls,
-               min({precedence: cc_precedence(outcome),
-                    no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
-                    start_url: start_url, outcome: outcome, final_url: final_url,
-                    final_status: final_status, final_google_class: final_google_class,
-                    hops: hops}) AS b
-        FROM classified
-        GROUP BY url_host_name
-    )
-    SELECT url_host_name, urls, b.outcome, b.start_url, b.final_url, b.final_status,
-           b.final_google_class, b.hops
-    FROM best;
+-- robostats_outcomes(per_crawl, t): these rows (per crawl or not) and the best URL's final capture's key, global_class, global_group_match.
+CREATE OR REPLACE TEMP MACRO robostats_outcomes(per_crawl, t) AS TABLE
+    SELECT crawl, url_host_name, urls, b.outcome, b.start_url, b.final_url, b.final_status, b.final_google_class, b.hops,
+           b.final.warc_filename, b.final.warc_record_offset, b.final.global_class, b.final.global_group_match
+    FROM (SELECT crawl, url_host_name, count(*) AS urls,
+                 min({precedence: cc_precedence(outcome), no_time: fetch_time IS NULL, newest_first: -epoch_us(fetch_time),
+                      start_url: start_url, outcome: outcome, final_url: final_url, final_status: final_status,
+                      final_google_class: final_google_class, hops: hops, final: CASE WHEN per_crawl THEN
+                      {warc_filename: warc_filename, warc_record_offset: warc_record_offset, global_class: global_class,
+                       global_group_match: global_group_match} END}) AS b
+          FROM (SELECT r.crawl, r.url_host_name, r.start_url, r.final_url, r.final_status, r.final_google_class, r.hops, r.warc_filename,
+                       r.warc_record_offset, f.fetch_time, f.global_class, f.global_group_match, cc_outcome(r.final_cc_class,
+                       r.resolution, f.looks_like_html, coalesce(f.content_mime_detected, f.content_mime_type), f.has_rules) AS outcome
+                -- (through query(): called directly, DuckDB 1.5 reads every column of captures f)
+                FROM query('FROM robostats_follow(' || per_crawl || ', ''' || t || ''')') r JOIN captures f USING (warc_filename, warc_record_offset))
+          GROUP BY crawl, url_host_name);
+CREATE OR REPLACE TEMP VIEW host_outcomes AS SELECT url_host_name, urls, outcome, start_url, final_url, final_status,
+    final_google_class, hops FROM robostats_outcomes(false, 'captures');
+-- Derived: host_outcomes per crawl (Nagel & Vaughan's unit in each crawl): a row per crawl_hosts row, robostats_outcomes' columns.
+CREATE OR REPLACE TEMP MACRO robostats_crawl_outcomes(t) AS TABLE FROM robostats_outcomes(true, t);
+CREATE OR REPLACE TEMP VIEW crawl_outcomes AS FROM robostats_stored_or('crawl_outcomes', 'robostats_crawl_outcomes');
 
 -- Derived: what each host's robots.txt was in each crawl, the unit of the crawl-over-crawl queries
 -- (docs/crawls.md). One row per (crawl, url_host_name) with a robots.txt capture (url_path
 -- '/robots.txt', http or https, any port) in that crawl: the host's latest such capture starts (of
 -- its URLs' chains in follow_redirects(true), the latest start's), and the capture reached decides.
--- Columns: crawl, url_host_name, captures (the host's robots.txt captures in the crawl), start_url,
+-- Columns: crawl, url_host_name, url_host_registered_domain, captures (the host's robots.txt captures in the crawl), start_url,
 -- hops, resolution, final_url, warc_filename, warc_record_offset (the deciding capture), and from it
 -- fetch_status, google_class, google_current_class, robots_parsed, has_rules, payload_length,
 -- content_digest, global_class, global_group_match, body_digest, ruleset_digest, template, platform;
@@ -446,7 +444,7 @@ CREATE OR REPLACE TEMP VIEW host_outcomes AS
 --   5xx_429, failed          5xx or 429; no complete response                 unreachable (crawls nothing)
 -- Captures with no crawl form a crawl. Read where stored (crawl_hosts/); robostats_crawl_hosts(t) computes.
 CREATE OR REPLACE TEMP MACRO robostats_crawl_hosts(t) AS TABLE
-    SELECT h.crawl, h.url_host_name, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
+    SELECT h.crawl, h.url_host_name, d.url_host_registered_domain, h.captures, h.s.start_url, h.s.hops, h.s.resolution,
            h.s.final_url, h.s.warc_filename, h.s.warc_record_offset,
            c.fetch_status, c.google_class, c.google_current_class, c.robots_parsed,
            c.has_rules, c.payload_length, c.content_digest, c.global_class, c.global_group_match,
@@ -472,7 +470,9 @@ CREATE OR REPLACE TEMP MACRO robostats_crawl_hosts(t) AS TABLE
         FROM robostats_follow(true, t)
         GROUP BY crawl, url_host_name
     ) h
-    JOIN captures c ON c.warc_filename = h.s.warc_filename AND c.warc_record_offset = h.s.warc_record_offset;
+    JOIN captures c ON c.warc_filename = h.s.warc_filename AND c.warc_record_offset = h.s.warc_record_offset
+    -- (the host's own registered domain: its start capture's)
+    LEFT JOIN captures d ON d.warc_filename = h.s.start.warc_filename AND d.warc_record_offset = h.s.start.warc_record_offset;
 CREATE OR REPLACE TEMP VIEW crawl_hosts AS FROM robostats_stored_or('crawl_hosts', 'robostats_crawl_hosts');
 
 -- The state of a crawler on a host (host_states.state) from the host's base_state (crawl_hosts),

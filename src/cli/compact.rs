@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::output::compact::crawls::CrawlTables;
 use crate::output::compact::{self, Options};
-use crate::output::dataset::S3Out;
+use crate::output::dataset::{CRAWL_TABLES, S3Out};
 use crate::output::location::Location;
 use anyhow::{Context, bail};
 
@@ -142,9 +142,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// What became of the crawl tables, in a line.
 fn print_crawl_tables(done: Option<&CrawlTables>, not_wanted: bool) {
     match done {
-        Some(CrawlTables::Written { hosts, chains }) => println!(
-            "crawl tables: written, crawl_hosts/ {hosts} rows, crawl_chains/ {chains} rows"
-        ),
+        Some(CrawlTables::Written(rows)) => {
+            let tables: Vec<String> = CRAWL_TABLES
+                .iter()
+                .zip(rows)
+                .map(|(name, rows)| format!("{name}/ {rows} rows"))
+                .collect();
+            println!("crawl tables: written, {}", tables.join(", "));
+        }
         Some(CrawlTables::UpToDate) => println!("crawl tables: up to date"),
         Some(CrawlTables::Skipped(why)) if !not_wanted => eprintln!(
             "robostats: warning: crawl tables not written ({why}): the views compute every \

@@ -1,5 +1,6 @@
-"""The crawl tables that `robostats compact` writes (crawl_hosts/ and
-crawl_chains/: what the crawl-over-crawl views compute from every capture):
+"""The crawl tables that `robostats compact` writes (crawl_hosts/,
+crawl_chains/ and crawl_outcomes/: what the crawl-over-crawl views compute
+from every capture):
 the views read a crawl's stored rows only while its fingerprint holds and
 compute every other crawl, and each view and query that reads them gives
 the same rows as with every crawl computed, before and after an ingest
@@ -16,9 +17,11 @@ import pytest
 from conftest import BIN, QUERIES, ROOT, SAMPLES, ingest
 from test_crawls import generate
 
+TABLES = ("crawl_hosts", "crawl_chains", "crawl_outcomes")
+
 # The views that read the crawl tables, and every query that reads them.
-VIEWS = ["crawl_hosts", "follow_redirects(true)", "host_states", "host_state_counts"]
-READERS = ("crawl_hosts", "host_state", "follow_redirects(true)", "definition_rows", "strata")
+VIEWS = ["crawl_hosts", "crawl_outcomes", "follow_redirects(true)", "host_states", "host_state_counts"]
+READERS = ("crawl_hosts", "crawl_outcomes", "host_state", "follow_redirects(true)", "definition_rows", "strata")
 
 
 def crawl_queries():
@@ -86,12 +89,11 @@ def test_the_views_read_the_crawl_tables_only_where_they_hold(crawls, tmp_path):
 
     done = compact(out)
     assert "crawl tables:" in done.stdout and "written" in done.stdout, done.stdout
-    for table in ("crawl_hosts", "crawl_chains"):
+    for table in TABLES:
         assert [p.name for p in (out / table).iterdir()][0].startswith("compacted-")
     con = connect(out)
-    assert sorted(con.sql("SELECT getvariable('robostats_stored')").fetchall()[0][0]) == ["crawl_chains",
-                                                                                          "crawl_hosts"]
-    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == []
+    assert sorted(con.sql("SELECT getvariable('robostats_stored')").fetchall()[0][0]) == sorted(TABLES)
+    assert [stale(con, t) for t in TABLES] == [[]] * 3
     assert_same_both_ways(out)
     assert "crawl tables: up to date" in compact(out).stdout
 
@@ -106,12 +108,12 @@ def test_the_views_read_the_crawl_tables_only_where_they_hold(crawls, tmp_path):
         f"SELECT DISTINCT crawl FROM captures WHERE warc_filename = '{copy}' OR warc_filename LIKE '%20250519%'"
     ).fetchall())
     assert len(changed) == 2 and len(crawls_now) > 3
-    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == changed
+    assert [stale(con, t) for t in TABLES] == [changed] * 3
     assert_same_both_ways(out)
 
     assert "written" in compact(out).stdout
     con = connect(out)
-    assert stale(con, "crawl_hosts") == stale(con, "crawl_chains") == []
+    assert [stale(con, t) for t in TABLES] == [[]] * 3
     assert_same_both_ways(out)
 
 
@@ -145,7 +147,7 @@ def test_compact_without_duckdb_or_when_told_writes_no_crawl_tables(crawls, tmp_
     assert not (out / "crawl_hosts").exists()
     # (named relative to the working directory: DuckDB runs in another)
     assert "written" in compact("out", cwd=tmp_path).stdout
-    assert (out / "crawl_hosts").is_dir() and (out / "crawl_chains").is_dir()
+    assert all((out / table).is_dir() for table in TABLES)
     # An ingest into the data set takes the crawl tables for its own.
     ingest(crawls["202503"], out)
 
@@ -163,7 +165,7 @@ def test_the_format_in_the_fingerprint_is_the_hash_of_what_writes_and_reads_them
         return sql[start:sql.index(";\n", start) + 1]
 
     names = ["robostats_holds", "robostats_stale", "robostats_captures", "robostats_stored_or", "robostats_follow",
-             "robostats_chains", "robostats_crawl_hosts"]
+             "robostats_chains", "robostats_crawl_hosts", "cc_outcome", "cc_precedence", "robostats_crawl_outcomes"]
     text = "".join(map(macro, names)) + (ROOT / "src" / "output" / "compact" / "crawls.rs").read_text()
     digest = hashlib.sha256(text.encode()).hexdigest()[:8]
     assert f"hash('crawl tables {digest}')" in sql, f"crawl_fingerprints' format is now {digest}"
@@ -181,7 +183,7 @@ def test_a_redo_empties_the_crawl_tables_and_a_planted_staging_link_only_warns(c
     ingest(later, out, "--redo", later[0])
     # Each table: one file of its columns and no row; a session that read
     # the views before still reads them, every crawl computed.
-    for table in ("crawl_hosts", "crawl_chains"):
+    for table in TABLES:
         [emptied] = (out / table).iterdir()
         assert emptied.name.startswith("emptied-")
         assert duckdb.sql(f"SELECT count(*) FROM '{emptied}'").fetchall() == [(0,)]
@@ -197,3 +199,23 @@ def test_a_redo_empties_the_crawl_tables_and_a_planted_staging_link_only_warns(c
     assert list(elsewhere.iterdir()) == []
     assert [p.name[:8] for p in (out / "crawl_hosts").iterdir()] == ["emptied-"]
     assert_same_both_ways(out)
+
+
+def test_crawl_outcomes_is_host_outcomes_per_crawl(crawls, tmp_path):
+    """On a data set of one crawl, crawl_outcomes' rows are host_outcomes'
+    (follow_redirects(false) and (true) then follow the same chains), and
+    crawl_hosts' registered domain is each host's own, as captures say."""
+    out = tmp_path / "out"
+    ingest(crawls["202501"], out)
+    for stored in (False, True):
+        if stored:
+            compact(out)
+        con = connect(out)
+        columns = "url_host_name, urls, outcome, start_url, final_url, final_status, final_google_class, hops"
+        assert rows(con, f"SELECT {columns} FROM crawl_outcomes") == rows(con, f"SELECT {columns} FROM host_outcomes")
+        assert con.sql("SELECT count(*) FROM crawl_outcomes").fetchall() == con.sql(
+            "SELECT count(*) FROM crawl_hosts").fetchall()
+        assert con.sql("""
+            SELECT count(*) FROM crawl_hosts h
+            JOIN (SELECT DISTINCT url_host_name, url_host_registered_domain FROM captures) c USING (url_host_name)
+            WHERE h.url_host_registered_domain IS DISTINCT FROM c.url_host_registered_domain""").fetchall() == [(0,)]

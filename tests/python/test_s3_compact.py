@@ -52,7 +52,7 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     assert any("/compacted-" in k for k in keys) and "compacted/_manifest/generation-00000001.json" in keys
     # The crawl tables, published in the same generation; the next
     # compaction finds them up to date.
-    for table in ("crawl_hosts", "crawl_chains"):
+    for table in ("crawl_hosts", "crawl_chains", "crawl_outcomes"):
         assert any(k.startswith(f"compacted/{table}/compacted-") for k in keys), proc.stdout + proc.stderr
     assert "crawl tables: written" in proc.stdout
     assert "crawl tables: up to date" in compact(store, "compacted").stdout
@@ -263,7 +263,7 @@ def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store)
     [input_name] = [line["input"] for line in lines if line.get("type") == "input"]
     run(store, "redo", "--shard", "1/3", "--redo", input_name)
     crawl_keys = lambda: [k.split("/", 2)[1:] for k in store.keys("redo/") if "/crawl_" in k]
-    assert sorted(table for table, _ in crawl_keys()) == ["crawl_chains", "crawl_hosts"]
+    assert sorted(table for table, _ in crawl_keys()) == ["crawl_chains", "crawl_hosts", "crawl_outcomes"]
     assert all(name.startswith("emptied-") for _, name in crawl_keys()), crawl_keys()
     assert "crawl tables: written" in compact(store, "redo").stdout
     assert all(name.startswith("compacted-") for _, name in crawl_keys()), crawl_keys()

@@ -1,12 +1,15 @@
 //! The crawl tables: what every crawl-over-crawl query computes from all
-//! of a crawl's captures (`follow_redirects(true)`'s redirect chains and
-//! `crawl_hosts`' deciding captures, `queries/views.sql`), written once
-//! by `compact` so that the views read them instead.
+//! of a crawl's captures (`follow_redirects(true)`'s redirect chains,
+//! `crawl_hosts`' deciding captures and `crawl_outcomes`' Common Crawl
+//! outcomes, `queries/views.sql`), written once by `compact` so that the
+//! views read them instead.
 //!
 //! ```text
 //! captures --DuckDB: the views' own macros--> .compact-crawl_hosts/compacted-<id>-00000.parquet
-//!                                              .compact-crawl_chains/compacted-<id>-00000.parquet
-//!          --one exchange per table---------> crawl_hosts/, crawl_chains/ (the old set deleted)
+//!                                              .compact-crawl_chains/...
+//!                                              .compact-crawl_outcomes/...
+//!          --one exchange per table---------> crawl_hosts/, crawl_chains/, crawl_outcomes/
+//!                                              (each old set deleted)
 //! ```
 //!
 //! Each row carries its crawl's fingerprint as it was when the table was
@@ -28,9 +31,10 @@ use crate::output::dataset::{At, CRAWL_TABLES, Dataset, Op, OutputError, sync_di
 /// How each crawl table ([`CRAWL_TABLES`], in order) is computed: the
 /// views' table macro, and the order its rows are written in (by crawl
 /// and host, so that DuckDB can skip row groups).
-const COMPUTED: [(&str, &str); 2] = [
+const COMPUTED: [(&str, &str); CRAWL_TABLES.len()] = [
     ("robostats_crawl_hosts", "crawl, url_host_name"),
     ("robostats_chains", "crawl, url_host_name, start_url"),
+    ("robostats_crawl_outcomes", "crawl, url_host_name"),
 ];
 
 /// The query that writes the crawl table `name`: its rows whose crawl's
@@ -61,24 +65,34 @@ fn table_sql(name: &str, stored: bool, (computed, order): (&str, &str)) -> Strin
     )
 }
 
-/// The crawls some crawl table does not hold as they are now (every
-/// crawl where one is missing), and which tables are there.
-const STALE_SQL: &str = "SELECT (SELECT count(*) FROM (SELECT crawl FROM \
-     robostats_stale('crawl_hosts') UNION SELECT crawl FROM robostats_stale('crawl_chains'))) AS stale, \
-     coalesce(list_contains(getvariable('robostats_stored'), 'crawl_hosts'), false) AS crawl_hosts, \
-     coalesce(list_contains(getvariable('robostats_stored'), 'crawl_chains'), false) AS crawl_chains";
+/// The query that counts the crawls some crawl table does not hold as
+/// they are now (every crawl where one is missing), and says which
+/// tables are there (a column each).
+fn stale_sql() -> String {
+    let stale: Vec<String> = CRAWL_TABLES
+        .iter()
+        .map(|name| format!("SELECT crawl FROM robostats_stale('{name}')"))
+        .collect();
+    let stored: Vec<String> = CRAWL_TABLES
+        .iter()
+        .map(|name| {
+            format!("coalesce(list_contains(getvariable('robostats_stored'), '{name}'), false) AS {name}")
+        })
+        .collect();
+    format!(
+        "SELECT (SELECT count(*) FROM ({})) AS stale, {}",
+        stale.join(" UNION "),
+        stored.join(", ")
+    )
+}
 
 /// What became of the crawl tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CrawlTables {
-    /// Written.
-    Written {
-        /// Rows of crawl_hosts: each crawl's hosts (and a row for each
-        /// crawl without one).
-        hosts: u64,
-        /// Rows of crawl_chains: each crawl's robots.txt URLs (the same).
-        chains: u64,
-    },
+    /// Written: each table's rows ([`CRAWL_TABLES`] in order: each
+    /// crawl's hosts, its robots.txt URLs, its hosts again; a row for
+    /// each crawl without one).
+    Written([u64; CRAWL_TABLES.len()]),
     /// Already up to date: every crawl as the captures are.
     UpToDate,
     /// Not written (why, in words: no DuckDB, or not wanted); the views
@@ -113,7 +127,7 @@ fn written(dataset: &Dataset, engine: &Engine, id: &str) -> Result<CrawlTables, 
         .run_one(
             &out,
             "crawl_tables_stale",
-            STALE_SQL,
+            &stale_sql(),
             None,
             &Settings::default(),
         )
@@ -155,10 +169,10 @@ fn written(dataset: &Dataset, engine: &Engine, id: &str) -> Result<CrawlTables, 
     for name in CRAWL_TABLES {
         swap_in(dataset, name).map_err(|e| e.to_string())?;
     }
-    Ok(CrawlTables::Written {
-        hosts: rows[0],
-        chains: rows[1],
-    })
+    let rows = rows.try_into().map_err(|rows: Vec<u64>| {
+        format!("{} tables written, not {}", rows.len(), CRAWL_TABLES.len())
+    })?;
+    Ok(CrawlTables::Written(rows))
 }
 
 /// Puts a crawl table's staged set in place: exchanged with the old one

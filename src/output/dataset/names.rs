@@ -27,7 +27,7 @@ pub const LEGACY_EMPTY_PART: &str = "_empty.parquet";
 /// The directories of the crawl tables, which `compact` writes beside
 /// the tables (`compact::crawls`): read by the views, written by no
 /// ingest.
-pub const CRAWL_TABLES: [&str; 2] = ["crawl_hosts", "crawl_chains"];
+pub const CRAWL_TABLES: [&str; 3] = ["crawl_hosts", "crawl_chains", "crawl_outcomes"];
 
 /// The directories of every table: ingest's, then the crawl tables'.
 pub fn table_dirs() -> impl Iterator<Item = &'static str> {
