@@ -215,10 +215,14 @@ fan_tokens AS (
                          'cohere-training-data-crawler', 'Diffbot', 'meta-externalagent',
                          'Google-Extended', 'GPTBot', 'PanguBot'])) AS token
 ),
--- each host's rank and band; over every host none, and the list not even read (query() binds
--- host_ranks only by_band: an unreadable list fails by_rank.sql alone)
+-- each ranked host's rank and band (an unranked host is one not here); over every host none,
+-- and the list not even read (query() binds host_ranks only by_band: an unreadable list fails
+-- by_rank.sql alone)
 ranked AS MATERIALIZED (
-    FROM query(CASE WHEN by_band THEN 'SELECT url_host_name, rank, band_first, band_last FROM host_ranks'
+    FROM query(CASE WHEN by_band THEN 'SELECT url_host_name, rank, band_first, band_last FROM host_ranks '
+                    -- (also what makes DuckDB build its joins' hash tables on these hosts, not on every
+                    -- capture: it estimates a filtered table smaller)
+                    || 'WHERE rank IS NOT NULL'
                     ELSE 'SELECT NULL::VARCHAR AS url_host_name, NULL::BIGINT AS rank, NULL::BIGINT AS band_first, '
                          || 'NULL::BIGINT AS band_last WHERE false' END)
 ),
@@ -389,7 +393,8 @@ refusal_counts AS (
 -- captures with AI-use preferences (few) judged one by one
 caps AS MATERIALIZED (
     SELECT c.crawl, b.band_first, c.warc_filename, c.warc_record_offset, c.robots_parsed,
-           c.google_class, c.global_group_match, c.global_class, c.global_root_allowed, p.preferences
+           c.google_class, c.global_group_match, c.global_class, c.global_root_allowed, p.preferences,
+           c.fetch_status, c.looks_like_html, coalesce(c.content_mime_detected, c.content_mime_type) AS mime
     FROM captures c
     LEFT JOIN ranked b USING (url_host_name)
     LEFT JOIN (SELECT warc_filename, warc_record_offset,
@@ -417,16 +422,21 @@ pairs AS (
     JOIN agents a ON a.token = v.agent
     CROSS JOIN (VALUES (NULL, -1), ({'root_allowed': v.root_allowed, 'rules_class': v.rules_class}, 1)) w(n, sign)
     UNION ALL BY NAME
-    SELECT c.*, a.token, a.ignores_global_group,
-           CASE WHEN m.verdicts IS NOT NULL THEN m.verdicts[a.token] END AS n, 1 AS weight
-    FROM caps c
-    LEFT JOIN (SELECT warc_filename, warc_record_offset,
-                      map(list(agent), list({'root_allowed': root_allowed, 'rules_class': rules_class})) AS verdicts
-               FROM named_verdicts
-               SEMI JOIN (FROM caps WHERE preferences IS NOT NULL) USING (warc_filename, warc_record_offset)
-               GROUP BY ALL) m USING (warc_filename, warc_record_offset)
+    -- (the captures alike in all of these counted first: many share a body's preferences and groups)
+    SELECT g.* EXCLUDE (verdicts, captures), a.token, a.ignores_global_group,
+           CASE WHEN g.verdicts IS NOT NULL THEN g.verdicts[a.token] END AS n, g.captures AS weight
+    FROM (SELECT c.crawl, c.band_first, c.robots_parsed, c.google_class, c.global_group_match, c.global_class,
+                 c.global_root_allowed, c.preferences, m.verdicts, count(*) AS captures
+          FROM caps c
+          LEFT JOIN (SELECT warc_filename, warc_record_offset,
+                            map(list(agent), list({'root_allowed': root_allowed, 'rules_class': rules_class}))
+                                AS verdicts
+                     FROM named_verdicts
+                     SEMI JOIN (FROM caps WHERE preferences IS NOT NULL) USING (warc_filename, warc_record_offset)
+                     GROUP BY ALL) m USING (warc_filename, warc_record_offset)
+          WHERE c.preferences IS NOT NULL
+          GROUP BY ALL) g
     CROSS JOIN agents a
-    WHERE c.preferences IS NOT NULL
 ),
 verdicts AS (
     SELECT crawl, band_first, token AS agent, robots_parsed, google_class, weight, preferences,
@@ -491,18 +501,18 @@ capture_sums AS (
     FROM capture_verdicts
     GROUP BY crawl, band_first, agent
 ),
+-- every capture (by_band: caps' rows, each in its host's band)
 capture_counts AS (
-    SELECT c.crawl, b.band_first, count(*) AS captures, count_if(c.robots_parsed) AS parsed,
-           count_if(c.fetch_status = 200
-                    AND NOT c.looks_like_html
-                    AND coalesce(
-                          (coalesce(c.content_mime_detected, c.content_mime_type) LIKE 'text/%'
-                           AND coalesce(c.content_mime_detected, c.content_mime_type) <> 'text/html')
-                          OR coalesce(c.content_mime_detected, c.content_mime_type) IN ('message/rfc822', 'plain/text'),
-                          false)) AS valid
-    FROM captures c
-    LEFT JOIN ranked b USING (url_host_name)
-    GROUP BY c.crawl, b.band_first
+    SELECT crawl, band_first, count(*) AS captures, count_if(robots_parsed) AS parsed,
+           count_if(fetch_status = 200 AND NOT looks_like_html
+                    AND coalesce((mime LIKE 'text/%' AND mime <> 'text/html') OR mime IN ('message/rfc822', 'plain/text'),
+                                 false)) AS valid
+    FROM (SELECT crawl, NULL::BIGINT AS band_first, robots_parsed, fetch_status, looks_like_html,
+                 coalesce(content_mime_detected, content_mime_type) AS mime
+          FROM captures WHERE NOT by_band
+          UNION ALL
+          SELECT crawl, band_first, robots_parsed, fetch_status, looks_like_html, mime FROM caps)
+    GROUP BY crawl, band_first
 ),
 rows(crawl, band_first, question, agent, definition, numerator, denominator, named, wildcard) AS (
     SELECT crawl, band_first, 'full_block', agent, 'captures', full_named + full_wildcard, parsed, full_named,
