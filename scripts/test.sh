@@ -23,7 +23,7 @@ step() {
     echo "== $1"
 }
 print_times() {
-    for job in "${deps:-}" "${fuzz_build:-}"; do
+    for job in "${deps:-}" "${fuzz_build:-}" "${moto:-}"; do
         [ -z "$job" ] || kill "$job" 2>/dev/null || true
     done
     step ""
@@ -86,6 +86,28 @@ deps_ready
 # tests/faults.rs kills compact at each of its steps with strace's fault
 # injection (ROBOSTATS_NO_STRACE=1 skips those tests).
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --release --locked
+# The data-set backends' contract (src/output/backend) on S3 as well: moto's
+# S3 server on a free local port, a bucket in it, test credentials for this
+# one test (the other tests run without any).
+venv_py=target/python-venv/bin/python3
+moto_port=$("$venv_py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$venv_py" -m moto.server -H 127.0.0.1 -p "$moto_port" >target/moto-contract.log 2>&1 &
+moto=$!
+"$venv_py" - "$moto_port" <<'PY'
+import sys, time, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}/"
+for _ in range(100):  # at most about 10 s
+    try:
+        urllib.request.urlopen(url, timeout=2)
+        break
+    except OSError:
+        time.sleep(0.1)
+urllib.request.urlopen(urllib.request.Request(url + "robostats-contract", method="PUT"), timeout=10)
+PY
+ROBOSTATS_TEST_S3_ENDPOINT="http://127.0.0.1:$moto_port" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+    cargo test --release --locked --lib -- --exact output::backend::tests::an_s3_prefix_keeps_the_contract
+kill "$moto"
+moto=""
 
 # ---- Python: the tables and queries/ through DuckDB and pyarrow ----------
 # tests/python (pytest) over the release binary's output, with the Python

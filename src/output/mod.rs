@@ -12,6 +12,7 @@
 //! Every file this half writes stays inside the output directory and is
 //! opened without following symbolic links.
 
+pub mod backend;
 pub mod batch;
 pub mod bucket;
 pub mod compact;

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::requests::{Bucket, Cond, Done, Failure, Object};
+use crate::output::backend::{Backend, Cond, Done, Failure, Object};
 use crate::output::process::Identity;
 
 /// How long a claim lasts unrenewed: 120 s (`ROBOSTATS_S3_LEASE_SECONDS`
@@ -168,7 +168,7 @@ fn holder_of(found: &Object) -> String {
 /// ETag: not one renewed meanwhile) when its holder is dead (see
 /// [`Claim`]'s rules), and returns its holder, in words, while it lives.
 /// `None`: there is no live claim.
-pub fn clear_dead(bucket: &Bucket, key: &str) -> Result<Option<String>, Failure> {
+pub fn clear_dead(bucket: &dyn Backend, key: &str) -> Result<Option<String>, Failure> {
     let Some(found) = bucket.get(key)? else {
         return Ok(None);
     };
@@ -210,7 +210,7 @@ struct State {
 /// A claim held: renewed by a thread of its own until it is released
 /// (dropped).
 pub struct Lease {
-    bucket: Arc<Bucket>,
+    bucket: Arc<dyn Backend>,
     key: String,
     state: Arc<State>,
     renewer: Option<std::thread::JoinHandle<()>>,
@@ -225,7 +225,7 @@ impl std::fmt::Debug for Lease {
 impl Lease {
     /// Takes the claim `key` for `holder`, waiting out an expired claim of
     /// a run that died (at most its duration, plus one look).
-    pub fn take(bucket: Arc<Bucket>, key: &str, holder: &str) -> Result<Lease, LeaseError> {
+    pub fn take(bucket: Arc<dyn Backend>, key: &str, holder: &str) -> Result<Lease, LeaseError> {
         let lasts = duration();
         let look_every = (lasts / 8).clamp(Duration::from_secs(1), Duration::from_secs(15));
         let claim = Claim::new(holder);
@@ -273,7 +273,7 @@ impl Lease {
             let (bucket, key, state) = (Arc::clone(&bucket), key.to_owned(), Arc::clone(&state));
             std::thread::Builder::new()
                 .name("robostats-lease".to_owned())
-                .spawn(move || renew(&bucket, &key, &state, lasts / 4))
+                .spawn(move || renew(bucket.as_ref(), &key, &state, lasts / 4))
                 .map_err(|e| LeaseError::Store(format!("cannot start a thread: {e}")))?
         };
         Ok(Lease {
@@ -313,7 +313,7 @@ impl Lease {
 }
 
 /// Renews the claim every `every` until told to stop, or until it is lost.
-fn renew(bucket: &Bucket, key: &str, state: &State, every: Duration) {
+fn renew(bucket: &dyn Backend, key: &str, state: &State, every: Duration) {
     let mut stop = state.stop.lock().expect("lease");
     loop {
         stop = state.wake.wait_timeout(stop, every).expect("lease").0;
@@ -417,5 +417,39 @@ mod tests {
         );
         assert!(!shown.contains('\x1b'), "{shown}");
         assert!(Claim::dead(Some(&planted), 3600 + 150 + 1).is_some());
+    }
+
+    /// The protocol over a directory ([`DirBackend`]): the same claim,
+    /// created once, named while it lives, taken over at once from a
+    /// process gone from this host, and deleted on release.
+    #[test]
+    fn a_lease_over_a_directory_is_taken_named_taken_over_and_released() {
+        use crate::output::backend::DirBackend;
+        let dir = crate::output::scratch::Scratch::new("lease").unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(DirBackend::open(dir.path()).unwrap());
+        let key = "_manifest/run.lease";
+        let lease = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
+        lease.check().unwrap();
+        assert_eq!(backend.get(key).unwrap().unwrap().bytes, lease.bytes());
+        let holder = clear_dead(backend.as_ref(), key).unwrap().unwrap();
+        assert!(holder.contains("ingest (run)"), "{holder}");
+        drop(lease);
+        assert!(backend.get(key).unwrap().is_none());
+        assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
+        // A claim of a process gone from this host: cleared, or taken over.
+        let Some(own) = Identity::own() else { return };
+        let gone = Claim {
+            identity: Some(Identity {
+                started: own.started + 1,
+                ..own
+            }),
+            ..Claim::new("compact")
+        };
+        backend.put(key, &gone.bytes(), Cond::Create).unwrap();
+        assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
+        assert!(backend.get(key).unwrap().is_none());
+        backend.put(key, &gone.bytes(), Cond::Create).unwrap();
+        let taken = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
+        assert_eq!(backend.get(key).unwrap().unwrap().bytes, taken.bytes());
     }
 }

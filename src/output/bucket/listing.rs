@@ -3,17 +3,7 @@
 
 use aws_smithy_xml::decode::{Document, ScopedDecoder, try_data};
 
-/// An object listed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Listed {
-    /// Its key (relative to the data set's prefix, once the bucket has
-    /// read it).
-    pub key: String,
-    /// Its ETag.
-    pub etag: String,
-    /// Its size in bytes.
-    pub size: u64,
-}
+use crate::output::backend::Listed;
 
 /// One page of a listing.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -10,6 +10,5 @@ mod location;
 mod requests;
 
 pub use lease::{Lease, LeaseError};
-pub use listing::Listed;
 pub use location::S3Location;
-pub use requests::{Bucket, Cond, Done};
+pub use requests::Bucket;

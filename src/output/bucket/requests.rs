@@ -12,46 +12,14 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::listing::{self, Listed};
+use super::listing;
+use crate::output::backend::{Backend, Cond, Done, Failure, Listed, Object};
 use crate::s3::{S3Options, Setup};
 
 /// Attempts of one request (S3's 500, 503 `SlowDown`, 409
 /// `ConditionalRequestConflict`, a lost connection), with waits of 0.5,
 /// 1, 2, 4 and 8 s between them.
 const ATTEMPTS: u32 = 6;
-
-/// The condition a PUT or DELETE is made on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cond<'a> {
-    /// None: the object is written whatever is there.
-    None,
-    /// Only if there is no object of that key (`If-None-Match: *`).
-    Create,
-    /// Only if the object is this version (`If-Match: <ETag>`).
-    Match(&'a str),
-}
-
-/// A PUT's or DELETE's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Done {
-    /// Written (the new ETag; empty for a DELETE).
-    Yes(String),
-    /// The condition did not hold: the object is there (create-only), or
-    /// is another version (412).
-    Refused,
-}
-
-/// An object read.
-#[derive(Clone, Debug)]
-pub struct Object {
-    /// Its bytes.
-    pub bytes: Vec<u8>,
-    /// Its ETag.
-    pub etag: String,
-    /// Seconds between its last write and the answer, by S3's clock
-    /// (`Date - Last-Modified`; 0 when either is missing).
-    pub age: u64,
-}
 
 /// A data set's prefix in a bucket, and the client that reaches it.
 pub struct Bucket {
@@ -71,10 +39,6 @@ impl std::fmt::Debug for Bucket {
         f.debug_struct("Bucket").field("url", &self.url).finish()
     }
 }
-
-/// Why a request failed, in words (the key, S3's status and code; never
-/// a credential).
-pub type Failure = String;
 
 impl Bucket {
     /// The data set `s3://bucket/prefix/`, reached with `options` (as the
@@ -173,6 +137,9 @@ impl Bucket {
                 }
                 Ok(Done::Refused)
             }
+            // If-Match on an object that is gone: not that version either
+            // (S3 answers 404 NoSuchKey, not 412).
+            404 if matches!(cond, Cond::Match(_)) => Ok(Done::Refused),
             _ => Err(self.refusal("write", key, status, &body)),
         }
     }
@@ -431,6 +398,30 @@ enum Unsent {
     Lost(String),
     /// It could not be made (no credentials): not tried again.
     Fatal(String),
+}
+
+/// S3 as a data set's backend: conditional writes and deletions are
+/// `If-None-Match: *` and `If-Match: <ETag>`.
+impl Backend for Bucket {
+    fn put(&self, key: &str, bytes: &[u8], cond: Cond<'_>) -> Result<Done, Failure> {
+        Bucket::put(self, key, bytes, cond)
+    }
+
+    fn get(&self, key: &str) -> Result<Option<Object>, Failure> {
+        Bucket::get(self, key)
+    }
+
+    fn delete(&self, key: &str, cond: Cond<'_>) -> Result<Done, Failure> {
+        Bucket::delete(self, key, cond)
+    }
+
+    fn listing(&self) -> Result<std::collections::BTreeMap<String, Listed>, Failure> {
+        Bucket::listing(self)
+    }
+
+    fn shown(&self, key: &str) -> String {
+        Bucket::shown(self, key)
+    }
 }
 
 /// An answer's ETag, as sent back in `If-Match` (quotes kept).

@@ -29,7 +29,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{COMPACTED_PREFIX, Compaction, Options};
-use crate::output::bucket::{Bucket, Cond, Done, Lease, Listed, S3Location, lease};
+use crate::output::backend::{Backend, Cond, Done, Listed};
+use crate::output::bucket::{Lease, S3Location, lease};
 use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::s3::{
     Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
@@ -64,29 +65,30 @@ pub struct S3Compact<'a> {
 pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputError> {
     let key = format!("{DIR_NAME}/compact.lease");
     let (bucket, lease) = claim(at.location, at.s3, at.timeout, &key, "compact")?;
+    let bucket = bucket.as_ref();
     let mut listing = bucket.listing().map_err(OutputError::Store)?;
-    refuse_live_ingests(&bucket, &listing, &key)?;
-    let previous = match newest_generation(&bucket, &listing)? {
+    refuse_live_ingests(bucket, &listing, &key)?;
+    let previous = match newest_generation(bucket, &listing)? {
         Some(found) => {
             // What an earlier compaction retired, past its grace.
-            delete_retired(&bucket, &mut listing, &found)?;
+            delete_retired(bucket, &mut listing, &found)?;
             found
         }
         None => {
             // Readers filter by generation from now on, before any
             // compacted file is uploaded.
             let first = Generation::first()?;
-            commit(&bucket, &first)?;
+            commit(bucket, &first)?;
             first
         }
     };
     let mirror =
         Scratch::new("compact").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
     let mirror = mirror.path();
-    let (kept, manifests, garbage) = download(&bucket, &listing, &previous, mirror)?;
+    let (kept, manifests, garbage) = download(bucket, &listing, &previous, mirror)?;
     let done = super::run(mirror, options)?;
     lease.check().map_err(|_| lost(&lease))?;
-    let ids = publish(&bucket, &listing, &manifests, &kept, mirror)?;
+    let ids = publish(bucket, &listing, &manifests, &kept, mirror)?;
     let retired: BTreeSet<String> = kept
         .iter()
         .filter(|k| is_table_file(k) && !mirror.join(k.as_str()).exists())
@@ -109,12 +111,12 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
         at.grace,
     )?;
     lease.check().map_err(|_| lost(&lease))?;
-    commit(&bucket, &next)?;
+    commit(bucket, &next)?;
     // The merged files stay for the queries begun before the commit: the
     // next compact or ingest past the grace deletes them (no batch job
     // waits out the grace); with no grace, now.
     if at.grace.is_zero() {
-        delete_retired(&bucket, &mut listing, &next)?;
+        delete_retired(bucket, &mut listing, &next)?;
     }
     drop(lease);
     Ok(done)
@@ -123,7 +125,7 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
 /// Refuses the compaction while an ingest's claim lives; the claims of
 /// dead ingests (killed on this host, or expired) are deleted.
 fn refuse_live_ingests(
-    bucket: &Bucket,
+    bucket: &dyn Backend,
     listing: &BTreeMap<String, Listed>,
     own: &str,
 ) -> Result<(), OutputError> {
@@ -157,7 +159,7 @@ fn lost(lease: &Lease) -> OutputError {
 }
 
 /// Writes `generation` create-only: two compactions cannot both commit.
-fn commit(bucket: &Bucket, generation: &Generation) -> Result<(), OutputError> {
+fn commit(bucket: &dyn Backend, generation: &Generation) -> Result<(), OutputError> {
     if generation.put(bucket)? {
         return Ok(());
     }
@@ -175,7 +177,7 @@ type Downloaded = (BTreeSet<String>, BTreeMap<String, Vec<u8>>, Vec<String>);
 /// Downloads the data set into `mirror` (a new private directory): its
 /// manifests and the part files `previous` does not hide.
 fn download(
-    bucket: &Bucket,
+    bucket: &dyn Backend,
     listing: &BTreeMap<String, Listed>,
     previous: &Generation,
     mirror: &Path,
@@ -219,7 +221,7 @@ fn download(
 /// (create-only), then the manifests it changed (If-Match). Returns the
 /// ids of the compactions whose files were uploaded.
 fn publish(
-    bucket: &Bucket,
+    bucket: &dyn Backend,
     listing: &BTreeMap<String, Listed>,
     manifests: &BTreeMap<String, Vec<u8>>,
     kept: &BTreeSet<String>,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::OutputError;
 use super::names::DIR_NAME;
-use crate::output::bucket::{Bucket, Cond, Done, Listed};
+use crate::output::backend::{Backend, Cond, Done, Listed};
 
 /// A generation: which compactions are visible, which files are not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +86,7 @@ impl Generation {
     }
 
     /// Writes it create-only; false if it exists.
-    pub fn put(&self, bucket: &Bucket) -> Result<bool, OutputError> {
+    pub fn put(&self, bucket: &dyn Backend) -> Result<bool, OutputError> {
         let key = generation_key(self.generation);
         Ok(bucket
             .put(&key, &self.bytes(), Cond::Create)
@@ -96,7 +96,7 @@ impl Generation {
 }
 
 /// The bytes of `key`, which the listing holds.
-pub fn fetch(bucket: &Bucket, key: &str) -> Result<Vec<u8>, OutputError> {
+pub fn fetch(bucket: &dyn Backend, key: &str) -> Result<Vec<u8>, OutputError> {
     match bucket.get(key).map_err(OutputError::Store)? {
         Some(object) => Ok(object.bytes),
         None => Err(OutputError::Store(format!(
@@ -112,7 +112,7 @@ pub fn fetch(bucket: &Bucket, key: &str) -> Result<Vec<u8>, OutputError> {
 /// before. Any other generation file is refused, and nothing is compacted
 /// or deleted on its word.
 pub fn newest_generation(
-    bucket: &Bucket,
+    bucket: &dyn Backend,
     listing: &BTreeMap<String, Listed>,
 ) -> Result<Option<Generation>, OutputError> {
     let refused = |key: &str, why: String| {
@@ -164,7 +164,7 @@ pub const GRACE: Duration = Duration::from_secs(600);
 /// listed ETag) once its commit is as old as its grace, and takes them out
 /// of `listing`. Readers of `generation` or a later one read none of them.
 pub fn delete_retired(
-    bucket: &Bucket,
+    bucket: &dyn Backend,
     listing: &mut BTreeMap<String, Listed>,
     generation: &Generation,
 ) -> Result<(), OutputError> {
@@ -205,4 +205,44 @@ pub fn generation_number(key: &str) -> Option<u64> {
     ((8..=18).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()))
         .then(|| digits.parse().ok())
         .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::backend::DirBackend;
+
+    /// The protocol over a directory ([`DirBackend`]): generations written
+    /// create-only, read back as one chain, their retired files deleted
+    /// past the grace, and a generation file out of the chain refused.
+    #[test]
+    fn generations_over_a_directory_form_one_chain() {
+        let dir = crate::output::scratch::Scratch::new("generations").unwrap();
+        let backend = DirBackend::open(dir.path()).unwrap();
+        let first = Generation::first().unwrap();
+        assert!(first.put(&backend).unwrap());
+        assert!(!first.put(&backend).unwrap());
+        let merged = "captures/part-00001.parquet";
+        backend.put(merged, b"rows", Cond::None).unwrap();
+        let next = first
+            .next(
+                vec!["c0ffee00".to_owned()],
+                vec![merged.to_owned()],
+                Duration::ZERO,
+            )
+            .unwrap();
+        assert!(next.put(&backend).unwrap());
+        let mut listing = backend.listing().unwrap();
+        assert_eq!(
+            newest_generation(&backend, &listing).unwrap(),
+            Some(next.clone())
+        );
+        delete_retired(&backend, &mut listing, &next).unwrap();
+        assert!(backend.get(merged).unwrap().is_none() && !listing.contains_key(merged));
+        // a number skipped: not a chain compact wrote
+        backend
+            .put(&generation_key(3), &next.bytes(), Cond::Create)
+            .unwrap();
+        assert!(newest_generation(&backend, &backend.listing().unwrap()).is_err());
+    }
 }

@@ -31,7 +31,8 @@ pub use super::generation::{
 };
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
-use crate::output::bucket::{Bucket, Cond, Done, Lease, LeaseError, Listed, S3Location, lease};
+use crate::output::backend::{Cond, Done, Listed};
+use crate::output::bucket::{Bucket, Lease, LeaseError, S3Location, lease};
 use crate::s3::S3Options;
 
 /// A manifest segment is closed at this size, and the next begun (each
@@ -117,7 +118,8 @@ impl S3Files {
         // on this host, or expired) is deleted.
         let compact = format!("{DIR_NAME}/compact.lease");
         if listing.contains_key(&compact)
-            && let Some(live) = lease::clear_dead(&bucket, &compact).map_err(OutputError::Store)?
+            && let Some(live) =
+                lease::clear_dead(bucket.as_ref(), &compact).map_err(OutputError::Store)?
         {
             return Err(OutputError::Locked {
                 path: bucket.shown(&compact).into(),
@@ -129,8 +131,8 @@ impl S3Files {
         // compact need not wait it out (a generation out of its chain, or
         // a deletion that fails, is left to compact, which says why).
         let mut listing = listing;
-        if let Ok(Some(generation)) = newest_generation(&bucket, &listing) {
-            let _ = delete_retired(&bucket, &mut listing, &generation);
+        if let Ok(Some(generation)) = newest_generation(bucket.as_ref(), &listing) {
+            let _ = delete_retired(bucket.as_ref(), &mut listing, &generation);
         }
         Ok(S3Files {
             bucket,
@@ -154,7 +156,7 @@ impl S3Files {
             .keys()
             .any(|k| generation_number(k) == Some(0));
         if !first {
-            Generation::first()?.put(&self.bucket)?;
+            Generation::first()?.put(self.bucket.as_ref())?;
         }
         Ok(())
     }
@@ -313,7 +315,7 @@ impl S3Files {
 
     /// The bytes of `key`.
     pub fn read(&self, key: &str) -> Result<Vec<u8>, OutputError> {
-        fetch(&self.bucket, key)
+        fetch(self.bucket.as_ref(), key)
     }
 
     /// Whether `key` is in the data set.
@@ -438,7 +440,7 @@ pub(crate) fn claim(
     let bucket = Bucket::new(&location.bucket, &location.prefix, options, timeout)
         .map_err(OutputError::Store)?;
     let bucket = Arc::new(bucket);
-    let lease = Lease::take(Arc::clone(&bucket), key, holder)
+    let lease = Lease::take(bucket.clone(), key, holder)
         .map_err(|e| lease_error(&bucket, key, holder, e))?;
     Ok((bucket, lease))
 }
