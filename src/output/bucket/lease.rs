@@ -316,6 +316,10 @@ impl Lease {
 fn renew(bucket: &dyn Backend, key: &str, state: &State, every: Duration) {
     let mut stop = state.stop.lock().expect("lease");
     loop {
+        // (told to stop before this thread first waited: no wait)
+        if *stop {
+            return;
+        }
         stop = state.wake.wait_timeout(stop, every).expect("lease").0;
         if *stop || state.lost.load(Ordering::SeqCst) {
             return;
