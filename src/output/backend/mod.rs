@@ -147,7 +147,8 @@ pub(crate) fn check_contract(backend: &dyn Backend) {
 mod tests {
     use super::*;
 
-    /// S3 keeps the contract a directory keeps (`dir.rs`' tests), checked
+    /// S3 keeps the contract a directory keeps (`dir.rs`' tests), and the
+    /// lease and the generations work over it as over a directory, checked
     /// against moto's S3 server, which `scripts/test.sh` starts and names
     /// in `ROBOSTATS_TEST_S3_ENDPOINT` (with a bucket `robostats-contract`,
     /// and test credentials in the environment, for this test alone).
@@ -162,11 +163,15 @@ mod tests {
             region: Some("us-east-1".to_owned()),
             anonymous: false,
         };
-        let prefix = format!("contract-{}", std::process::id());
-        let timeout = std::time::Duration::from_secs(10);
-        let bucket =
+        let bucket = |what: &str| {
+            let prefix = format!("{what}-{}", std::process::id());
+            let timeout = std::time::Duration::from_secs(10);
             crate::output::bucket::Bucket::new("robostats-contract", &prefix, &options, timeout)
-                .unwrap();
-        check_contract(&bucket);
+                .unwrap()
+        };
+        check_contract(&bucket("contract"));
+        // the protocol written over it, as over a directory
+        crate::output::bucket::lease::check_lease_protocol(std::sync::Arc::new(bucket("lease")));
+        crate::output::dataset::check_generation_protocol(&bucket("generations"));
     }
 }

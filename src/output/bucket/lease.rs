@@ -361,6 +361,38 @@ impl Drop for Lease {
     }
 }
 
+/// The lease over any backend (a directory's tests, and S3's against
+/// moto, `output::backend`): one claim, created once, named while it
+/// lives, taken over at once from a process gone from this host, deleted
+/// on release.
+#[cfg(test)]
+pub(crate) fn check_lease_protocol(backend: Arc<dyn Backend>) {
+    let key = "_manifest/run.lease";
+    let lease = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
+    lease.check().unwrap();
+    assert_eq!(backend.get(key).unwrap().unwrap().bytes, lease.bytes());
+    let holder = clear_dead(backend.as_ref(), key).unwrap().unwrap();
+    assert!(holder.contains("ingest (run)"), "{holder}");
+    drop(lease);
+    assert!(backend.get(key).unwrap().is_none());
+    assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
+    // A claim of a process gone from this host: cleared, or taken over.
+    let Some(own) = Identity::own() else { return };
+    let gone = Claim {
+        identity: Some(Identity {
+            started: own.started + 1,
+            ..own
+        }),
+        ..Claim::new("compact")
+    };
+    backend.put(key, &gone.bytes(), Cond::Create).unwrap();
+    assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
+    assert!(backend.get(key).unwrap().is_none());
+    backend.put(key, &gone.bytes(), Cond::Create).unwrap();
+    let taken = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
+    assert_eq!(backend.get(key).unwrap().unwrap().bytes, taken.bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,37 +455,10 @@ mod tests {
         assert!(Claim::dead(Some(&planted), 3600 + 150 + 1).is_some());
     }
 
-    /// The protocol over a directory ([`DirBackend`]): the same claim,
-    /// created once, named while it lives, taken over at once from a
-    /// process gone from this host, and deleted on release.
     #[test]
     fn a_lease_over_a_directory_is_taken_named_taken_over_and_released() {
         use crate::output::backend::DirBackend;
         let dir = crate::output::scratch::Scratch::new("lease").unwrap();
-        let backend: Arc<dyn Backend> = Arc::new(DirBackend::open(dir.path()).unwrap());
-        let key = "_manifest/run.lease";
-        let lease = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
-        lease.check().unwrap();
-        assert_eq!(backend.get(key).unwrap().unwrap().bytes, lease.bytes());
-        let holder = clear_dead(backend.as_ref(), key).unwrap().unwrap();
-        assert!(holder.contains("ingest (run)"), "{holder}");
-        drop(lease);
-        assert!(backend.get(key).unwrap().is_none());
-        assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
-        // A claim of a process gone from this host: cleared, or taken over.
-        let Some(own) = Identity::own() else { return };
-        let gone = Claim {
-            identity: Some(Identity {
-                started: own.started + 1,
-                ..own
-            }),
-            ..Claim::new("compact")
-        };
-        backend.put(key, &gone.bytes(), Cond::Create).unwrap();
-        assert_eq!(clear_dead(backend.as_ref(), key).unwrap(), None);
-        assert!(backend.get(key).unwrap().is_none());
-        backend.put(key, &gone.bytes(), Cond::Create).unwrap();
-        let taken = Lease::take(Arc::clone(&backend), key, "ingest (run)").unwrap();
-        assert_eq!(backend.get(key).unwrap().unwrap().bytes, taken.bytes());
+        check_lease_protocol(Arc::new(DirBackend::open(dir.path()).unwrap()));
     }
 }

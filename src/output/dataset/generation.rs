@@ -207,42 +207,47 @@ pub fn generation_number(key: &str) -> Option<u64> {
         .flatten()
 }
 
+/// The generations over any backend (a directory's tests, and S3's
+/// against moto, `output::backend`): written create-only, read back as
+/// one chain, their retired files deleted past the grace, and a
+/// generation file out of the chain refused.
+#[cfg(test)]
+pub(crate) fn check_generation_protocol(backend: &dyn Backend) {
+    let first = Generation::first().unwrap();
+    assert!(first.put(backend).unwrap());
+    assert!(!first.put(backend).unwrap());
+    let merged = "captures/part-00001.parquet";
+    backend.put(merged, b"rows", Cond::None).unwrap();
+    let next = first
+        .next(
+            vec!["c0ffee00".to_owned()],
+            vec![merged.to_owned()],
+            Duration::ZERO,
+        )
+        .unwrap();
+    assert!(next.put(backend).unwrap());
+    let mut listing = backend.listing().unwrap();
+    assert_eq!(
+        newest_generation(backend, &listing).unwrap(),
+        Some(next.clone())
+    );
+    delete_retired(backend, &mut listing, &next).unwrap();
+    assert!(backend.get(merged).unwrap().is_none() && !listing.contains_key(merged));
+    // a number skipped: not a chain compact wrote
+    backend
+        .put(&generation_key(3), &next.bytes(), Cond::Create)
+        .unwrap();
+    assert!(newest_generation(backend, &backend.listing().unwrap()).is_err());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::output::backend::DirBackend;
 
-    /// The protocol over a directory ([`DirBackend`]): generations written
-    /// create-only, read back as one chain, their retired files deleted
-    /// past the grace, and a generation file out of the chain refused.
     #[test]
     fn generations_over_a_directory_form_one_chain() {
         let dir = crate::output::scratch::Scratch::new("generations").unwrap();
-        let backend = DirBackend::open(dir.path()).unwrap();
-        let first = Generation::first().unwrap();
-        assert!(first.put(&backend).unwrap());
-        assert!(!first.put(&backend).unwrap());
-        let merged = "captures/part-00001.parquet";
-        backend.put(merged, b"rows", Cond::None).unwrap();
-        let next = first
-            .next(
-                vec!["c0ffee00".to_owned()],
-                vec![merged.to_owned()],
-                Duration::ZERO,
-            )
-            .unwrap();
-        assert!(next.put(&backend).unwrap());
-        let mut listing = backend.listing().unwrap();
-        assert_eq!(
-            newest_generation(&backend, &listing).unwrap(),
-            Some(next.clone())
-        );
-        delete_retired(&backend, &mut listing, &next).unwrap();
-        assert!(backend.get(merged).unwrap().is_none() && !listing.contains_key(merged));
-        // a number skipped: not a chain compact wrote
-        backend
-            .put(&generation_key(3), &next.bytes(), Cond::Create)
-            .unwrap();
-        assert!(newest_generation(&backend, &backend.listing().unwrap()).is_err());
+        check_generation_protocol(&DirBackend::open(dir.path()).unwrap());
     }
 }

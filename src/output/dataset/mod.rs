@@ -25,6 +25,8 @@ mod checks;
 mod error;
 mod files;
 mod generation;
+#[cfg(test)]
+pub(crate) use generation::check_generation_protocol;
 pub mod lock;
 pub mod manifest;
 mod names;
