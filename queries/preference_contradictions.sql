@@ -92,10 +92,17 @@ blocked AS (
     FROM blocked_anywhere
     WHERE in_files
 ),
+-- (user_agents' join written out: the blocked captures' bodies first, then their lines, not
+-- every capture's lines)
+blocked_bodies AS MATERIALIZED (
+    SELECT b.*, c.body_digest
+    FROM blocked b
+    JOIN captures c USING (warc_filename, warc_record_offset)
+),
 own_user_agents AS (
     SELECT b.warc_filename, b.warc_record_offset, b.agent, g."group" AS google_group, g.aipref_group
-    FROM blocked b
-    JOIN user_agents g USING (warc_filename, warc_record_offset)
+    FROM blocked_bodies b
+    JOIN body_user_agents g ON g.body_digest = b.body_digest
     WHERE CASE WHEN b.group_match = 'specific'
                THEN NOT g.is_global AND lower(g.product_token) = lower(b.agent)
                ELSE g.is_global END
