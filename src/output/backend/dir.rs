@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rustix::fs::{AtFlags, Dir, FileType, FlockOperation, Mode, OFlags};
+use rustix::fs::{AtFlags, Dir, FileType, FlockOperation, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use super::{Backend, Cond, Done, Failure, Listed, Object};
@@ -89,28 +89,51 @@ impl DirBackend {
         Ok(Some((at, name)))
     }
 
-    /// The file `name` under `at` and its version, if it is a regular file
-    /// (not a link, a FIFO, a directory: an error).
-    fn read(&self, at: &OwnedFd, name: &str, key: &str) -> Result<Option<Object>, Failure> {
-        let fd = match rustix::fs::openat(
-            at,
-            name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-            Mode::empty(),
-        ) {
+    /// The file `name` under `at`, opened, and its status, if it is a
+    /// regular file (not a link, a FIFO, a directory: an error).
+    fn open_file(
+        &self,
+        at: &OwnedFd,
+        name: &str,
+        key: &str,
+    ) -> Result<Option<(OwnedFd, Stat)>, Failure> {
+        let failed = |e: Errno| format!("{}: {e}", self.shown(key));
+        let fd = match open_entry(at, name) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", self.shown(key))),
+            Err(e) => return Err(failed(e)),
         };
-        let (etag, age, regular) = version(&fd).map_err(|e| format!("{}: {e}", self.shown(key)))?;
-        if !regular {
+        let stat = rustix::fs::fstat(&fd).map_err(failed)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
             return Err(format!("{}: not a regular file", self.shown(key)));
         }
+        Ok(Some((fd, stat)))
+    }
+
+    /// The file `name` under `at` and its version.
+    fn read(&self, at: &OwnedFd, name: &str, key: &str) -> Result<Option<Object>, Failure> {
+        let Some((fd, stat)) = self.open_file(at, name, key)? else {
+            return Ok(None);
+        };
+        let (etag, age) = version(&stat);
         let mut bytes = Vec::new();
         File::from(fd)
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{}: {e}", self.shown(key)))?;
         Ok(Some(Object { bytes, etag, age }))
+    }
+
+    /// Whether the file `name` under `at` is there in the version
+    /// `wanted` (read: its status alone, not its bytes).
+    fn is_version(
+        &self,
+        at: &OwnedFd,
+        name: &str,
+        key: &str,
+        wanted: &str,
+    ) -> Result<bool, Failure> {
+        let found = self.open_file(at, name, key)?;
+        Ok(found.is_some_and(|(_, stat)| version(&stat).0 == wanted))
     }
 
     /// Writes `bytes` to a new temporary file in `at`, synced; its name
@@ -135,9 +158,9 @@ impl DirBackend {
         .map_err(|e| format!("{}: {e}", self.shown(key)))?;
         let mut file = File::from(fd);
         let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        let version = written.and_then(|()| version(file.as_fd()).map_err(std::io::Error::from));
-        match version {
-            Ok((etag, _, _)) => Ok((name, etag)),
+        let stat = written.and_then(|()| rustix::fs::fstat(&file).map_err(std::io::Error::from));
+        match stat {
+            Ok(stat) => Ok((name, version(&stat).0)),
             Err(e) => {
                 let _ = rustix::fs::unlinkat(at, name.as_str(), AtFlags::empty());
                 Err(format!("{}: {e}", self.shown(key)))
@@ -186,22 +209,29 @@ fn open_dir(at: &OwnedFd, name: &str) -> Result<OwnedFd, Errno> {
     )
 }
 
+/// The entry `name` under `at`, opened to read, not through a link and
+/// never waiting on a FIFO.
+fn open_entry(at: &OwnedFd, name: &str) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(
+        at,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
 /// A file's version (inode, modification time in nanoseconds and size:
-/// every write of this backend makes a new inode), its age in seconds, and
-/// whether it is a regular file.
-fn version(fd: impl AsFd) -> Result<(String, u64, bool), Errno> {
-    let stat = rustix::fs::fstat(fd)?;
+/// every write of this backend makes a new inode) and its age in seconds.
+fn version(stat: &Stat) -> (String, u64) {
     let modified = stat.st_mtime as i128 * 1_000_000_000 + stat.st_mtime_nsec as i128;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let age = now.saturating_sub(stat.st_mtime as i64).max(0) as u64;
-    let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
-    Ok((
+    let age = now.saturating_sub(stat.st_mtime).max(0) as u64;
+    (
         format!("{:x}-{:x}-{:x}", stat.st_ino, modified, stat.st_size),
         age,
-        regular,
-    ))
+    )
 }
 
 impl Backend for DirBackend {
@@ -219,7 +249,7 @@ impl Backend for DirBackend {
             }
             Cond::None | Cond::Match(_) => self.locked(key, || {
                 if let Cond::Match(wanted) = cond
-                    && self.read(&at, name, key)?.is_none_or(|o| o.etag != wanted)
+                    && !self.is_version(&at, name, key, wanted)?
                 {
                     return Ok(Done::Refused);
                 }
@@ -245,9 +275,11 @@ impl Backend for DirBackend {
             return Ok(Done::Yes(String::new()));
         };
         self.locked(key, || {
-            let found = self.read(&at, name, key)?;
+            let found = self.open_file(&at, name, key)?;
             if let Cond::Match(wanted) = cond
-                && found.as_ref().is_none_or(|o| o.etag != wanted)
+                && found
+                    .as_ref()
+                    .is_none_or(|(_, stat)| version(stat).0 != wanted)
             {
                 return Ok(Done::Refused);
             }
@@ -290,18 +322,13 @@ impl DirBackend {
                 continue;
             };
             let key = format!("{prefix}{name}");
-            match rustix::fs::openat(
-                &at,
-                name,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Mode::empty(),
-            ) {
+            match open_entry(&at, name) {
                 Ok(fd) => {
                     let stat = rustix::fs::fstat(&fd).map_err(failed)?;
                     match FileType::from_raw_mode(stat.st_mode) {
                         FileType::Directory => self.list_into(fd, &format!("{key}/"), found)?,
                         FileType::RegularFile => {
-                            let (etag, _, _) = version(&fd).map_err(failed)?;
+                            let (etag, _) = version(&stat);
                             let size = stat.st_size as u64;
                             found.insert(key.clone(), Listed { key, etag, size });
                         }
