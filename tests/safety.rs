@@ -372,6 +372,20 @@ fn links_planted_in_the_output_directory_are_refused() {
         names
     };
     let before = listing(&elsewhere);
+    // Ingest and compact both refuse the data set (exit 2), writing
+    // nothing elsewhere; ingest's message.
+    let both_refuse = || {
+        let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let c = Command::new(crate::robostats())
+            .arg("compact")
+            .arg(work.join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(c.status.code(), Some(2), "{}", stderr(&c));
+        assert_eq!(listing(&elsewhere), before);
+        stderr(&o)
+    };
 
     // The agents table's directory a link to another directory.
     let agents = work.join("out/agents");
@@ -392,36 +406,19 @@ fn links_planted_in_the_output_directory_are_refused() {
     // empties) a link: ingest and compact refuse, nothing written there.
     let crawl_hosts = work.join("out/crawl_hosts");
     std::os::unix::fs::symlink(&elsewhere, &crawl_hosts).unwrap();
-    let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let said = both_refuse();
     assert!(
-        stderr(&o).contains("out/crawl_hosts is a symbolic link"),
-        "{}",
-        stderr(&o)
+        said.contains("out/crawl_hosts is a symbolic link"),
+        "{said}"
     );
-    let o = Command::new(crate::robostats())
-        .arg("compact")
-        .arg(work.join("out"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert_eq!(listing(&elsewhere), before);
     fs::remove_file(&crawl_hosts).unwrap();
 
     // The manifest a link to another file.
     let manifest = work.join("out/_manifest/run.jsonl");
     fs::rename(&manifest, work.join("run.jsonl")).unwrap();
     std::os::unix::fs::symlink(elsewhere.join("notes.jsonl"), &manifest).unwrap();
-    let o = ingest(&work, &["a.warc.gz", "b.warc.gz", "--out", "out"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
-    let o = Command::new(crate::robostats())
-        .arg("compact")
-        .arg(work.join("out"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert_eq!(listing(&elsewhere), before);
+    let said = both_refuse();
+    assert!(said.contains("symbolic link"), "{said}");
     fs::remove_file(&manifest).unwrap();
     fs::rename(work.join("run.jsonl"), &manifest).unwrap();
 
