@@ -213,10 +213,20 @@ impl Dataset {
                 format!("{:?}-{}", std::time::SystemTime::now(), std::process::id()).as_bytes(),
             );
             let name = format!("emptied-{token}.parquet");
-            let temp = self.dir.join(dir).join(format!(".{name}.tmp"));
-            fs::create_dir_all(self.dir.join(dir)).at(Op::CreateDir, self.dir.join(dir))?;
-            fs::write(&temp, &empty).at(Op::WritePart, &temp)?;
             let path = self.dir.join(dir).join(&name);
+            // As a part file is written: a new file under its temporary
+            // name, not through a link, synced, then renamed.
+            super::create_dir_no_follow(&self.dir.join(dir))?;
+            let temp = super::temp_path(&path);
+            super::open_options_no_follow()
+                .write(true)
+                .create_new(true)
+                .open(&temp)
+                .and_then(|mut file| {
+                    std::io::Write::write_all(&mut file, &empty)?;
+                    file.sync_all()
+                })
+                .at(Op::WritePart, &temp)?;
             fs::rename(&temp, &path).at(Op::PublishPart, &path)?;
             if let Some(s3) = &self.s3 {
                 s3.upload(&format!("{dir}/{name}"), &path)?;
