@@ -88,12 +88,15 @@ deps_ready
 ROBOSTATS_BIN="$PWD/target/release/robostats" cargo test --workspace --release --locked
 # The data-set backends' contract (src/output/backend) on S3 as well: moto's
 # S3 server on a free local port, a bucket in it, test credentials for this
-# one test (the other tests run without any).
-venv_py=target/python-venv/bin/python3
-moto_port=$("$venv_py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$venv_py" -m moto.server -H 127.0.0.1 -p "$moto_port" >target/moto-contract.log 2>&1 &
+# one test (the other tests run without any). $py: the Python
+# scripts/test-deps.sh installed the test tools into, for this and the
+# Python steps below.
+py=target/python-venv/bin/python3
+[ -x "$py" ] || py=python3
+moto_port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$py" -m moto.server -H 127.0.0.1 -p "$moto_port" >target/moto-contract.log 2>&1 &
 moto=$!
-"$venv_py" - "$moto_port" <<'PY'
+"$py" - "$moto_port" <<'PY'
 import sys, time, urllib.request
 url = f"http://127.0.0.1:{sys.argv[1]}/"
 for _ in range(100):  # at most about 10 s
@@ -116,8 +119,6 @@ moto=""
 # (ROBOSTATS_NO_SLURM=1 skips that test); test_report.py renders the
 # report's page in headless Chromium.
 step "python: tables and queries (tests/python)"
-py=target/python-venv/bin/python3
-[ -x "$py" ] || py=python3
 # Four workers on two cores, one test file each at a time (pytest-xdist's
 # loadfile: a file's fixtures are made once): most of these tests wait on
 # the processes, servers and clocks they start (215 s in one worker, 96 s
