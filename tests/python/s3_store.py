@@ -38,7 +38,7 @@ HTTPFS_PYTHON = ROOT / "target" / "httpfs-venv" / "bin" / "python"
 @dataclass
 class Rule:
     """A fault: on the `nth` request (and the `times - 1` after it) whose
-    method is `method` and whose path and query hold `key`, call `before` (before
+    method is `method` and whose path and query hold `key` (and `within`), call `before` (before
     moto handles it) or `after` (after), answer `answer` (status, S3
     code) instead of moto, or `lose` moto's answer (a 500 in its place)."""
 
@@ -50,6 +50,7 @@ class Rule:
     after: object = None
     answer: tuple = None
     lose: bool = False
+    within: str = ""
     seen: int = 0
 
 
@@ -79,6 +80,7 @@ class Store:
         return Path(dest)
 
 
+
 @pytest.fixture(scope="module")
 def store():
     server, endpoint, client = start_moto()
@@ -95,7 +97,7 @@ def store():
         acting = []
         with lock:
             for rule in rules:
-                if rule.method == method and rule.key in target:
+                if rule.method == method and rule.key in target and rule.within in target:
                     rule.seen += 1
                     if rule.nth <= rule.seen < rule.nth + rule.times:
                         acting.append(rule)

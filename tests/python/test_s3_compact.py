@@ -1,5 +1,5 @@
 """`compact s3://bucket/prefix/` against moto's S3 server (s3_store.py):
-the rows kept, a compaction killed before its commit hidden, compact and
+the rows kept, a compaction killed at each step hidden or finished, compact and
 ingest refusing each other while alive and taking over each other's
 claims once dead (at once on one host, at expiry from another), a
 session that read the views before a compaction told to read them again,
@@ -9,11 +9,12 @@ import json
 import re
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
 
-from conftest import BIN, ROOT, SAMPLES, connect
+from conftest import BIN, ROOT, SAMPLES, TABLES, connect
 from s3_store import BUCKET, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, store
 
 def compact(store, prefix, *extra, status=0, **env):
@@ -33,6 +34,14 @@ def kill_compact_at(store, prefix, rule):
         cwd=ROOT, env=store.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     kill_at(store, proc, rule)
+
+
+def table_counts(out):
+    """The rows of each table as the views read them (the crawl tables'
+    included)."""
+    con = connect(out)
+    views = [*TABLES, "crawl_hosts", "robots_txt_chains", "crawl_outcomes"]
+    return {v: con.sql(f"SELECT count(*) FROM {v}").fetchall()[0][0] for v in views}
 
 
 def view_counts(out):
@@ -62,27 +71,6 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     again = run(store, "compacted", "--shard", "0/3")
     assert "0 files done" in again.stdout or again.stdout == ""
     assert store.keys("compacted/") == keys
-
-
-def test_a_compaction_killed_before_its_commit_hides_its_files(store, local, tmp_path):
-    for i in range(3):
-        run(store, "half-compacted", "--shard", f"{i}/3")
-    kill_compact_at(store, "half-compacted",
-                    Rule("PUT", "/half-compacted/_manifest/generation-00000001.json", before=True))
-    keys = store.keys("half-compacted/")
-    assert any("/compacted-" in k for k in keys), keys
-    # The uploaded files are there, and hidden: every view reads as before.
-    assert view_counts(store.download("half-compacted", tmp_path / "half")) == view_counts(local)
-    # The next compaction waits out the dead one's claim, commits its own
-    # and deletes the files no generation names.
-    compact_env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
-    proc = subprocess.run(
-        [str(BIN), "compact", f"s3://{BUCKET}/half-compacted/", "--grace", "0"],
-        cwd=ROOT, env=store.env(**compact_env), capture_output=True, text=True, timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert_equals_local(store, "half-compacted", local, tmp_path)
-    assert view_counts(store.download("half-compacted", tmp_path / "whole")) == view_counts(local)
 
 
 def test_compact_is_refused_beside_an_ingest_and_an_ingest_beside_compact(store):
@@ -158,23 +146,24 @@ def test_a_claim_of_another_host_is_waited_out_and_named(store, local, tmp_path)
     beside an ingest's claim."""
     env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE}
     run(store, "foreign", **env)
+    run(store, "foreign-ingest", **env)
+    # Both claims planted at once: one wait for their expiry.
     key = "foreign/_manifest/compact.lease"
     store.client.put_object(Bucket=BUCKET, Key=key, Body=foreign_claim("compact"))
+    ingest_key = "foreign-ingest/_manifest/shard-00001-of-00002.lease"
+    store.client.put_object(Bucket=BUCKET, Key=ingest_key, Body=foreign_claim("ingest (shard-00001-of-00002)"))
     refused = run(store, "foreign", status=2, **env)
     for said in ["compact (process 4242 on node-17, since ", "GMT)", f"{SHORT_LEASE} s"]:
         assert said in refused.stderr, refused.stderr
     # written just now: 0 s ago, or 1 s on a busy machine (the seconds turn)
     assert re.search(r"renewed [01] s ago", refused.stderr), refused.stderr
-    time.sleep(int(SHORT_LEASE) + 2)
-    run(store, "foreign", **env)
-    key = "foreign/_manifest/shard-00001-of-00002.lease"
-    store.client.put_object(Bucket=BUCKET, Key=key, Body=foreign_claim("ingest (shard-00001-of-00002)"))
-    proc = compact(store, "foreign", status=2, **env)
+    proc = compact(store, "foreign-ingest", status=2, **env)
     assert "ingest (shard-00001-of-00002) (process 4242 on node-17" in proc.stderr, proc.stderr
     time.sleep(int(SHORT_LEASE) + 2)
-    compact(store, "foreign", **env)
+    run(store, "foreign", **env)
+    compact(store, "foreign-ingest", **env)
     assert_equals_local(store, "foreign", local, tmp_path)
-
+    assert_equals_local(store, "foreign-ingest", local, tmp_path)
 
 def generation_body(n, previous="", retired=()):
     return json.dumps({"generation": n, "compactions": [], "retired": list(retired), "unix": 0,
@@ -267,3 +256,64 @@ def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store)
     assert all(name.startswith("emptied-") for _, name in crawl_keys()), crawl_keys()
     assert "crawl tables: written" in compact(store, "redo").stdout
     assert all(name.startswith("compacted-") for _, name in crawl_keys()), crawl_keys()
+
+
+def copy_prefix(store, source, target):
+    """The objects under `source`, copied under `target` (server side)."""
+    for key in store.keys(source + "/"):
+        store.client.copy_object(Bucket=BUCKET, Key=target + key[len(source):],
+                                 CopySource={"Bucket": BUCKET, "Key": key})
+
+
+
+# Where a compaction on S3 is killed: each kind of request that changes the
+# bucket, at its first and its last (`nth=-1`: counted on a compaction of
+# the same data set), before S3 has it or after.
+KILL_POINTS = [
+    Rule("PUT", "/_manifest/compact.lease", after=True),
+    Rule("PUT", "/compacted-", after=True),
+    Rule("PUT", "/compacted-", nth=-1, after=True),
+    Rule("PUT", "/_manifest/compact.jsonl", before=True),
+    Rule("PUT", "/_manifest/generation-", before=True),
+    Rule("PUT", "/_manifest/generation-", after=True),
+    Rule("DELETE", ".parquet", before=True),
+    Rule("DELETE", ".parquet", nth=-1, before=True),
+    Rule("DELETE", "/_manifest/compact.lease", before=True),
+]
+
+
+def test_a_compaction_killed_at_every_step_loses_and_doubles_nothing(store, local, tmp_path):
+    """SIGKILL at each step of a compaction on S3 (docs/object-storage.md):
+    the views read every row once, as before or compacted, whatever the
+    step; the next compaction (at once: the claim's process is gone) ends
+    with the local run's rows in the files themselves and nothing left
+    behind: no claim, no merged or orphaned file."""
+    for i in range(3):
+        run(store, "steps", "--shard", f"{i}/3")
+    copy_prefix(store, "steps", "steps-counted")
+    first = len(store.requests)
+    compact(store, "steps-counted")
+    changes = [(m, p) for (m, p, *_) in store.requests[first:] if m in ("PUT", "DELETE")]
+    expected = table_counts(local)
+
+    def killed_at(n, point):
+        matching = sum(1 for m, p in changes if m == point.method and point.key in p)
+        assert matching, f"{point.method} {point.key}: no such request in {changes}"
+        nth = matching if point.nth == -1 else point.nth
+        when = f"killed {'before' if point.before else 'after'} {point.method} {point.key} #{nth}"
+        prefix = f"steps-{n}"
+        copy_prefix(store, "steps", prefix)
+        kill_compact_at(store, prefix, Rule(point.method, point.key, nth=nth, before=point.before,
+                                            after=point.after, within=f"/{BUCKET}/{prefix}/"))
+        assert table_counts(store.download(prefix, tmp_path / f"killed-{n}")) == expected, when
+        compact(store, prefix)
+        assert_equals_local(store, prefix, local, tmp_path)
+        assert shapes(store, prefix) == shapes(store, "steps-counted"), when
+
+    # two at a time: each waits on its processes and the server
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(killed_at, *zip(*enumerate(KILL_POINTS))))
+
+def shapes(store, prefix):
+    """The keys under `prefix`, relative, each compaction's id made one."""
+    return sorted(re.sub(r"/compacted-[0-9a-f]+-", "/compacted-ID-", k[len(prefix):]) for k in store.keys(f"{prefix}/"))
