@@ -79,6 +79,13 @@ class Store:
             path.write_bytes(self.client.get_object(Bucket=bucket, Key=key)["Body"].read())
         return Path(dest)
 
+    def upload(self, source, prefix, bucket=BUCKET):
+        """The data set in the directory `source` copied under `prefix`
+        (its visible files: as `aws s3 sync` would, less hidden ones)."""
+        for path in sorted(Path(source).rglob("*")):
+            relative = path.relative_to(source)
+            if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+                self.client.put_object(Bucket=bucket, Key=f"{prefix}/{relative}", Body=path.read_bytes())
 
 
 @pytest.fixture(scope="module")

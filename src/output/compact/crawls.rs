@@ -110,16 +110,27 @@ pub type Maker = Result<Engine, String>;
 /// Writes the crawl tables of the data set, unless they hold every crawl
 /// as it is; their files are named after the compaction `id`. Nothing
 /// here fails the compaction: the rows are compacted already, and without
-/// the tables the views compute every crawl.
-pub(super) fn write(dataset: &Dataset, maker: &Maker, id: &str) -> CrawlTables {
+/// the tables the views compute every crawl. `before_publish` runs before
+/// the first table is put in place.
+pub(super) fn write(
+    dataset: &Dataset,
+    maker: &Maker,
+    id: &str,
+    before_publish: &mut dyn FnMut() -> Result<(), OutputError>,
+) -> CrawlTables {
     let engine = match maker {
         Ok(engine) => engine,
         Err(why) => return CrawlTables::Skipped(why.clone()),
     };
-    written(dataset, engine, id).unwrap_or_else(CrawlTables::Failed)
+    written(dataset, engine, id, before_publish).unwrap_or_else(CrawlTables::Failed)
 }
 
-fn written(dataset: &Dataset, engine: &Engine, id: &str) -> Result<CrawlTables, String> {
+fn written(
+    dataset: &Dataset,
+    engine: &Engine,
+    id: &str,
+    before_publish: &mut dyn FnMut() -> Result<(), OutputError>,
+) -> Result<CrawlTables, String> {
     // DuckDB runs in a directory of its own: every path absolute.
     let dir = std::path::absolute(dataset.dir()).map_err(|e| e.to_string())?;
     let out = [Out::Dir(dir.clone())];
@@ -166,6 +177,7 @@ fn written(dataset: &Dataset, engine: &Engine, id: &str) -> Result<CrawlTables, 
             .and_then(|f| f.sync_all())
             .map_err(|e| format!("{}: {e}", export.path.display()))?;
     }
+    before_publish().map_err(|e| e.to_string())?;
     for name in CRAWL_TABLES {
         swap_in(dataset, name).map_err(|e| e.to_string())?;
     }

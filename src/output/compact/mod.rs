@@ -39,6 +39,11 @@
 //! body store is checked first (`bodies::check`): writers whose files are
 //! gone are retired, and `bodies` files no run recorded (a run killed
 //! between publishing and recording them) are deleted with their lines.
+//!
+//! A data set read by generation (one compacted on S3, then copied to
+//! disk) keeps to its chain (`generations.rs`): what the newest generation
+//! hides is deleted first, and the next names this compaction before its
+//! first file is put in place.
 
 pub mod crawls;
 pub mod s3;
@@ -55,6 +60,7 @@ use arrow_select::filter::filter_record_batch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
+mod generations;
 mod swap;
 
 use swap::{Swap, recover, remove_staging};
@@ -95,8 +101,7 @@ pub struct TableReport {
     pub rows_dropped: u64,
 }
 
-/// The prefix of the files a compaction writes.
-pub const COMPACTED_PREFIX: &str = "compacted-";
+pub use crate::output::dataset::COMPACTED_PREFIX;
 
 /// Encoded bytes at which a compacted file's row group is closed: large
 /// row groups suit readers; one writer's buffer at a time per thread.
@@ -158,6 +163,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
     }
     let mut done = Compaction::default();
     recover(&dataset, &mut done.warnings)?;
+    let mut generations = generations::Generations::open(&dataset)?;
     dataset.retire_legacy_empty()?;
     let mut log = dataset.manifest("compact")?;
     let store = check::check(&dataset, &mut log)?;
@@ -192,12 +198,21 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
             });
         }
     }
+    // Where the data set is read by generation, this compaction is named
+    // in one before any of its files is put in place.
+    let name_it = |generations: &mut Option<generations::Generations>| {
+        generations.as_mut().map_or(Ok(()), |g| g.name(&id))
+    };
     if merges.is_empty() {
-        done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id));
+        let crawl_tables = crawls::write(&dataset, &options.crawl_tables, &id, &mut || {
+            name_it(&mut generations)
+        });
+        done.crawl_tables = Some(crawl_tables);
         return Ok(done);
     }
     let chosen = chosen_writers(&merges, &store)?;
     let written = write_merges(&merges, &chosen, options.threads).and_then(|rows| {
+        name_it(&mut generations)?;
         let mut swap = Swap {
             dataset: &dataset,
             log: &mut log,
@@ -212,7 +227,10 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         let _ = remove_staging(&dataset, &mut Vec::new());
     }
     written?;
-    done.crawl_tables = Some(crawls::write(&dataset, &options.crawl_tables, &id));
+    let crawl_tables = crawls::write(&dataset, &options.crawl_tables, &id, &mut || {
+        name_it(&mut generations)
+    });
+    done.crawl_tables = Some(crawl_tables);
     Ok(done)
 }
 

@@ -28,25 +28,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
-use super::{COMPACTED_PREFIX, Compaction, Options};
+use super::{Compaction, Options};
 use crate::output::backend::{Backend, Cond, Done, Listed};
 use crate::output::bucket::{Lease, S3Location, lease};
 use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::s3::{
-    Generation, claim, delete_retired, fetch, generation_key, is_table_file, newest_generation,
+    Generation, claim, delete_retired, fetch, generation_key, newest_generation,
 };
 use crate::output::dataset::{
-    At, CRAWL_TABLES, Dataset, Op, OutputError, is_finished_part, table_dirs,
+    At, CRAWL_TABLES, Dataset, Op, OutputError, compaction_of, is_finished_part, is_table_file,
+    table_dirs,
 };
 use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
-
-/// The compaction id of a compacted file's name, if it is one.
-fn compaction_of(name: &str) -> Option<&str> {
-    let rest = name.strip_prefix(COMPACTED_PREFIX)?;
-    let (id, _) = rest.split_once('-')?;
-    Some(id)
-}
 
 /// Where a compaction on S3 goes.
 pub struct S3Compact<'a> {
@@ -77,7 +71,7 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
         None => {
             // Readers filter by generation from now on, before any
             // compacted file is uploaded.
-            let first = Generation::first()?;
+            let first = Generation::first(&listing)?;
             commit(bucket, &first)?;
             first
         }

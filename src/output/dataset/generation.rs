@@ -3,13 +3,13 @@
 //! files (docs/object-storage.md, "compact"), and the deletion of the
 //! files a generation retired once its grace is over.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::OutputError;
-use super::names::DIR_NAME;
+use super::names::{DIR_NAME, compaction_of, is_table_file};
 use crate::output::backend::{Backend, Cond, Done, Listed};
 
 /// A generation: which compactions are visible, which files are not.
@@ -51,9 +51,19 @@ pub fn generation_key(n: u64) -> String {
 }
 
 impl Generation {
-    /// Generation 0: no compaction, nothing retired.
-    pub fn first() -> Result<Generation, OutputError> {
+    /// Generation 0: nothing retired, and the compactions whose files
+    /// `listing` holds read. A data set's first generation is written
+    /// before any compaction of its own (by its first ingest or compaction
+    /// on S3), so a compacted file there already is one a compaction on
+    /// disk wrote before the data set was copied: its rows are read.
+    pub fn first(listing: &BTreeMap<String, Listed>) -> Result<Generation, OutputError> {
+        let compactions: BTreeSet<&str> = listing
+            .keys()
+            .filter(|key| is_table_file(key))
+            .filter_map(|key| compaction_of(key.rsplit('/').next().unwrap_or_default()))
+            .collect();
         Ok(Generation {
+            compactions: compactions.into_iter().map(str::to_owned).collect(),
             id: new_id()?,
             unix: seconds_now(),
             grace: GRACE.as_secs(),
@@ -213,7 +223,12 @@ pub fn generation_number(key: &str) -> Option<u64> {
 /// generation file out of the chain refused.
 #[cfg(test)]
 pub(crate) fn check_generation_protocol(backend: &dyn Backend) {
-    let first = Generation::first().unwrap();
+    // A data set compacted elsewhere before its first generation: that
+    // compaction's files are read.
+    let copied = "captures/compacted-0ddc0ffe-00000.parquet";
+    backend.put(copied, b"rows", Cond::None).unwrap();
+    let first = Generation::first(&backend.listing().unwrap()).unwrap();
+    assert_eq!(first.compactions, ["0ddc0ffe"]);
     assert!(first.put(backend).unwrap());
     assert!(!first.put(backend).unwrap());
     let merged = "captures/part-00001.parquet";

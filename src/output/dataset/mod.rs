@@ -47,9 +47,9 @@ pub use files::{S3Out, S3Read, file_secret};
 pub use manifest::{Counts, InputEntry, InputStatus, Manifest};
 use names::is_lower_hex;
 pub use names::{
-    CRAWL_TABLES, EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard, is_body_part_of,
-    is_finished_part, is_part_of, is_schema_only, is_temp_of, part_name, part_stem, short_hash,
-    table_dirs, temp_of, temp_path,
+    COMPACTED_PREFIX, CRAWL_TABLES, EMPTY_PART, LEGACY_EMPTY_PART, body_part_name, body_part_shard,
+    compaction_of, in_table, is_body_part_of, is_finished_part, is_part_of, is_schema_only,
+    is_table_file, is_temp_of, part_name, part_stem, short_hash, table_dirs, temp_of, temp_path,
 };
 pub use part::{FinishedPart, PartFile, PartSummary};
 

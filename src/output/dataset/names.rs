@@ -48,6 +48,28 @@ pub fn is_finished_part(name: &str) -> bool {
     name.ends_with(".parquet") && !name.starts_with('.') && !is_schema_only(name)
 }
 
+/// The prefix of the files a compaction writes: `compacted-<id>-NNNNN.parquet`.
+pub const COMPACTED_PREFIX: &str = "compacted-";
+
+/// The compaction id of a compacted file's name, if it is one.
+pub fn compaction_of(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(COMPACTED_PREFIX)?;
+    let (id, _) = rest.split_once('-')?;
+    Some(id)
+}
+
+/// The name of the file `key` (relative to the data set, `/`-separated)
+/// is, when it is directly in a table's directory.
+pub fn in_table(key: &str) -> Option<&str> {
+    let (dir, file) = key.split_once('/')?;
+    (table_dirs().any(|d| d == dir) && !file.contains('/')).then_some(file)
+}
+
+/// Whether `key` is a table's finished part file (not the manifest's).
+pub fn is_table_file(key: &str) -> bool {
+    in_table(key).is_some_and(is_finished_part)
+}
+
 /// The first 4 bytes of the SHA-256 of `bytes`, in hex: a short name that
 /// tells things apart.
 pub fn short_hash(bytes: &[u8]) -> String {

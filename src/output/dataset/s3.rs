@@ -156,7 +156,8 @@ impl S3Files {
             .keys()
             .any(|k| generation_number(k) == Some(0));
         if !first {
-            Generation::first()?.put(self.bucket.as_ref())?;
+            let listing = self.listing.lock().expect("listing");
+            Generation::first(&listing)?.put(self.bucket.as_ref())?;
         }
         Ok(())
     }
@@ -408,24 +409,12 @@ fn other_keys<'a>(keys: impl Iterator<Item = &'a String> + Clone) -> Vec<String>
     }
     keys.filter(|k| !in_manifest(k))
         .filter(|k| {
-            !in_table(k)
+            !super::in_table(k)
                 .is_some_and(|file| super::is_finished_part(file) || super::is_schema_only(file))
         })
         .take(3)
         .cloned()
         .collect()
-}
-
-/// The name of the file `key` is, when it is directly in a table's
-/// directory.
-fn in_table(key: &str) -> Option<&str> {
-    let (dir, file) = key.split_once('/')?;
-    (super::table_dirs().any(|d| d == dir) && !file.contains('/')).then_some(file)
-}
-
-/// Whether `key` is a table's finished part file (not the manifest's).
-pub(crate) fn is_table_file(key: &str) -> bool {
-    in_table(key).is_some_and(super::is_finished_part)
 }
 
 /// Reaches the data set at `location` and takes the claim `key` for
@@ -485,7 +474,7 @@ mod tests {
         ] {
             assert_eq!(generation_number(bad), None, "{bad}");
         }
-        let first = Generation::first().unwrap();
+        let first = Generation::first(&BTreeMap::new()).unwrap();
         let second = first
             .next(vec!["c1".to_owned()], vec![], Duration::from_secs(5))
             .unwrap();

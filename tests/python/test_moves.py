@@ -1,0 +1,54 @@
+"""A data set moves between a disk and a bucket by a copy of its files
+(s3_store.py's moto): a data set compacted on S3 and copied to disk,
+within its compaction's grace (the merged files still there), is read,
+ingested into and compacted there with every row once, and copied back;
+a data set compacted on disk and copied to S3 keeps its compacted rows
+through the first ingest and compaction there."""
+
+import subprocess
+
+from conftest import BIN, ROOT, SAMPLES, assert_same_tables, ingest
+from s3_store import BUCKET, assert_equals_local, local, no_rules_left, run, store
+from test_s3_compact import compact, table_counts
+
+
+def compact_dir(out):
+    proc = subprocess.run([str(BIN), "compact", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_path):
+    for i in range(2):
+        run(store, "down", "--shard", f"{i}/3")
+    compact(store, "down", "--grace", "3600")
+    out = store.download("down", tmp_path / "down")
+    # The last shard ingested on disk, then compacted there: the files the
+    # generation retired are not merged again, the new compaction is read.
+    ingest(SAMPLES, out, "--shard", "2/3")
+    assert "part files ->" in compact_dir(out).stdout
+    assert table_counts(out) == table_counts(local)
+    assert_same_tables(local, out)
+    generations = sorted(p.name for p in (out / "_manifest").glob("generation-*.json"))
+    assert generations == [f"generation-{n:08}.json" for n in range(3)], generations
+    # And back to S3, where the next compaction keeps to the same chain.
+    store.upload(out, "back")
+    run(store, "back", "--shard", "2/3")
+    compact(store, "back")
+    assert_equals_local(store, "back", local, tmp_path)
+    assert table_counts(store.download("back", tmp_path / "back")) == table_counts(local)
+
+
+def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, tmp_path):
+    out = tmp_path / "up"
+    ingest(SAMPLES[:2], out)
+    ingest(SAMPLES, out)
+    compact_dir(out)
+    store.upload(out, "up")
+    # Its first ingest on S3 begins the generations: they read the
+    # compaction done on disk, and S3's compaction keeps its files.
+    run(store, "up")
+    assert table_counts(store.download("up", tmp_path / "first")) == table_counts(local)
+    compact(store, "up")
+    assert_equals_local(store, "up", local, tmp_path)
+    assert table_counts(store.download("up", tmp_path / "compacted")) == table_counts(local)
