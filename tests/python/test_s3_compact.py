@@ -266,18 +266,17 @@ def copy_prefix(store, source, target):
 
 
 
-# Where a compaction on S3 is killed: each kind of request that changes the
-# bucket, at its first and its last (`nth=-1`: counted on a compaction of
-# the same data set), before S3 has it or after.
+# Where a compaction on S3 is killed: after each kind of request that
+# changes the bucket, at its first and its last (`nth=-1`: counted on a
+# compaction of the same data set), where these leave different states
+# (the next request's "before" is the same state).
 KILL_POINTS = [
     Rule("PUT", "/_manifest/compact.lease", after=True),
     Rule("PUT", "/compacted-", after=True),
     Rule("PUT", "/compacted-", nth=-1, after=True),
-    Rule("PUT", "/_manifest/compact.jsonl", before=True),
     Rule("PUT", "/_manifest/generation-", before=True),
     Rule("PUT", "/_manifest/generation-", after=True),
-    Rule("DELETE", ".parquet", before=True),
-    Rule("DELETE", ".parquet", nth=-1, before=True),
+    Rule("DELETE", ".parquet", after=True),
     Rule("DELETE", "/_manifest/compact.lease", before=True),
 ]
 
