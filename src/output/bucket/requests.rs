@@ -100,93 +100,10 @@ impl Bucket {
         }
     }
 
-    /// `s3://bucket/prefix/key`, to name an object in a message.
-    pub fn shown(&self, key: &str) -> String {
-        format!("{}{key}", self.url)
-    }
-
     fn object_url(&self, key: &str) -> Result<Url, Failure> {
         let s3 = Url::parse(&format!("s3://{}/{}", self.bucket, self.full_key(key)))
             .map_err(|e| format!("no URL for {}: {e}", self.shown(key)))?;
         self.setup.object_url(&s3)
-    }
-
-    /// Writes `bytes` as `key` if `cond` holds.
-    pub fn put(&self, key: &str, bytes: &[u8], cond: Cond<'_>) -> Result<Done, Failure> {
-        let url = self.object_url(key)?;
-        let sha = hex(&Sha256::digest(bytes));
-        let mut headers: Vec<(&str, &str)> = Vec::new();
-        match cond {
-            Cond::None => {}
-            Cond::Create => headers.push(("if-none-match", "*")),
-            Cond::Match(etag) => headers.push(("if-match", etag)),
-        }
-        let length = bytes.len().to_string();
-        headers.push(("content-length", &length));
-        let ((status, head, body), attempts) =
-            self.ask("PUT", key, &url, &headers, Some((&sha, bytes)))?;
-        match status.as_u16() {
-            _ if status.is_success() => Ok(Done::Yes(etag_of(&head))),
-            412 => {
-                // A retry may find its own first attempt stored.
-                if attempts > 1
-                    && let Some(object) = self.get(key)?
-                    && object.bytes == bytes
-                {
-                    return Ok(Done::Yes(object.etag));
-                }
-                Ok(Done::Refused)
-            }
-            // If-Match on an object that is gone: not that version either
-            // (S3 answers 404 NoSuchKey, not 412).
-            404 if matches!(cond, Cond::Match(_)) => Ok(Done::Refused),
-            _ => Err(self.refusal("write", key, status, &body)),
-        }
-    }
-
-    /// Reads `key`; `None` if there is no such object.
-    pub fn get(&self, key: &str) -> Result<Option<Object>, Failure> {
-        let url = self.object_url(key)?;
-        let ((status, head, body), _) = self.ask("GET", key, &url, &[], None)?;
-        if status.as_u16() == 404 {
-            return Ok(None);
-        }
-        if !status.is_success() {
-            return Err(self.refusal("read", key, status, &body));
-        }
-        let time = |name| {
-            head.get(name)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| httpdate::parse_http_date(v).ok())
-        };
-        let age = match (time("date"), time("last-modified")) {
-            (Some(now), Some(then)) => now.duration_since(then).map_or(0, |d| d.as_secs()),
-            _ => 0,
-        };
-        Ok(Some(Object {
-            bytes: body,
-            etag: etag_of(&head),
-            age,
-        }))
-    }
-
-    /// Deletes `key` if `cond` holds (`Cond::Match`: that version only).
-    /// An object already gone is deleted.
-    pub fn delete(&self, key: &str, cond: Cond<'_>) -> Result<Done, Failure> {
-        let url = self.object_url(key)?;
-        let mut headers: Vec<(&str, &str)> = Vec::new();
-        if let Cond::Match(etag) = cond {
-            headers.push(("if-match", etag));
-        }
-        let ((status, _, body), attempts) = self.ask("DELETE", key, &url, &headers, None)?;
-        match status.as_u16() {
-            _ if status.is_success() => Ok(Done::Yes(String::new())),
-            404 => Ok(Done::Yes(String::new())),
-            // A retry finds its own first attempt done.
-            412 if attempts > 1 && self.get(key)?.is_none() => Ok(Done::Yes(String::new())),
-            412 => Ok(Done::Refused),
-            _ => Err(self.refusal("delete", key, status, &body)),
-        }
     }
 
     /// Every object whose key (relative to the prefix) starts with
@@ -249,15 +166,6 @@ impl Bucket {
     pub fn duckdb_secret(&self) -> Result<crate::s3::DuckdbSecret, Failure> {
         self.runtime
             .block_on(self.setup.duckdb_secret(&self.bucket))
-    }
-
-    /// Every object under the prefix, by key (relative to it).
-    pub fn listing(&self) -> Result<std::collections::BTreeMap<String, Listed>, Failure> {
-        Ok(self
-            .list("")?
-            .into_iter()
-            .map(|l| (l.key.clone(), l))
-            .collect())
     }
 
     /// `key` relative to the prefix, if it is under it.
@@ -404,23 +312,89 @@ enum Unsent {
 /// `If-None-Match: *` and `If-Match: <ETag>`.
 impl Backend for Bucket {
     fn put(&self, key: &str, bytes: &[u8], cond: Cond<'_>) -> Result<Done, Failure> {
-        Bucket::put(self, key, bytes, cond)
+        let url = self.object_url(key)?;
+        let sha = hex(&Sha256::digest(bytes));
+        let mut headers: Vec<(&str, &str)> = Vec::new();
+        match cond {
+            Cond::None => {}
+            Cond::Create => headers.push(("if-none-match", "*")),
+            Cond::Match(etag) => headers.push(("if-match", etag)),
+        }
+        let length = bytes.len().to_string();
+        headers.push(("content-length", &length));
+        let ((status, head, body), attempts) =
+            self.ask("PUT", key, &url, &headers, Some((&sha, bytes)))?;
+        match status.as_u16() {
+            _ if status.is_success() => Ok(Done::Yes(etag_of(&head))),
+            412 => {
+                // A retry may find its own first attempt stored.
+                if attempts > 1
+                    && let Some(object) = self.get(key)?
+                    && object.bytes == bytes
+                {
+                    return Ok(Done::Yes(object.etag));
+                }
+                Ok(Done::Refused)
+            }
+            // If-Match on an object that is gone: not that version either
+            // (S3 answers 404 NoSuchKey, not 412).
+            404 if matches!(cond, Cond::Match(_)) => Ok(Done::Refused),
+            _ => Err(self.refusal("write", key, status, &body)),
+        }
     }
 
     fn get(&self, key: &str) -> Result<Option<Object>, Failure> {
-        Bucket::get(self, key)
+        let url = self.object_url(key)?;
+        let ((status, head, body), _) = self.ask("GET", key, &url, &[], None)?;
+        if status.as_u16() == 404 {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            return Err(self.refusal("read", key, status, &body));
+        }
+        let time = |name| {
+            head.get(name)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| httpdate::parse_http_date(v).ok())
+        };
+        let age = match (time("date"), time("last-modified")) {
+            (Some(now), Some(then)) => now.duration_since(then).map_or(0, |d| d.as_secs()),
+            _ => 0,
+        };
+        Ok(Some(Object {
+            bytes: body,
+            etag: etag_of(&head),
+            age,
+        }))
     }
 
     fn delete(&self, key: &str, cond: Cond<'_>) -> Result<Done, Failure> {
-        Bucket::delete(self, key, cond)
+        let url = self.object_url(key)?;
+        let mut headers: Vec<(&str, &str)> = Vec::new();
+        if let Cond::Match(etag) = cond {
+            headers.push(("if-match", etag));
+        }
+        let ((status, _, body), attempts) = self.ask("DELETE", key, &url, &headers, None)?;
+        match status.as_u16() {
+            _ if status.is_success() => Ok(Done::Yes(String::new())),
+            404 => Ok(Done::Yes(String::new())),
+            // A retry finds its own first attempt done.
+            412 if attempts > 1 && self.get(key)?.is_none() => Ok(Done::Yes(String::new())),
+            412 => Ok(Done::Refused),
+            _ => Err(self.refusal("delete", key, status, &body)),
+        }
     }
 
     fn listing(&self) -> Result<std::collections::BTreeMap<String, Listed>, Failure> {
-        Bucket::listing(self)
+        Ok(self
+            .list("")?
+            .into_iter()
+            .map(|l| (l.key.clone(), l))
+            .collect())
     }
 
     fn shown(&self, key: &str) -> String {
-        Bucket::shown(self, key)
+        format!("{}{key}", self.url)
     }
 }
 

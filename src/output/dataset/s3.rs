@@ -31,7 +31,7 @@ pub use super::generation::{
 };
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
-use crate::output::backend::{Cond, Done, Listed};
+use crate::output::backend::{Backend, Cond, Done, Listed};
 use crate::output::bucket::{Bucket, Lease, LeaseError, S3Location, lease};
 use crate::s3::S3Options;
 
