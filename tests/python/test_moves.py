@@ -1,7 +1,8 @@
 """A data set moves between a disk and a bucket by a copy of its files
 (s3_store.py's moto): a data set compacted on S3 and copied to disk,
 within its compaction's grace (the merged files still there), is read,
-ingested into and compacted there with every row once, and copied back;
+ingested into and compacted there with every row once (a generation out
+of its chain refused there, nothing deleted), and copied back;
 a data set compacted on disk and copied to S3 keeps its compacted rows
 through the first ingest and compaction there."""
 
@@ -12,10 +13,16 @@ from s3_store import BUCKET, assert_equals_local, local, no_rules_left, run, sto
 from test_s3_compact import compact, table_counts
 
 
-def compact_dir(out):
+def compact_dir(out, status=0):
     proc = subprocess.run([str(BIN), "compact", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == status, proc.stderr
     return proc
+
+
+def files(out):
+    """The data set's files and sizes (not its locks, which name their last holder)."""
+    return sorted((str(p.relative_to(out)), p.stat().st_size) for p in out.rglob("*")
+                  if p.is_file() and not p.name.endswith(".lock"))
 
 
 def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_path):
@@ -26,6 +33,14 @@ def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_pat
     # The last shard ingested on disk, then compacted there: the files the
     # generation retired are not merged again, the new compaction is read.
     ingest(SAMPLES, out, "--shard", "2/3")
+    # (A generation out of the chain stops it, as on S3: nothing deleted.)
+    planted = out / "_manifest" / "generation-00000007.json"
+    planted.write_bytes((out / "_manifest" / "generation-00000001.json").read_bytes())
+    before = files(out)
+    refused = compact_dir(out, status=2)
+    assert "generation-00000007.json" in refused.stderr and "nothing is compacted or deleted" in refused.stderr
+    assert files(out) == before
+    planted.unlink()
     assert "part files ->" in compact_dir(out).stdout
     assert table_counts(out) == table_counts(local)
     assert_same_tables(local, out)
