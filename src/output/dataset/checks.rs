@@ -78,7 +78,11 @@ pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
             .flatten()
             .any(|e| is_finished_part(&e.file_name().to_string_lossy()))
     });
-    if has_parts && !table_dir(Table::VerdictCounts).exists() {
+    // (a table a compaction killed mid-swap left aside is there: the run
+    // puts it back once it holds the lock, `Dataset::recover_swap`)
+    let aside = |t: Table| super::aside_dir(&dir.join(format!(".compact-{}", t.name())));
+    let present = |t: Table| table_dir(t).exists() || aside(t).is_dir();
+    if has_parts && !present(Table::VerdictCounts) {
         return older(
             "it has no verdict_counts table, which the agent_verdict_counts view now sums",
         );
