@@ -6,6 +6,7 @@ of its chain refused there, nothing deleted), and copied back;
 a data set compacted on disk and copied to S3 keeps its compacted rows
 through the first ingest and compaction there."""
 
+import json
 import subprocess
 
 from conftest import BIN, ROOT, SAMPLES, assert_same_tables, ingest
@@ -67,3 +68,24 @@ def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, tmp_path):
     compact(store, "up")
     assert_equals_local(store, "up", local, tmp_path)
     assert table_counts(store.download("up", tmp_path / "compacted")) == table_counts(local)
+
+
+def test_compacted_files_a_first_generation_did_not_name_are_read_again(store, local, tmp_path):
+    """A data set compacted on disk, copied to S3, whose first ingest there
+    wrote a generation naming no compaction (robostats before it named
+    the compactions already there): its views read none of the compacted
+    rows. The next compaction on S3 finds those files hold rows found
+    nowhere else (their merges recorded, the files merged gone), names
+    them again rather than deleting them as a dead compaction's."""
+    out = tmp_path / "damaged"
+    ingest(SAMPLES[:2], out)
+    ingest(SAMPLES, out)
+    compact_dir(out)
+    store.upload(out, "damaged")
+    first = {"generation": 0, "compactions": [], "retired": [], "unix": 0, "id": "e" * 32, "previous": ""}
+    store.client.put_object(Bucket=BUCKET, Key="damaged/_manifest/generation-00000000.json",
+                            Body=json.dumps(first).encode())
+    assert table_counts(store.download("damaged", tmp_path / "before"))["captures"] == 0
+    compact(store, "damaged")
+    assert_equals_local(store, "damaged", local, tmp_path)
+    assert table_counts(store.download("damaged", tmp_path / "after")) == table_counts(local)

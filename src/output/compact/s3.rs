@@ -79,10 +79,11 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     let mirror =
         Scratch::new("compact").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
     let mirror = mirror.path();
-    let (kept, manifests, garbage) = download(bucket, &listing, &previous, mirror)?;
+    let (kept, manifests, garbage, adopted) = download(bucket, &listing, &previous, mirror)?;
     let done = super::run(mirror, options)?;
     lease.check().map_err(|_| lost(&lease))?;
-    let ids = publish(bucket, &listing, &manifests, &kept, mirror)?;
+    let mut ids = publish(bucket, &listing, &manifests, &kept, mirror)?;
+    ids.extend(adopted);
     let retired: BTreeSet<String> = kept
         .iter()
         .filter(|k| is_table_file(k) && !mirror.join(k.as_str()).exists())
@@ -164,12 +165,18 @@ fn commit(bucket: &dyn Backend, generation: &Generation) -> Result<(), OutputErr
 }
 
 /// What [`download`] fetched: the keys, the manifests' bytes (to tell
-/// which the compaction changed), and the compacted files of compactions
-/// never committed (garbage).
-type Downloaded = (BTreeSet<String>, BTreeMap<String, Vec<u8>>, Vec<String>);
+/// which the compaction changed), the compacted files of compactions
+/// never committed (garbage), and the compactions done elsewhere to adopt
+/// ([`done_elsewhere`]).
+type Downloaded = (
+    BTreeSet<String>,
+    BTreeMap<String, Vec<u8>>,
+    Vec<String>,
+    BTreeSet<String>,
+);
 
 /// Downloads the data set into `mirror` (a new private directory): its
-/// manifests and the part files `previous` does not hide.
+/// manifests, then the part files `previous` does not hide.
 fn download(
     bucket: &dyn Backend,
     listing: &BTreeMap<String, Listed>,
@@ -178,37 +185,83 @@ fn download(
 ) -> Result<Downloaded, OutputError> {
     let mut kept = BTreeSet::new();
     let mut manifests = BTreeMap::new();
+    let is_manifest = |key: &str| {
+        key.strip_prefix(&format!("{DIR_NAME}/"))
+            .is_some_and(|name| name.ends_with(".jsonl") && !name.contains('/'))
+    };
+    for key in listing.keys().filter(|k| is_manifest(k)) {
+        manifests.insert(key.clone(), fetch_into(bucket, key, mirror)?);
+        kept.insert(key.clone());
+    }
+    let adopted = done_elsewhere(mirror, listing, previous)?;
     let mut garbage = Vec::new();
-    for key in listing.keys() {
-        let manifest = key
-            .strip_prefix(&format!("{DIR_NAME}/"))
-            .is_some_and(|name| name.ends_with(".jsonl") && !name.contains('/'));
-        if !manifest && !is_table_file(key) {
-            continue;
-        }
+    for key in listing.keys().filter(|k| is_table_file(k)) {
         if previous.retired.contains(key) {
             continue;
         }
         let name = key.rsplit('/').next().unwrap_or_default();
-        if compaction_of(name).is_some_and(|id| !previous.compactions.iter().any(|c| c == id)) {
+        let named = |id: &str| previous.compactions.iter().chain(&adopted).any(|c| c == id);
+        if compaction_of(name).is_some_and(|id| !named(id)) {
             garbage.push(key.clone());
             continue;
         }
-        let path = mirror.join(key);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
-        }
-        let bytes = fetch(bucket, key)?;
-        std::fs::write(&path, &bytes).at(Op::StageFile, &path)?;
-        if manifest {
-            manifests.insert(key.clone(), bytes);
-        }
+        fetch_into(bucket, key, mirror)?;
         kept.insert(key.clone());
     }
     // Every table's directory and schema-only file (never uploaded: the
     // data set has its own), so that the copy reads as a data set does.
     Dataset::create(mirror, true)?;
-    Ok((kept, manifests, garbage))
+    Ok((kept, manifests, garbage, adopted))
+}
+
+/// Writes the object `key` under `mirror`; returns its bytes.
+fn fetch_into(bucket: &dyn Backend, key: &str, mirror: &Path) -> Result<Vec<u8>, OutputError> {
+    let path = mirror.join(key);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
+    }
+    let bytes = fetch(bucket, key)?;
+    std::fs::write(&path, &bytes).at(Op::StageFile, &path)?;
+    Ok(bytes)
+}
+
+/// The compactions no generation names whose files hold rows found
+/// nowhere else: each merge the manifests record for them has its file
+/// listed and none of the files it merged. Such a compaction was done
+/// elsewhere (on disk, before the data set was copied here, by a version
+/// whose first generation named none); a compaction killed here before
+/// its commit deleted none of the files it merged. Its files are read
+/// again from the next generation on, not deleted.
+fn done_elsewhere(
+    mirror: &Path,
+    listing: &BTreeMap<String, Listed>,
+    previous: &Generation,
+) -> Result<BTreeSet<String>, OutputError> {
+    let key = |path: &Path| path.to_string_lossy().replace('\\', "/");
+    let mut whole: BTreeMap<String, bool> = BTreeMap::new();
+    crate::output::dataset::manifest::for_each_line(mirror, |line, _| {
+        let crate::output::dataset::manifest::Line::Compact(compact) = line else {
+            return;
+        };
+        for merged in compact.merged {
+            let file = key(&merged.path);
+            let name = file.rsplit('/').next().unwrap_or_default().to_owned();
+            let Some(id) = compaction_of(&name) else {
+                continue;
+            };
+            if previous.compactions.iter().any(|c| c == id) {
+                continue;
+            }
+            let alone = listing.contains_key(&file)
+                && !merged.from.iter().any(|f| listing.contains_key(&key(f)));
+            *whole.entry(id.to_owned()).or_insert(true) &= alone;
+        }
+    })?;
+    Ok(whole
+        .into_iter()
+        .filter(|(_, alone)| *alone)
+        .map(|(id, _)| id)
+        .collect())
 }
 
 /// Uploads what the compaction of `mirror` wrote: new part files
