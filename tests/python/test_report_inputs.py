@@ -71,12 +71,15 @@ def odd(plain, tmp_path_factory):
 
 
 def test_directory_names_are_not_patterns(plain, odd, tmp_path):
-    """Each odd name reads its own data set alone: the page's tables equal
-    those of the plainly named copy's report, one data set or two."""
+    """An odd name reads its own data set alone: the page's tables equal
+    those of the plainly named copy's report, one data set or two. (The
+    report reads each data set through a link of its own name: the name
+    holding every odd character, the first and the backslashes' stand for
+    the others, which views.sql reads below.)"""
     report([plain / "a"], tmp_path / "plain.html")
     expected = tables(tmp_path / "plain.html")
     assert expected["data_set"][1], "the plain data set has captures"
-    for i, name in enumerate(ODD):
+    for i, name in enumerate([ODD[0], ODD[4], ODD[-1]]):
         proc = run_report([odd / name], tmp_path / f"{i}.html")
         assert proc.returncode == 0, (name, proc.stderr)
         assert tables(tmp_path / f"{i}.html") == expected, name

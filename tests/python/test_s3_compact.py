@@ -1,5 +1,6 @@
 """`compact s3://bucket/prefix/` against moto's S3 server (s3_store.py):
-the rows kept, a compaction killed at each step hidden or finished, compact and
+the rows kept, a compaction killed before its commit hidden (at every
+step: test_s3_compact_kills.py), compact and
 ingest refusing each other while alive and taking over each other's
 claims once dead (at once on one host, at expiry from another), a
 session that read the views before a compaction told to read them again,
@@ -9,7 +10,6 @@ import json
 import re
 import subprocess
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
@@ -170,26 +170,26 @@ def generation_body(n, previous="", retired=()):
                        "id": "f" * 32, "previous": previous}).encode()
 
 
-@pytest.mark.parametrize("planted", ["generation-99999999.json", "generation-00000002.json", "generation-7.json"])
-def test_a_planted_generation_is_refused_and_nothing_is_deleted_on_its_word(store, local, tmp_path, planted):
+def test_a_planted_generation_is_refused_and_nothing_is_deleted_on_its_word(store, local, tmp_path):
     """A generation file robostats did not write (out of sequence, or not
     naming its predecessor, or not numbered) hides no row:
     readers refuse the data set, naming it, and compact refuses to run,
     deleting nothing; once it is removed, both work again."""
-    prefix = "planted-" + planted.split("-")[1].split(".")[0]
+    prefix = "planted"
     for i in range(2):
         run(store, prefix, "--shard", f"{i}/2")
     compact(store, prefix)
     parts = [k for k in store.keys(f"{prefix}/") if k.endswith(".parquet")]
-    key = f"{prefix}/_manifest/{planted}"
-    store.client.put_object(Bucket=BUCKET, Key=key, Body=generation_body(2, "0" * 32, retired=parts))
-    before = store.keys(f"{prefix}/")
-    proc = compact(store, prefix, status=2)
-    assert planted in proc.stderr and "nothing is compacted or deleted on its word" in proc.stderr, proc.stderr
-    assert store.keys(f"{prefix}/") == before
-    with pytest.raises(duckdb.Error, match=planted.replace(".", r"\.")):
-        connect(store.download(prefix, tmp_path / "planted"))
-    store.client.delete_object(Bucket=BUCKET, Key=key)
+    for planted in ["generation-99999999.json", "generation-00000002.json", "generation-7.json"]:
+        key = f"{prefix}/_manifest/{planted}"
+        store.client.put_object(Bucket=BUCKET, Key=key, Body=generation_body(2, "0" * 32, retired=parts))
+        before = store.keys(f"{prefix}/")
+        proc = compact(store, prefix, status=2)
+        assert planted in proc.stderr and "nothing is compacted or deleted on its word" in proc.stderr, proc.stderr
+        assert store.keys(f"{prefix}/") == before
+        with pytest.raises(duckdb.Error, match=planted.replace(".", r"\.")):
+            connect(store.download(prefix, tmp_path / planted))
+        store.client.delete_object(Bucket=BUCKET, Key=key)
     compact(store, prefix)
     assert_equals_local(store, prefix, local, tmp_path)
     assert view_counts(store.download(prefix, tmp_path / "after")) == view_counts(local)
@@ -257,62 +257,3 @@ def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store)
     assert "crawl tables: written" in compact(store, "redo").stdout
     assert all(name.startswith("compacted-") for _, name in crawl_keys()), crawl_keys()
 
-
-def copy_prefix(store, source, target):
-    """The objects under `source`, copied under `target` (server side)."""
-    for key in store.keys(source + "/"):
-        store.client.copy_object(Bucket=BUCKET, Key=target + key[len(source):],
-                                 CopySource={"Bucket": BUCKET, "Key": key})
-
-
-
-# Where a compaction on S3 is killed: after each kind of request that
-# changes the bucket, at its first and its last (`nth=-1`: counted on a
-# compaction of the same data set), where these leave different states
-# (the next request's "before" is the same state).
-KILL_POINTS = [
-    Rule("PUT", "/_manifest/compact.lease", after=True),
-    Rule("PUT", "/compacted-", after=True),
-    Rule("PUT", "/compacted-", nth=-1, after=True),
-    Rule("PUT", "/_manifest/generation-", before=True),
-    Rule("PUT", "/_manifest/generation-", after=True),
-    Rule("DELETE", ".parquet", after=True),
-    Rule("DELETE", "/_manifest/compact.lease", before=True),
-]
-
-
-def test_a_compaction_killed_at_every_step_loses_and_doubles_nothing(store, local, tmp_path):
-    """SIGKILL at each step of a compaction on S3 (docs/object-storage.md):
-    the views read every row once, as before or compacted, whatever the
-    step; the next compaction (at once: the claim's process is gone) ends
-    with the local run's rows in the files themselves and nothing left
-    behind: no claim, no merged or orphaned file."""
-    for i in range(3):
-        run(store, "steps", "--shard", f"{i}/3")
-    copy_prefix(store, "steps", "steps-counted")
-    first = len(store.requests)
-    compact(store, "steps-counted")
-    changes = [(m, p) for (m, p, *_) in store.requests[first:] if m in ("PUT", "DELETE")]
-    expected = table_counts(local)
-
-    def killed_at(n, point):
-        matching = sum(1 for m, p in changes if m == point.method and point.key in p)
-        assert matching, f"{point.method} {point.key}: no such request in {changes}"
-        nth = matching if point.nth == -1 else point.nth
-        when = f"killed {'before' if point.before else 'after'} {point.method} {point.key} #{nth}"
-        prefix = f"steps-{n}"
-        copy_prefix(store, "steps", prefix)
-        kill_compact_at(store, prefix, Rule(point.method, point.key, nth=nth, before=point.before,
-                                            after=point.after, within=f"/{BUCKET}/{prefix}/"))
-        assert table_counts(store.download(prefix, tmp_path / f"killed-{n}")) == expected, when
-        compact(store, prefix)
-        assert_equals_local(store, prefix, local, tmp_path)
-        assert shapes(store, prefix) == shapes(store, "steps-counted"), when
-
-    # two at a time: each waits on its processes and the server
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(killed_at, *zip(*enumerate(KILL_POINTS))))
-
-def shapes(store, prefix):
-    """The keys under `prefix`, relative, each compaction's id made one."""
-    return sorted(re.sub(r"/compacted-[0-9a-f]+-", "/compacted-ID-", k[len(prefix):]) for k in store.keys(f"{prefix}/"))
