@@ -18,17 +18,16 @@ def copy_prefix(store, source, target):
                                  CopySource={"Bucket": BUCKET, "Key": key})
 
 
-# Where a compaction on S3 is killed: after each kind of request that
-# changes the bucket, at its first and its last (`nth=-1`: counted on a
-# compaction of the same data set), where these leave different states
-# (the next request's "before" is the same state).
+# Where a compaction on S3 is killed: in each state its requests leave
+# (`nth=-1`: the last such request, counted on a compaction of the same
+# data set): claimed, nothing uploaded; every new file uploaded, the
+# manifest not updated; the manifest updated, not committed; committed,
+# nothing deleted; everything deleted but the claim.
 KILL_POINTS = [
     Rule("PUT", "/_manifest/compact.lease", after=True),
-    Rule("PUT", "/compacted-", after=True),
     Rule("PUT", "/compacted-", nth=-1, after=True),
     Rule("PUT", "/_manifest/generation-", before=True),
     Rule("PUT", "/_manifest/generation-", after=True),
-    Rule("DELETE", ".parquet", after=True),
     Rule("DELETE", "/_manifest/compact.lease", before=True),
 ]
 
