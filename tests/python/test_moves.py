@@ -9,6 +9,8 @@ through the first ingest and compaction there."""
 import json
 import subprocess
 
+import pytest
+
 from conftest import BIN, ROOT, SAMPLES, assert_same_tables, ingest
 from s3_store import BUCKET, assert_equals_local, local, no_rules_left, run, store
 from test_s3_compact import compact, table_counts
@@ -24,6 +26,16 @@ def files(out):
     """The data set's files and sizes (not its locks, which name their last holder)."""
     return sorted((str(p.relative_to(out)), p.stat().st_size) for p in out.rglob("*")
                   if p.is_file() and not p.name.endswith(".lock"))
+
+
+@pytest.fixture(scope="module")
+def compacted_on_disk(tmp_path_factory):
+    """The samples ingested on disk in two runs, then compacted there."""
+    out = tmp_path_factory.mktemp("on-disk") / "out"
+    ingest(SAMPLES[:2], out)
+    ingest(SAMPLES, out)
+    compact_dir(out)
+    return out
 
 
 def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_path):
@@ -54,12 +66,8 @@ def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_pat
     assert_equals_local(store, "back", local, tmp_path)
 
 
-def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, tmp_path):
-    out = tmp_path / "up"
-    ingest(SAMPLES[:2], out)
-    ingest(SAMPLES, out)
-    compact_dir(out)
-    store.upload(out, "up")
+def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, compacted_on_disk, tmp_path):
+    store.upload(compacted_on_disk, "up")
     # Its first ingest on S3 begins the generations: they read the
     # compaction done on disk, and S3's compaction keeps its files.
     run(store, "up")
@@ -69,18 +77,14 @@ def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, tmp_path):
     assert table_counts(store.download("up", tmp_path / "compacted")) == table_counts(local)
 
 
-def test_compacted_files_a_first_generation_did_not_name_are_read_again(store, local, tmp_path):
+def test_compacted_files_a_first_generation_did_not_name_are_read_again(store, local, compacted_on_disk, tmp_path):
     """A data set compacted on disk, copied to S3, whose first ingest there
     wrote a generation naming no compaction (robostats before it named
     the compactions already there): its views read none of the compacted
     rows. The next compaction on S3 finds those files hold rows found
     nowhere else (their merges recorded, the files merged gone), names
     them again rather than deleting them as a dead compaction's."""
-    out = tmp_path / "damaged"
-    ingest(SAMPLES[:2], out)
-    ingest(SAMPLES, out)
-    compact_dir(out)
-    store.upload(out, "damaged")
+    store.upload(compacted_on_disk, "damaged")
     first = {"generation": 0, "compactions": [], "retired": [], "unix": 0, "id": "e" * 32, "previous": ""}
     store.client.put_object(Bucket=BUCKET, Key="damaged/_manifest/generation-00000000.json",
                             Body=json.dumps(first).encode())
