@@ -60,26 +60,35 @@ def in_grace(store):
     return f"s3://{BUCKET}/report/"
 
 
-def test_the_page_of_a_data_set_on_s3_is_the_local_page(store, in_grace, tmp_path):
-    local = tmp_path / "local"
-    ingest(SAMPLES, local)
+@pytest.fixture(scope="module")
+def local_pages(store, tmp_path_factory):
+    """What the pages of data sets on S3 are compared with, each made once:
+    the page of the samples ingested locally, and of the samples with the
+    preferences sample; and the preferences sample's local data set."""
+    base = tmp_path_factory.mktemp("local-pages")
+    pages = {"prefs": base / "prefs"}
+    ingest([PREFERENCES], pages["prefs"])
+    for name, inputs in (("samples", SAMPLES), ("both", [*SAMPLES, PREFERENCES])):
+        ingest(inputs, base / name)
+        report(store, [base / name], base / f"{name}.html")
+        pages[name] = page(base / f"{name}.html", base / name)
+    return pages
+
+
+def test_the_page_of_a_data_set_on_s3_is_the_local_page(store, in_grace, local_pages, tmp_path):
     report(store, [in_grace], tmp_path / "s3.html")
-    report(store, [local], tmp_path / "local.html")
-    assert page(tmp_path / "s3.html", in_grace.rstrip("/")) == page(tmp_path / "local.html", local)
+    assert page(tmp_path / "s3.html", in_grace.rstrip("/")) == local_pages["samples"]
 
 
-def test_a_data_set_on_s3_and_a_local_one_read_as_one(store, in_grace, tmp_path):
+def test_a_data_set_on_s3_and_a_local_one_read_as_one(store, in_grace, local_pages, tmp_path):
     """The merged files on S3 are read as the generation says beside a
     local data set's plain globs."""
-    prefs, both = tmp_path / "prefs", tmp_path / "both"
-    ingest([PREFERENCES], prefs)
-    ingest([*SAMPLES, PREFERENCES], both)
+    prefs = local_pages["prefs"]
     report(store, [in_grace, prefs], tmp_path / "two.html")
-    report(store, [both], tmp_path / "one.html")
-    assert page(tmp_path / "two.html", in_grace.rstrip("/"), prefs) == page(tmp_path / "one.html", both)
+    assert page(tmp_path / "two.html", in_grace.rstrip("/"), prefs) == local_pages["both"]
 
 
-def test_a_prefix_of_name_value_parts_is_not_read_as_columns(store, tmp_path):
+def test_a_prefix_of_name_value_parts_is_not_read_as_columns(store, local_pages, tmp_path):
     """A data set under `s3://bucket/crawl=.../body_digest=.../` (the layout
     object stores suggest) is the page of its inputs ingested locally,
     alone (views.sql) and read as one with a local data set (the bridge's
@@ -89,17 +98,12 @@ def test_a_prefix_of_name_value_parts_is_not_read_as_columns(store, tmp_path):
     prefix = "reports/crawl=CC-MAIN-2099-01/body_digest=v1"
     run(store, prefix)
     hive = f"s3://{BUCKET}/{prefix}/"
-    local, prefs, both = tmp_path / "local", tmp_path / "prefs", tmp_path / "both"
-    ingest(SAMPLES, local)
-    ingest([PREFERENCES], prefs)
-    ingest([*SAMPLES, PREFERENCES], both)
+    prefs = local_pages["prefs"]
     report(store, [hive], tmp_path / "hive.html")
-    report(store, [local], tmp_path / "local.html")
-    assert page(tmp_path / "hive.html", hive.rstrip("/")) == page(tmp_path / "local.html", local)
+    assert page(tmp_path / "hive.html", hive.rstrip("/")) == local_pages["samples"]
     assert "CC-MAIN-2099-01" not in page(tmp_path / "hive.html", hive.rstrip("/"))
     report(store, [hive, prefs], tmp_path / "two.html")
-    report(store, [both], tmp_path / "one.html")
-    assert page(tmp_path / "two.html", hive.rstrip("/"), prefs) == page(tmp_path / "one.html", both)
+    assert page(tmp_path / "two.html", hive.rstrip("/"), prefs) == local_pages["both"]
 
 
 def test_what_is_not_a_data_set_on_s3_is_refused(store, tmp_path):
