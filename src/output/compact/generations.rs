@@ -20,7 +20,7 @@ use std::time::Duration;
 use crate::output::backend::{Backend, Cond, DirBackend, Done};
 use crate::output::dataset::manifest::DIR_NAME;
 use crate::output::dataset::s3::{Generation, generation_key, newest_generation};
-use crate::output::dataset::{Dataset, OutputError, compaction_of, is_table_file};
+use crate::output::dataset::{Dataset, OutputError};
 
 /// A local data set's generations, while it is compacted.
 pub(super) struct Generations {
@@ -47,13 +47,7 @@ impl Generations {
         let Some(newest) = newest_generation(&backend, &listing)? else {
             return Ok(None);
         };
-        for (key, listed) in &listing {
-            let name = key.rsplit('/').next().unwrap_or_default();
-            let unnamed =
-                compaction_of(name).is_some_and(|id| !newest.compactions.iter().any(|c| c == id));
-            if !(newest.retired.contains(key) || (is_table_file(key) && unnamed)) {
-                continue;
-            }
+        for (key, listed) in listing.iter().filter(|(key, _)| newest.hides(key)) {
             let deleted = backend.delete(key, Cond::Match(&listed.etag));
             if deleted.map_err(OutputError::Store)? == Done::Refused {
                 return Err(OutputError::Store(format!(
@@ -68,7 +62,7 @@ impl Generations {
     /// Makes the compaction `id` read: a new generation naming it,
     /// unless the newest does.
     pub(super) fn name(&mut self, id: &str) -> Result<(), OutputError> {
-        if self.newest.compactions.iter().any(|c| c == id) {
+        if self.newest.names(id) {
             return Ok(());
         }
         let compactions = self

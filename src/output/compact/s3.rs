@@ -199,9 +199,7 @@ fn download(
         if previous.retired.contains(key) {
             continue;
         }
-        let name = key.rsplit('/').next().unwrap_or_default();
-        let named = |id: &str| previous.compactions.iter().chain(&adopted).any(|c| c == id);
-        if compaction_of(name).is_some_and(|id| !named(id)) {
+        if previous.hides(key) && !compaction_of(key).is_some_and(|id| adopted.contains(id)) {
             garbage.push(key.clone());
             continue;
         }
@@ -237,7 +235,7 @@ fn done_elsewhere(
     listing: &BTreeMap<String, Listed>,
     previous: &Generation,
 ) -> Result<BTreeSet<String>, OutputError> {
-    let key = |path: &Path| path.to_string_lossy().replace('\\', "/");
+    let key = |path: &Path| path.to_string_lossy().into_owned();
     let mut whole: BTreeMap<String, bool> = BTreeMap::new();
     crate::output::dataset::manifest::for_each_line(mirror, |line, _| {
         let crate::output::dataset::manifest::Line::Compact(compact) = line else {
@@ -245,11 +243,10 @@ fn done_elsewhere(
         };
         for merged in compact.merged {
             let file = key(&merged.path);
-            let name = file.rsplit('/').next().unwrap_or_default().to_owned();
-            let Some(id) = compaction_of(&name) else {
+            let Some(id) = compaction_of(&file) else {
                 continue;
             };
-            if previous.compactions.iter().any(|c| c == id) {
+            if previous.names(id) {
                 continue;
             }
             let alone = listing.contains_key(&file)
@@ -334,6 +331,10 @@ mod tests {
     fn compacted_files_are_known_by_their_compaction() {
         assert_eq!(
             compaction_of("compacted-1a2b3c4d-00003.parquet"),
+            Some("1a2b3c4d")
+        );
+        assert_eq!(
+            compaction_of("captures/compacted-1a2b3c4d-00003.parquet"),
             Some("1a2b3c4d")
         );
         assert_eq!(compaction_of("captures-x.parquet"), None);

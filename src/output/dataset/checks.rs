@@ -80,7 +80,7 @@ pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
     });
     // (a table a compaction killed mid-swap left aside is there: the run
     // puts it back once it holds the lock, `Dataset::recover_swap`)
-    let aside = |t: Table| super::aside_dir(&dir.join(format!(".compact-{}", t.name())));
+    let aside = |t: Table| super::aside_dir(&super::staging_of(dir, t.name()));
     let present = |t: Table| table_dir(t).exists() || aside(t).is_dir();
     if has_parts && !present(Table::VerdictCounts) {
         return older(

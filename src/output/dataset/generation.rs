@@ -60,7 +60,7 @@ impl Generation {
         let compactions: BTreeSet<&str> = listing
             .keys()
             .filter(|key| is_table_file(key))
-            .filter_map(|key| compaction_of(key.rsplit('/').next().unwrap_or_default()))
+            .filter_map(|key| compaction_of(key))
             .collect();
         Ok(Generation {
             compactions: compactions.into_iter().map(str::to_owned).collect(),
@@ -88,6 +88,18 @@ impl Generation {
             previous: self.id.clone(),
             grace: grace.as_secs(),
         })
+    }
+
+    /// Whether it names the compaction `id`: its files are read.
+    pub fn names(&self, id: &str) -> bool {
+        self.compactions.iter().any(|c| c == id)
+    }
+
+    /// Whether its readers skip the file `key`: a file it retired, or a
+    /// table's file of a compaction it does not name.
+    pub fn hides(&self, key: &str) -> bool {
+        self.retired.iter().any(|r| r == key)
+            || (is_table_file(key) && compaction_of(key).is_some_and(|id| !self.names(id)))
     }
 
     /// Its bytes, as written.
@@ -229,6 +241,8 @@ pub(crate) fn check_generation_protocol(backend: &dyn Backend) {
     backend.put(copied, b"rows", Cond::None).unwrap();
     let first = Generation::first(&backend.listing().unwrap()).unwrap();
     assert_eq!(first.compactions, ["0ddc0ffe"]);
+    assert!(first.names("0ddc0ffe") && !first.hides(copied));
+    assert!(first.hides("captures/compacted-0badc0de-00000.parquet"));
     assert!(first.put(backend).unwrap());
     assert!(!first.put(backend).unwrap());
     let merged = "captures/part-00001.parquet";
@@ -241,6 +255,7 @@ pub(crate) fn check_generation_protocol(backend: &dyn Backend) {
         )
         .unwrap();
     assert!(next.put(backend).unwrap());
+    assert!(next.hides(merged) && !next.hides("captures/part-00002.parquet"));
     let mut listing = backend.listing().unwrap();
     assert_eq!(
         newest_generation(backend, &listing).unwrap(),

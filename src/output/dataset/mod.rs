@@ -234,7 +234,7 @@ impl Dataset {
     /// The hidden directory `compact` prepares the new files of the
     /// directory `name` in (a table's, or a crawl table's).
     pub fn staging_of(&self, name: &str) -> PathBuf {
-        self.dir.join(format!(".compact-{name}"))
+        staging_of(&self.dir, name)
     }
 
     /// Undoes what a compaction killed during a swap without an atomic
@@ -479,6 +479,11 @@ pub(crate) fn open_options_no_follow() -> OpenOptions {
         options.custom_flags(libc::O_NOFOLLOW);
     }
     options
+}
+
+/// [`Dataset::staging_of`], for the data set in `dir`.
+pub(crate) fn staging_of(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!(".compact-{name}"))
 }
 
 /// Where a swap without an atomic exchange puts a table's old directory

@@ -51,8 +51,10 @@ pub fn is_finished_part(name: &str) -> bool {
 /// The prefix of the files a compaction writes: `compacted-<id>-NNNNN.parquet`.
 pub const COMPACTED_PREFIX: &str = "compacted-";
 
-/// The compaction id of a compacted file's name, if it is one.
+/// The compaction id of a compacted file, by its name or its key
+/// (`captures/compacted-<id>-00000.parquet`), if it is one.
 pub fn compaction_of(name: &str) -> Option<&str> {
+    let name = name.rsplit('/').next().unwrap_or(name);
     let rest = name.strip_prefix(COMPACTED_PREFIX)?;
     let (id, _) = rest.split_once('-')?;
     Some(id)
