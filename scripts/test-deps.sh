@@ -68,7 +68,7 @@ pip_install() {
 echo "installing the Python packages the tests need into $([ "$py" = python3 ] && echo "the user's Python" || echo target/python-venv/)"
 pip_install "$py" \
     "duckdb==2.*" "duckdb-cli==1.*" "pyarrow==23.*" "pandas>=2" "pytz>=2024" "warcio==1.*" "xxhash>=3" \
-    "blake3==1.*" "pytest==8.*" "pytest-xdist==3.*" "moto[server]==5.*" "maturin>=1.9,<2" \
+    "blake3==1.*" "pytest==8.*" "pytest-xdist>=3.6,<4" "moto[server]==5.*" "maturin>=1.9,<2" \
     "kubernetes-validate==1.*"
 
 if ! target/httpfs-venv/bin/python -c "import duckdb_extension_httpfs, numpy, pyarrow" >/dev/null 2>&1; then

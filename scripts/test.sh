@@ -120,10 +120,12 @@ moto=""
 # report's page in headless Chromium.
 step "python: tables and queries (tests/python)"
 # Four workers on two cores, one test file each at a time (pytest-xdist's
-# loadfile: a file's fixtures are made once): most of these tests wait on
-# the processes, servers and clocks they start (215 s in one worker, 96 s
-# in four; CONTRIBUTING.md, "Tests").
-PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile --durations=12 tests/python
+# loadfile: a file's fixtures are made once), the longest files first
+# (conftest.py's order, not xdist's by number of tests): many of these
+# tests wait on the processes, servers and clocks they start
+# (CONTRIBUTING.md, "Tests").
+PATH="$(dirname "$py"):$PATH" "$py" -m pytest -q -n 4 --dist loadfile --no-loadscope-reorder --durations=12 \
+    tests/python
 # ---- end of the Python block ---------------------------------------------
 
 # ---- the Python package: its wheel, in a fresh environment without Rust ----

@@ -282,7 +282,7 @@ fn compact_killed_at_every_step(tag: &str, calls: &[&'static str], swap: Swap) {
                     "{when}: {stdout}"
                 );
             } else {
-                ok(&compact(&out, &["--no-crawl-tables"]));
+                ok(&compact(&out, &[]));
             }
             assert_rows(&expected, &out, &format!("{when}, then {step}"));
         }

@@ -36,6 +36,26 @@ TABLES = [
 PER_INPUT = [t for t in TABLES if t != "agents" and t not in BODY_TABLES]
 
 
+# The files whose tests take longest, longest first (their totals in a run
+# of the test command, four workers on two cores: BENCHMARKS.md, "The test
+# command"). The test command runs a file per worker at a time
+# (pytest-xdist's loadfile, told not to reorder): these start first, so
+# that none of them is left running alone at the end.
+LONGEST_FIRST = [
+    "test_s3_compact.py", "test_cloud_recipes.py", "test_crawl_tables.py", "test_s3_compact_kills.py",
+    "test_docs.py", "test_remote.py", "test_s3_report.py", "test_moves.py", "test_judge.py", "test_s3_out.py",
+    "test_report_inputs.py", "test_report.py", "test_slurm.py", "test_bodies.py", "test_s3_claims.py",
+]
+
+
+def pytest_collection_modifyitems(items):
+    """The files of LONGEST_FIRST first, in its order; the others after
+    them, as collected."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), order[id(item)]))
+
+
 def table_source(out, table):
     """What to SELECT FROM to read `table` of `out` as the views do: a body
     table keeps each body's rows of its smallest writer in `bodies`, without
