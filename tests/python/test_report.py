@@ -330,6 +330,16 @@ def test_clear_errors(tmp_path):
                            "--python", "/nonexistent/python3"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "pip install duckdb" in proc.stderr, proc.stderr
+    # A Python where the package is found but does not load: its reason.
+    broken = tmp_path / "broken"
+    (broken / "duckdb").mkdir(parents=True)
+    (broken / "duckdb" / "__init__.py").write_text('raise ImportError("planted: wrong architecture")\n')
+    python = broken / "python3"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={broken} exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    proc = subprocess.run([str(BIN), "report", str(tmp_path), "-o", str(tmp_path / "r.html"), "--python", str(python)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "duckdb is there but cannot be imported: planted" in proc.stderr, proc.stderr
     assert not (tmp_path / "r.html").exists()
 
 
@@ -337,7 +347,7 @@ def test_queries_that_run_too_long_are_stopped(all_samples, tmp_path):
     """A Python whose queries never end: the report stops it at --timeout
     and says so, and writes nothing."""
     python = tmp_path / "slow-python"
-    python.write_text('#!/bin/sh\n[ "$2" = "import duckdb" ] && exit 0\nexec sleep 600\n')
+    python.write_text('#!/bin/sh\ncase "$2" in *find_spec*) exit 0 ;; esac\nexec sleep 600\n')
     python.chmod(0o755)
     started = time.monotonic()
     proc = subprocess.run([str(BIN), "report", str(all_samples), "-o", str(tmp_path / "r.html"),

@@ -164,9 +164,9 @@ def test_a_data_set_is_only_read(plain, tmp_path):
 
 
 def fake_python(path, body):
-    """A script standing for Python: it says it can import duckdb, then
-    runs `body` in place of the bridge."""
-    path.write_text(f'#!/bin/sh\n[ "$2" = "import duckdb" ] && exit 0\n{body}\n')
+    """A script standing for Python: it says it has duckdb (the look for
+    the package), then runs `body` in place of the bridge."""
+    path.write_text(f'#!/bin/sh\ncase "$2" in *find_spec*) exit 0 ;; esac\n{body}\n')
     path.chmod(0o755)
     return path
 

@@ -43,8 +43,10 @@ import traceback
 
 try:
     import duckdb
-except ImportError:
-    sys.stderr.write("the Python package duckdb is not installed for this Python\n")
+except ImportError as error:
+    # (robostats chose this Python because the package is there: it does
+    # not load. Python's reason says why, an interpreter or a library.)
+    sys.stderr.write(f"the Python package duckdb is there but cannot be imported: {error}\n")
     sys.exit(3)
 
 
