@@ -342,11 +342,16 @@ fan AS (
 ),
 -- No to AI training, per host: the deciding 2xx captures with AI-use
 -- preferences, each crawler judged as agent_verdicts judges it
-preference_hosts AS (
+preference_hosts AS MATERIALIZED (
     SELECT h.crawl, h.band_first, h.warc_filename, h.warc_record_offset
     FROM hosts h
     SEMI JOIN resolved_preferences p USING (warc_filename, warc_record_offset)
     WHERE h.base_state IS NULL
+),
+-- (joined, not a semi join on named_verdicts: DuckDB 1.5 took that table for the small side, 89 k rows
+-- for 782 k at 480,000 captures, and built its hash table on all of it)
+preference_keys AS MATERIALIZED (
+    SELECT DISTINCT warc_filename, warc_record_offset FROM preference_hosts
 ),
 refusals AS (
     SELECT crawl, band_first, agent, group_match
@@ -367,12 +372,10 @@ refusals AS (
             JOIN (SELECT warc_filename, warc_record_offset,
                          map(list(agent), list({'usage_train_ai': usage_train_ai,
                                                 'signal_ai_train': signal_ai_train})) AS preferences
-                  FROM resolved_preferences
-                  SEMI JOIN preference_hosts USING (warc_filename, warc_record_offset)
+                  FROM preference_keys JOIN resolved_preferences USING (warc_filename, warc_record_offset)
                   GROUP BY ALL) r USING (warc_filename, warc_record_offset)
             LEFT JOIN (SELECT warc_filename, warc_record_offset, map(list(agent), list(root_allowed)) AS roots
-                       FROM named_verdicts
-                       SEMI JOIN preference_hosts USING (warc_filename, warc_record_offset)
+                       FROM preference_keys JOIN named_verdicts USING (warc_filename, warc_record_offset)
                        GROUP BY ALL) n USING (warc_filename, warc_record_offset)
             CROSS JOIN agents a
         )
