@@ -38,8 +38,13 @@ def test_the_claim_of_a_dead_run_is_taken_over_once_expired(store, local, tmp_pa
         Rule("PUT", "/_manifest/run.jsonl", nth=3, after=True),
         # While deleting a leftover (the second kill's re-run).
         Rule("DELETE", "/captures/", nth=1, before=True),
+        # A body file stored (the distinct bodies' table), the bodies' line
+        # tables and the input not yet.
+        Rule("PUT", "/bodies/", nth=1, after=True),
+        # A body line table stored, the others not.
+        Rule("PUT", "/body_rules/", nth=1, after=True),
     ],
-    ids=["part-stored", "before-append", "after-append", "at-delete"],
+    ids=["part-stored", "before-append", "after-append", "at-delete", "body-stored", "body-lines-stored"],
 )
 def test_a_run_killed_anywhere_is_finished_by_the_next(store, local, tmp_path, point):
     prefix = f"killed-{point.key.strip('/').split('/')[-1]}-{point.nth}-{point.method.lower()}"
