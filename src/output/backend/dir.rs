@@ -369,42 +369,10 @@ mod tests {
         crate::output::backend::check_contract(&backend);
     }
 
-    /// Eight threads writing `key` at once, each on `cond`: how many did.
-    fn race(backend: &Arc<DirBackend>, key: &'static str, cond: Cond<'static>) -> usize {
-        let answers: Vec<Done> = (0..8)
-            .map(|i| {
-                let backend = Arc::clone(backend);
-                std::thread::spawn(move || {
-                    backend.put(key, format!("{i}").as_bytes(), cond).unwrap()
-                })
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|t| t.join().unwrap())
-            .collect();
-        answers.iter().filter(|d| **d != Done::Refused).count()
-    }
-
     #[test]
-    fn of_writers_racing_to_create_one_key_one_wins() {
+    fn of_writers_racing_on_one_key_one_wins() {
         let (_dir, backend) = backend();
-        let backend = Arc::new(backend);
-        assert_eq!(
-            race(&backend, "_manifest/generation-00000001.json", Cond::Create),
-            1
-        );
-        let found = backend.listing().unwrap();
-        assert_eq!(found.len(), 1, "{found:?}");
-    }
-
-    #[test]
-    fn of_writers_replacing_one_version_one_wins() {
-        let (_dir, backend) = backend();
-        let Done::Yes(first) = backend.put("a", b"0", Cond::Create).unwrap() else {
-            panic!("created")
-        };
-        let first: &'static str = Box::leak(first.into_boxed_str());
-        assert_eq!(race(&Arc::new(backend), "a", Cond::Match(first)), 1);
+        crate::output::backend::check_races(Arc::new(backend));
     }
 
     #[test]

@@ -143,6 +143,52 @@ pub(crate) fn check_contract(backend: &dyn Backend) {
     assert!(backend.listing().unwrap().is_empty());
 }
 
+/// Writers racing on one key, checked on `backend` (empty): eight
+/// creating it at once, then eight replacing the version one of them
+/// wrote; each time, one wins.
+#[cfg(test)]
+pub(crate) fn check_races<B: Backend + 'static>(backend: std::sync::Arc<B>) {
+    /// Eight threads writing `key` at once, each on `cond` and bytes of
+    /// its own (`tag` and its number: no writer writes the bytes there,
+    /// whose version an S3 ETag, their MD5, would leave unchanged): how
+    /// many did.
+    fn race<B: Backend + 'static>(
+        backend: &std::sync::Arc<B>,
+        key: &'static str,
+        cond: Cond<'static>,
+        tag: &'static str,
+    ) -> usize {
+        let answers: Vec<Done> = (0..8)
+            .map(|i| {
+                let backend = std::sync::Arc::clone(backend);
+                std::thread::spawn(move || {
+                    backend
+                        .put(key, format!("{tag} {i}").as_bytes(), cond)
+                        .unwrap()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        answers.iter().filter(|d| **d != Done::Refused).count()
+    }
+    let key = "_manifest/generation-00000001.json";
+    assert_eq!(
+        race(&backend, key, Cond::Create, "created"),
+        1,
+        "creators of {key}"
+    );
+    let found = backend.listing().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let version: &'static str = Box::leak(found[key].etag.clone().into_boxed_str());
+    assert_eq!(
+        race(&backend, key, Cond::Match(version), "replaced"),
+        1,
+        "replacers of {key}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +216,9 @@ mod tests {
                 .unwrap()
         };
         check_contract(&bucket("contract"));
+        // (scripts/test.sh's moto answers one request at a time: its
+        // conditional writes are then atomic, as S3's are)
+        check_races(std::sync::Arc::new(bucket("races")));
         // the protocol written over it, as over a directory
         crate::output::bucket::lease::check_lease_protocol(std::sync::Arc::new(bucket("lease")));
         crate::output::dataset::check_generation_protocol(&bucket("generations"));
