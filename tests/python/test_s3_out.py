@@ -75,6 +75,10 @@ def test_busy_answers_are_retried(store, local, tmp_path):
         Rule("PUT", "/busy/captures/", times=2, answer=("503 Slow Down", "SlowDown")),
         Rule("PUT", "/busy/_manifest/run.jsonl", nth=2, answer=("500 Internal Server Error", "InternalError")),
         Rule("GET", "prefix=busy", nth=1, answer=("503 Slow Down", "SlowDown")),
+        # S3's answer to a conditional write racing another on its key: the
+        # condition is tried again.
+        Rule("PUT", "/busy/_manifest/run.jsonl", nth=4, answer=("409 Conflict", "ConditionalRequestConflict")),
+        Rule("PUT", "/busy/bodies/", nth=1, answer=("409 Conflict", "ConditionalRequestConflict")),
     ]
     run(store, "busy")
     assert all(r.seen for r in store.rules)
