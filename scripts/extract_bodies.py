@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Extracts the bodies of the HTTP 200 robots.txt responses of WARC files
 into one file of length-prefixed records (u32 little-endian length, then
-the bytes), the input of `crates/robostats-robots/benches/robots.rs`.
+the bytes), the input of `crates/robostats-bench/benches/robots.rs`.
 
     pip install warcio
     python3 scripts/extract_bodies.py OUT.bin FILE.warc.gz [FILE...]

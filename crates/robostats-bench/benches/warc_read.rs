@@ -3,7 +3,7 @@
 //! By default this reads the generated sample in `samples/`, so it runs
 //! anywhere. For the benchmark corpus (see BENCHMARKS.md):
 //!
-//!     ROBOSTATS_BENCH_DIR=/path/to/bench-corpus cargo bench -p robostats-rows --bench warc_read
+//!     ROBOSTATS_BENCH_DIR=/path/to/bench-corpus cargo bench -p robostats-bench --bench warc_read
 //!
 //! Files are loaded into memory first: this measures decompression and
 //! parsing, not the disk. Throughput is in compressed bytes; BENCHMARKS.md
