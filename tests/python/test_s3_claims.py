@@ -4,6 +4,7 @@ killed (SIGKILL) at each step finished by the next, a stopped holder
 taken over that records nothing after."""
 
 import os
+import re
 import signal
 import time
 
@@ -60,6 +61,22 @@ def test_a_run_killed_anywhere_is_finished_by_the_next(store, local, tmp_path, p
     assert_equals_local(store, prefix, local, tmp_path)
     done = [line for line in manifest_lines(store, prefix) if line.get("type") == "input"]
     assert sorted({d["input"] for d in done if d["status"] == "done"}) == sorted(SAMPLES)
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-rotation", "after-rotation"])
+def test_a_run_killed_as_its_manifest_rotates_is_finished_by_the_next(store, local, tmp_path, after):
+    """A run's manifest goes to a new segment past a size (256 KiB; here
+    2,500 bytes, ROBOSTATS_S3_SEGMENT_BYTES, so that the samples' inputs
+    rotate it): killed as it creates its second segment, before or after
+    S3 stores it, the next run finishes, reading both segments."""
+    prefix = f"rotated-{'after' if after else 'before'}"
+    env = {"ROBOSTATS_S3_LEASE_SECONDS": SHORT_LEASE, "ROBOSTATS_S3_SEGMENT_BYTES": "2500"}
+    proc = start(store, prefix, "-j", "1", **env)
+    kill_at(store, proc, Rule("PUT", f"/{prefix}/_manifest/run.0001.jsonl", before=not after, after=after))
+    run(store, prefix, **env)
+    segments = [k for k in store.keys(f"{prefix}/_manifest/") if re.search(r"/run(\.\d{4})?\.jsonl$", k)]
+    assert len(segments) >= 2, segments
+    assert_equals_local(store, prefix, local, tmp_path)
 
 
 def test_a_stopped_holder_is_taken_over_and_records_nothing_after(store, local, tmp_path):

@@ -39,6 +39,17 @@ use crate::s3::S3Options;
 /// append rewrites the segment: this bounds the bytes an append sends).
 pub const SEGMENT_BYTES: usize = 256 * 1024;
 
+/// The size at which this run closes a segment: [`SEGMENT_BYTES`], or
+/// what `ROBOSTATS_S3_SEGMENT_BYTES` says (at least 1 KiB), so that a test
+/// sees segments rotate within a few inputs.
+fn segment_bytes() -> usize {
+    std::env::var("ROBOSTATS_S3_SEGMENT_BYTES")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&n| n >= 1024)
+        .unwrap_or(SEGMENT_BYTES)
+}
+
 /// The segment of the run's manifest it appends to.
 #[derive(Debug, Default)]
 struct Segment {
@@ -51,6 +62,8 @@ struct Segment {
     etag: Option<String>,
     /// The run's own `run` line, which begins every segment it opens.
     run_line: Vec<u8>,
+    /// The size at which it is closed ([`segment_bytes`]).
+    limit: usize,
 }
 
 impl Segment {
@@ -140,6 +153,7 @@ impl S3Files {
             listing: Mutex::new(listing),
             segment: Mutex::new(Segment {
                 name: name.to_owned(),
+                limit: segment_bytes(),
                 ..Segment::default()
             }),
         })
@@ -240,7 +254,7 @@ impl S3Files {
         {
             segment.run_line = line.to_vec();
         }
-        if segment.bytes.len() + text.len() > SEGMENT_BYTES && !segment.bytes.is_empty() {
+        if segment.bytes.len() + text.len() > segment.limit && !segment.bytes.is_empty() {
             segment.index += 1;
             segment.bytes = segment.run_line.clone();
             segment.etag = None;
