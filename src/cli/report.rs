@@ -31,8 +31,8 @@ pub struct Args {
     /// A rank list, for one more figure: who blocks, by popularity.
     #[command(flatten)]
     ranks: RankArgs,
-    /// The Python that runs DuckDB [default: the first that can import
-    /// duckdb of $ROBOSTATS_PYTHON, $VIRTUAL_ENV/bin/python3, the
+    /// The Python that runs DuckDB [default: the first that has the
+    /// duckdb package of $ROBOSTATS_PYTHON, $VIRTUAL_ENV/bin/python3, the
     /// checkout's target/python-venv (for a binary in that checkout's
     /// target/, when the user owns the venv), python3 on the PATH].
     #[arg(long, value_name = "PATH")]
