@@ -12,18 +12,24 @@ use robostats::classify::Table;
 use crate::ingest::temp_out;
 use crate::resume::{Inputs, assert_same_rows, manifest_lines, ok};
 
-/// `robostats compact OUT ARGS` without its crawl tables: they are written
-/// by a DuckDB process of their own (a second of CPU each time), which the
-/// rows these tests compare do not read; tests/python/test_crawl_tables.py
+/// The command `robostats compact OUT ARGS`, without its crawl tables:
+/// they are written by a DuckDB process of their own (a second of CPU each
+/// time, and calls strace would count among compact's), which the rows
+/// these tests compare do not read; tests/python/test_crawl_tables.py
 /// tests them.
-pub fn compact(out: &Path, args: &[&str]) -> Output {
-    Command::new(crate::robostats())
+pub fn compact_command(out: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(crate::robostats());
+    command
         .arg("compact")
         .arg(out)
         .arg("--no-crawl-tables")
-        .args(args)
-        .output()
-        .unwrap()
+        .args(args);
+    command
+}
+
+/// [`compact_command`], run.
+pub fn compact(out: &Path, args: &[&str]) -> Output {
+    compact_command(out, args).output().unwrap()
 }
 
 /// The part files of each table, `~empty.parquet` aside.

@@ -22,7 +22,7 @@ use std::process::{Command, Output, Stdio};
 
 use robostats::classify::Table;
 
-use crate::compact::compact;
+use crate::compact::{compact, compact_command};
 use crate::ingest::{rows, temp_out};
 use crate::resume::{Inputs, ok};
 
@@ -158,11 +158,7 @@ fn count_calls(
 ) -> Vec<(&'static str, usize)> {
     let out = temp_out(&format!("faults-count-{swap:?}"));
     copy_dir(base, &out);
-    let mut compact = Command::new(robostats());
-    compact
-        .args(["compact", "-j1", "--no-crawl-tables"])
-        .arg(&out);
-    let counts = calls_per_thread(strace, calls, &compact, swap);
+    let counts = calls_per_thread(strace, calls, &compact_command(&out, &["-j1"]), swap);
     fs::remove_dir_all(&out).unwrap();
     counts
 }
@@ -186,11 +182,7 @@ fn killed_at(strace: &str, command: &Command, call: &str, n: usize, swap: Swap) 
 
 /// `compact -j1 OUT` killed at the `n`th `call`; whether it was.
 fn compact_killed_at(strace: &str, out: &Path, call: &str, n: usize, swap: Swap) -> bool {
-    let mut compact = Command::new(robostats());
-    compact
-        .args(["compact", "-j1", "--no-crawl-tables"])
-        .arg(out);
-    killed_at(strace, &compact, call, n, swap)
+    killed_at(strace, &compact_command(out, &["-j1"]), call, n, swap)
 }
 
 /// The small inputs under `tag`, a clean run of them (`-j1`) and its rows.
@@ -412,13 +404,12 @@ fn compact_that_cannot_delete_warns_and_the_next_one_finishes() {
     two_shards(&inputs, &out);
     // Every deletion fails as on NFS when a reader holds the file open.
     let compact_busy = |args: &[&str]| {
+        let compact = compact_command(&out, args);
         Command::new(strace)
             .args(["-f", "-o", "/dev/null", "-e", "trace=unlinkat"])
             .args(["-e", "inject=unlinkat:error=EBUSY"])
-            .arg(robostats())
-            .args(["compact", "--no-crawl-tables"])
-            .args(args)
-            .arg(&out)
+            .arg(compact.get_program())
+            .args(compact.get_args())
             .output()
             .unwrap()
     };

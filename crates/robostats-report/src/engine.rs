@@ -284,9 +284,9 @@ impl Engine {
                 "-c",
                 "import importlib.util, sys; sys.exit(importlib.util.find_spec('duckdb') is None)",
             ]);
-            let imports = run_bounded(&mut probe, b"", false, PROBE_TIMEOUT)
+            let has_duckdb = run_bounded(&mut probe, b"", false, PROBE_TIMEOUT)
                 .is_ok_and(|out| out.is_some_and(|o| o.status.success()));
-            if imports {
+            if has_duckdb {
                 return Ok(Engine {
                     python: python.clone(),
                     timeout: DEFAULT_TIMEOUT,

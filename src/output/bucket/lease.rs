@@ -38,12 +38,7 @@ use crate::output::process::Identity;
 /// How long a claim lasts unrenewed: 120 s (`ROBOSTATS_S3_LEASE_SECONDS`
 /// shortens it for tests).
 pub fn duration() -> Duration {
-    let seconds = std::env::var("ROBOSTATS_S3_LEASE_SECONDS")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .filter(|&s| s >= 2)
-        .unwrap_or(120);
-    Duration::from_secs(seconds)
+    Duration::from_secs(super::test_setting("ROBOSTATS_S3_LEASE_SECONDS", 2, 120))
 }
 
 /// What a lease object says: who holds it (no credential, no path).

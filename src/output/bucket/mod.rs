@@ -12,3 +12,14 @@ mod requests;
 pub use lease::{Lease, LeaseError};
 pub use location::S3Location;
 pub use requests::Bucket;
+
+/// A setting tests shorten (`ROBOSTATS_S3_LEASE_SECONDS`,
+/// `ROBOSTATS_S3_SEGMENT_BYTES`): the variable `name` as a whole number of
+/// at least `least`, else `default`.
+pub fn test_setting(name: &str, least: u64, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|&n| n >= least)
+        .unwrap_or(default)
+}

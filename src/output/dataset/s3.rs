@@ -32,7 +32,7 @@ pub use super::generation::{
 use super::names::DIR_NAME;
 use super::{At, Op, OutputError};
 use crate::output::backend::{Backend, Cond, Done, Listed};
-use crate::output::bucket::{Bucket, Lease, LeaseError, S3Location, lease};
+use crate::output::bucket::{Bucket, Lease, LeaseError, S3Location, lease, test_setting};
 use crate::s3::S3Options;
 
 /// A manifest segment is closed at this size, and the next begun (each
@@ -43,11 +43,8 @@ pub const SEGMENT_BYTES: usize = 256 * 1024;
 /// what `ROBOSTATS_S3_SEGMENT_BYTES` says (at least 1 KiB), so that a test
 /// sees segments rotate within a few inputs.
 fn segment_bytes() -> usize {
-    std::env::var("ROBOSTATS_S3_SEGMENT_BYTES")
-        .ok()
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|&n| n >= 1024)
-        .unwrap_or(SEGMENT_BYTES)
+    let bytes = test_setting("ROBOSTATS_S3_SEGMENT_BYTES", 1024, SEGMENT_BYTES as u64);
+    usize::try_from(bytes).unwrap_or(SEGMENT_BYTES)
 }
 
 /// The segment of the run's manifest it appends to.
