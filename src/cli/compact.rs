@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The output directory of `ingest`, or its `s3://BUCKET/PREFIX/`
-    /// (compacted in a local copy, then published as a new generation:
-    /// docs/object-storage.md).
+    /// (compacted in a local copy that downloads only the files it
+    /// merges, then published as a new generation: docs/object-storage.md).
     #[arg(value_name = "OUT|S3-URL")]
     out: PathBuf,
     /// On S3: seconds the merged files are kept after the new generation
@@ -124,6 +124,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
         args.out.display()
     );
+    if let Some(f) = done.fetched {
+        println!(
+            "compact: read {} of {} part files from S3 ({:.1} of {:.1} MiB)",
+            f.files,
+            f.of_files,
+            f.bytes as f64 / 1048576.0,
+            f.of_bytes as f64 / 1048576.0
+        );
+    }
     for warning in &done.warnings {
         eprintln!("robostats: warning: {warning}");
     }

@@ -9,13 +9,14 @@ and generations chained and compared as numbers, a planted one refused."""
 import json
 import re
 import subprocess
+import threading
 import time
 
 import duckdb
 import pytest
 
 from conftest import BIN, ROOT, SAMPLES, TABLES, connect
-from s3_store import BUCKET, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, store
+from s3_store import BUCKET, HTTPFS_PYTHON, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, start, store
 
 def compact(store, prefix, *extra, status=0, **env):
     grace = [] if "--grace" in extra else ["--grace", "0"]
@@ -54,18 +55,39 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     for i in range(3):
         run(store, "compacted", "--shard", f"{i}/3")
     before = len(store.keys("compacted/"))
-    proc = compact(store, "compacted")
+    # DuckDB with httpfs reads the crawl tables' captures from S3: compact
+    # downloads only the files it merges.
+    httpfs = ["--python", str(HTTPFS_PYTHON)] if HTTPFS_PYTHON.exists() else []
+    proc = compact(store, "compacted", *httpfs)
     assert "part files ->" in proc.stdout
     keys = store.keys("compacted/")
     assert len(keys) < before
     assert any("/compacted-" in k for k in keys) and "compacted/_manifest/generation-00000001.json" in keys
+    merged = sum(int(a) for a, b in re.findall(r"^\w+: (\d+) part files -> (\d+) \(", proc.stdout, re.M) if a != b)
+    read = re.search(r"^compact: read (\d+) of (\d+) part files from S3", proc.stdout, re.M)
+    if httpfs:
+        assert (int(read[1]), int(read[2])) == (merged, merged + 1), proc.stdout
+        assert "warning" not in proc.stderr, proc.stderr
     # The crawl tables, published in the same generation; the next
     # compaction finds them up to date.
     for table in ("crawl_hosts", "crawl_chains", "crawl_outcomes"):
         assert any(k.startswith(f"compacted/{table}/compacted-") for k in keys), proc.stdout + proc.stderr
     assert "crawl tables: written" in proc.stdout
-    assert "crawl tables: up to date" in compact(store, "compacted").stdout
+    # A DuckDB without httpfs (and no download here) reads a copy of every
+    # file, and says so.
+    again = compact(store, "compacted")
+    assert "crawl tables: up to date" in again.stdout
+    assert "every part file was downloaded" in again.stderr and "httpfs" in again.stderr, again.stderr
+    read = re.search(r"^compact: read (\d+) of (\d+) part files from S3", again.stdout, re.M)
+    assert read[1] == read[2], again.stdout
+    files = read[2]
     assert store.keys("compacted/") == keys
+    if httpfs:
+        # Nothing to merge, the crawl tables up to date: nothing read.
+        proc = compact(store, "compacted", *httpfs)
+        assert "crawl tables: up to date" in proc.stdout
+        assert f"compact: read 0 of {files} part files from S3 (0.0 of" in proc.stdout, proc.stdout
+        assert store.keys("compacted/") == keys
     assert_equals_local(store, "compacted", local, tmp_path)
     assert view_counts(store.download("compacted", tmp_path / "views")) == view_counts(local)
     again = run(store, "compacted", "--shard", "0/3")
@@ -84,6 +106,34 @@ def test_compact_is_refused_beside_an_ingest_and_an_ingest_beside_compact(store)
     proc = run(store, "busy-set", status=2)
     assert "compact" in proc.stderr, proc.stderr
     store.client.delete_object(Bucket=BUCKET, Key="busy-set/_manifest/compact.lease")
+
+
+def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store, local, tmp_path):
+    """Each writes its claim, then lists the data set for the other's. Held
+    so that both claims are written before either lists, and both list
+    before either can give its claim up, each sees the other and stops,
+    leaving no file. Run one after the other, they end with a single run's
+    rows."""
+    run(store, "race", "--shard", "0/2")
+    before = store.keys("race/")
+    listed = threading.Barrier(2, timeout=60)
+    # (both claims stored: each process's next listing is held until the
+    # other's is answered too)
+    hold_listings = lambda: store.rules.append(  # noqa: E731
+        Rule("GET", "list-type=2", within="prefix=race", times=2, after=listed.wait))
+    claimed = threading.Barrier(2, timeout=60, action=hold_listings)
+    for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
+        store.rules.append(Rule("PUT", key, after=claimed.wait))
+    ingest = start(store, "race", "--shard", "1/2")
+    compacting = compact(store, "race", status=2)
+    _, err = ingest.communicate(timeout=240)
+    assert ingest.returncode == 2, err
+    assert "shard-00001-of-00002.lease" in compacting.stderr, compacting.stderr
+    assert "compact.lease" in err, err
+    assert store.keys("race/") == before
+    run(store, "race", "--shard", "1/2")
+    compact(store, "race")
+    assert_equals_local(store, "race", local, tmp_path)
 
 
 def test_a_session_that_read_the_views_before_a_compaction_is_told(store, local, tmp_path):

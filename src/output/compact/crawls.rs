@@ -12,6 +12,10 @@
 //!                                              (each old set deleted)
 //! ```
 //!
+//! On S3 (`s3.rs`), DuckDB reads the captures from the bucket through its
+//! httpfs extension; where it cannot, from the compaction's local copy,
+//! every file of which is then downloaded.
+//!
 //! Each row carries its crawl's fingerprint as it was when the table was
 //! written: the crawl's captures and the sum of their keys' hashes
 //! (`crawl_fingerprints`). The views read a crawl's rows only while its
@@ -115,6 +119,7 @@ pub type Maker = Result<Engine, String>;
 pub(super) fn write(
     dataset: &Dataset,
     maker: &Maker,
+    reads: &super::Reads<'_>,
     id: &str,
     before_publish: &mut dyn FnMut() -> Result<(), OutputError>,
 ) -> CrawlTables {
@@ -122,27 +127,44 @@ pub(super) fn write(
         Ok(engine) => engine,
         Err(why) => return CrawlTables::Skipped(why.clone()),
     };
-    written(dataset, engine, id, before_publish).unwrap_or_else(CrawlTables::Failed)
+    written(dataset, engine, reads, id, before_publish).unwrap_or_else(CrawlTables::Failed)
 }
 
 fn written(
     dataset: &Dataset,
     engine: &Engine,
+    reads: &super::Reads<'_>,
     id: &str,
     before_publish: &mut dyn FnMut() -> Result<(), OutputError>,
 ) -> Result<CrawlTables, String> {
     // DuckDB runs in a directory of its own: every path absolute.
     let dir = std::path::absolute(dataset.dir()).map_err(|e| e.to_string())?;
-    let out = [Out::Dir(dir.clone())];
-    let state = engine
-        .run_one(
-            &out,
+    let stale = |out: &[Out]| {
+        engine.run_one(
+            out,
             "crawl_tables_stale",
             &stale_sql(),
             None,
             &Settings::default(),
         )
-        .map_err(|e| e.to_string())?;
+    };
+    let local = [Out::Dir(dir.clone())];
+    let (out, state) = match &reads.crawls_from {
+        None => {
+            let state = stale(&local).map_err(|e| e.to_string())?;
+            (local, state)
+        }
+        Some(from) => match stale(std::slice::from_ref(from)) {
+            Ok(state) => ([from.clone()], state),
+            Err(e) => {
+                // DuckDB here cannot read the bucket (no httpfs): the
+                // copy, every file fetched.
+                (reads.fetch_all)(&e.to_string()).map_err(|e| e.to_string())?;
+                let state = stale(&local).map_err(|e| e.to_string())?;
+                (local, state)
+            }
+        },
+    };
     let row = state.rows.first().cloned().unwrap_or_default();
     if state.num(&row, "stale") == 0.0 {
         return Ok(CrawlTables::UpToDate);

@@ -148,10 +148,56 @@ pub struct Compaction {
     /// What became of the crawl tables (`None`: the compaction stopped
     /// before them).
     pub crawl_tables: Option<crawls::CrawlTables>,
+    /// On S3: the part files downloaded, of those the data set holds.
+    pub fetched: Option<Fetched>,
+}
+
+/// The part files a compaction on S3 downloaded (the ones it read), of
+/// the part files of the data set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// Files downloaded.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// The data set's part files.
+    pub of_files: usize,
+    /// Their bytes.
+    pub of_bytes: u64,
+}
+
+/// How a compaction reads its files: in place on disk. On S3 (`s3.rs`) it
+/// runs in a local copy whose files are all there with their sizes but
+/// hold their bytes only once read: `fetch` brings them before a file is
+/// read, and DuckDB reads the crawl tables' captures from the bucket
+/// itself (`crawls_from`), or, where it cannot, from the copy once
+/// `fetch_all` has brought every file.
+pub(crate) struct Reads<'a> {
+    /// Makes a file of the data set readable (a no-op on disk).
+    pub(crate) fetch: &'a (dyn Fn(&Path) -> Result<(), OutputError> + Sync),
+    /// Makes every file readable, for the reason given (a no-op on disk).
+    pub(crate) fetch_all: &'a dyn Fn(&str) -> Result<(), OutputError>,
+    /// The data set as DuckDB reads it for the crawl tables (`None`: the
+    /// directory compacted).
+    pub(crate) crawls_from: Option<robostats_report::engine::Out>,
 }
 
 /// Compacts the data set under `out`.
 pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
+    let reads = Reads {
+        fetch: &|_| Ok(()),
+        fetch_all: &|_| Ok(()),
+        crawls_from: None,
+    };
+    run_reading(out, options, &reads)
+}
+
+/// Compacts the data set under `out`, its files read as `reads` says.
+pub(crate) fn run_reading(
+    out: &Path,
+    options: &Options,
+    reads: &Reads<'_>,
+) -> Result<Compaction, OutputError> {
     let started = Instant::now();
     let dataset = Dataset::open(out)?;
     // No ingest runs beside a compaction, nor starts during it: where the
@@ -204,14 +250,14 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         generations.as_mut().map_or(Ok(()), |g| g.name(&id))
     };
     if merges.is_empty() {
-        let crawl_tables = crawls::write(&dataset, &options.crawl_tables, &id, &mut || {
+        let crawl_tables = crawls::write(&dataset, &options.crawl_tables, reads, &id, &mut || {
             name_it(&mut generations)
         });
         done.crawl_tables = Some(crawl_tables);
         return Ok(done);
     }
-    let chosen = chosen_writers(&merges, &store)?;
-    let written = write_merges(&merges, &chosen, options.threads).and_then(|rows| {
+    let chosen = chosen_writers(&merges, &store, reads)?;
+    let written = write_merges(&merges, &chosen, options.threads, reads).and_then(|rows| {
         name_it(&mut generations)?;
         let mut swap = Swap {
             dataset: &dataset,
@@ -227,7 +273,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
         let _ = remove_staging(&dataset, &mut Vec::new());
     }
     written?;
-    let crawl_tables = crawls::write(&dataset, &options.crawl_tables, &id, &mut || {
+    let crawl_tables = crawls::write(&dataset, &options.crawl_tables, reads, &id, &mut || {
         name_it(&mut generations)
     });
     done.crawl_tables = Some(crawl_tables);
@@ -239,8 +285,12 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
 fn chosen_writers(
     merges: &[Merge],
     store: &Store,
+    reads: &Reads<'_>,
 ) -> Result<HashMap<bodies::Digest, i64>, OutputError> {
     if merges.iter().any(|m| m.table.per_body()) {
+        for path in &store.intact {
+            (reads.fetch)(path)?;
+        }
         bodies::chosen_writers(&store.intact)
     } else {
         Ok(HashMap::new())
@@ -333,12 +383,23 @@ fn write_merges(
     merges: &[Merge],
     chosen: &HashMap<bodies::Digest, i64>,
     threads: usize,
+    reads: &Reads<'_>,
 ) -> Result<Vec<Moved>, OutputError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .map_err(|e| OutputError::Threads(e.to_string()))?;
-    pool.install(|| merges.par_iter().map(|m| merge(m, chosen)).collect())
+    pool.install(|| {
+        merges
+            .par_iter()
+            .map(|m| {
+                for source in &m.sources {
+                    (reads.fetch)(source)?;
+                }
+                merge(m, chosen)
+            })
+            .collect()
+    })
 }
 
 /// The rows of `batch` (of a table stored once per body) whose writer is

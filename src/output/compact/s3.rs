@@ -5,7 +5,9 @@
 //! compact.lease (create-only)  -> no live ingest's lease listed, else refused
 //!                                 (a dead one's deleted: killed on this host, or expired)
 //! generation-00000000.json     -> written first if there is none: readers filter from now on
-//! the data set, downloaded     -> compact::run on the copy (the disk's rules, unchanged)
+//! the data set, copied lazily  -> compact::run on the copy (the disk's rules, unchanged):
+//!                                 each part file there with its size, downloaded only
+//!                                 when read (merged); the crawl tables read from S3
 //! new files                    -> PUT If-None-Match: *   (hidden: no generation names their compaction)
 //! changed manifests            -> PUT If-Match (compact.jsonl: its merges and repairs)
 //! generation-N.json            -> PUT If-None-Match: *   THE COMMIT: its compaction visible,
@@ -25,10 +27,13 @@
 //! next compaction); killed after it, the next one deletes what it retired.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Compaction, Options};
+use robostats_report::engine::{Out, Secret};
+
+use super::{Compaction, Fetched, Options};
 use crate::output::backend::{Backend, Cond, Done, Listed};
 use crate::output::bucket::{Lease, S3Location, lease};
 use crate::output::dataset::manifest::DIR_NAME;
@@ -79,8 +84,24 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     let mirror =
         Scratch::new("compact").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
     let mirror = mirror.path();
-    let (kept, manifests, garbage, adopted) = download(bucket, &listing, &previous, mirror)?;
-    let done = super::run(mirror, options)?;
+    let (copy, manifests, garbage, adopted) = copy(bucket, &listing, &previous, mirror)?;
+    let kept = copy.keys();
+    let reads = super::Reads {
+        fetch: &|path| copy.fetch(path),
+        fetch_all: &|why| copy.fetch_all(why),
+        crawls_from: Some(Out::S3 {
+            url: at.location.url().trim_end_matches('/').to_owned(),
+            secret: Secret(
+                bucket
+                    .duckdb_secret()
+                    .map_err(OutputError::Store)?
+                    .into_pairs(),
+            ),
+        }),
+    };
+    let mut done = super::run_reading(mirror, options, &reads)?;
+    done.fetched = Some(copy.fetched());
+    done.warnings.extend(copy.fetched_all());
     lease.check().map_err(|_| lost(&lease))?;
     let mut ids = publish(bucket, &listing, &manifests, &kept, mirror)?;
     ids.extend(adopted);
@@ -164,38 +185,50 @@ fn commit(bucket: &dyn Backend, generation: &Generation) -> Result<(), OutputErr
     )))
 }
 
-/// What [`download`] fetched: the keys, the manifests' bytes (to tell
-/// which the compaction changed), the compacted files of compactions
-/// never committed (garbage), and the compactions done elsewhere to adopt
+/// What [`copy`] made: the copy, the manifests' bytes (to tell which
+/// the compaction changed), the compacted files of compactions never
+/// committed (garbage), and the compactions done elsewhere to adopt
 /// ([`done_elsewhere`]).
-type Downloaded = (
-    BTreeSet<String>,
+type Copied<'a> = (
+    LazyCopy<'a>,
     BTreeMap<String, Vec<u8>>,
     Vec<String>,
     BTreeSet<String>,
 );
 
-/// Downloads the data set into `mirror` (a new private directory): its
-/// manifests, then the part files `previous` does not hide.
-fn download(
-    bucket: &dyn Backend,
+/// Copies the data set into `mirror` (a new private directory): its
+/// manifests, then the part files `previous` does not hide, each as a
+/// file of its size with no bytes yet ([`LazyCopy`]).
+fn copy<'a>(
+    bucket: &'a dyn Backend,
     listing: &BTreeMap<String, Listed>,
     previous: &Generation,
     mirror: &Path,
-) -> Result<Downloaded, OutputError> {
-    let mut kept = BTreeSet::new();
+) -> Result<Copied<'a>, OutputError> {
+    let mut copy = LazyCopy {
+        bucket,
+        dir: mirror.to_path_buf(),
+        files: BTreeMap::new(),
+        manifests: BTreeSet::new(),
+        fetched: Mutex::new((0, 0)),
+        whole: Mutex::new(None),
+    };
     let mut manifests = BTreeMap::new();
     let is_manifest = |key: &str| {
         key.strip_prefix(&format!("{DIR_NAME}/"))
             .is_some_and(|name| name.ends_with(".jsonl") && !name.contains('/'))
     };
     for key in listing.keys().filter(|k| is_manifest(k)) {
-        manifests.insert(key.clone(), fetch_into(bucket, key, mirror)?);
-        kept.insert(key.clone());
+        let bytes = fetch(bucket, key)?;
+        write_new(&mirror.join(key), |file| {
+            std::io::Write::write_all(file, &bytes)
+        })?;
+        manifests.insert(key.clone(), bytes);
+        copy.manifests.insert(key.clone());
     }
     let adopted = done_elsewhere(mirror, listing, previous)?;
     let mut garbage = Vec::new();
-    for key in listing.keys().filter(|k| is_table_file(k)) {
+    for (key, listed) in listing.iter().filter(|(k, _)| is_table_file(k)) {
         if previous.retired.contains(key) {
             continue;
         }
@@ -203,24 +236,135 @@ fn download(
             garbage.push(key.clone());
             continue;
         }
-        fetch_into(bucket, key, mirror)?;
-        kept.insert(key.clone());
+        let path = mirror.join(key);
+        // A file of the object's size that holds no bytes (sparse): what
+        // the compaction lists and plans by, fetched once it is read.
+        write_new(&path, |file| file.set_len(listed.size))?;
+        copy.files
+            .insert(path, Arc::new(Mutex::new(Some(listed.clone()))));
     }
     // Every table's directory and schema-only file (never uploaded: the
     // data set has its own), so that the copy reads as a data set does.
     Dataset::create(mirror, true)?;
-    Ok((kept, manifests, garbage, adopted))
+    Ok((copy, manifests, garbage, adopted))
 }
 
-/// Writes the object `key` under `mirror`; returns its bytes.
-fn fetch_into(bucket: &dyn Backend, key: &str, mirror: &Path) -> Result<Vec<u8>, OutputError> {
-    let path = mirror.join(key);
+/// Creates the file `path` (and its directory), written by `write`.
+fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).at(Op::CreateDir, dir)?;
     }
-    let bytes = fetch(bucket, key)?;
-    std::fs::write(&path, &bytes).at(Op::StageFile, &path)?;
-    Ok(bytes)
+    std::fs::File::create_new(path)
+        .and_then(|mut file| write(&mut file))
+        .at(Op::StageFile, path)
+}
+
+/// The local copy of a data set on S3 that a compaction runs in: its
+/// manifests are there, and each part file is there with its size and
+/// without its bytes until the compaction reads it ([`LazyCopy::fetch`]):
+/// the files it merges, and the `bodies` files it chooses writers by.
+/// What it leaves as it is (most of a data set compacted before) is
+/// never downloaded.
+struct LazyCopy<'a> {
+    bucket: &'a dyn Backend,
+    dir: PathBuf,
+    /// Each part file by path, as listed until its bytes are fetched (a
+    /// lock each: the merges fetch in parallel, and a file read twice is
+    /// fetched once).
+    files: BTreeMap<PathBuf, Arc<Mutex<Option<Listed>>>>,
+    /// The manifests' keys (copied whole).
+    manifests: BTreeSet<String>,
+    /// Files and bytes fetched.
+    fetched: Mutex<(usize, u64)>,
+    /// Why every file was fetched, if it was ([`LazyCopy::fetch_all`]).
+    whole: Mutex<Option<String>>,
+}
+
+impl LazyCopy<'_> {
+    /// Every key copied: the manifests and the part files.
+    fn keys(&self) -> BTreeSet<String> {
+        let part_keys = self.files.keys().filter_map(|path| {
+            let key = path.strip_prefix(&self.dir).ok()?;
+            Some(key.to_string_lossy().into_owned())
+        });
+        self.manifests.iter().cloned().chain(part_keys).collect()
+    }
+
+    /// Brings the bytes of the file `path` (a no-op for a file fetched
+    /// already, or one the compaction wrote): the object as listed, or an
+    /// error if it changed since.
+    fn fetch(&self, path: &Path) -> Result<(), OutputError> {
+        let Some(slot) = self.files.get(path) else {
+            return Ok(());
+        };
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(listed) = slot.as_ref() else {
+            return Ok(());
+        };
+        let object = self
+            .bucket
+            .get(&listed.key)
+            .map_err(OutputError::Store)?
+            .filter(|o| o.etag == listed.etag)
+            .ok_or_else(|| {
+                OutputError::Store(format!(
+                    "{} changed or went while compact ran: nothing is committed",
+                    self.bucket.shown(&listed.key)
+                ))
+            })?;
+        std::fs::write(path, &object.bytes).at(Op::StageFile, path)?;
+        let mut fetched = self.fetched.lock().unwrap_or_else(|e| e.into_inner());
+        fetched.0 += 1;
+        fetched.1 += object.bytes.len() as u64;
+        *slot = None;
+        Ok(())
+    }
+
+    /// Brings the bytes of every file (for DuckDB, which reads the copy
+    /// as a data set where it cannot read the bucket: `why`).
+    fn fetch_all(&self, why: &str) -> Result<(), OutputError> {
+        use rayon::prelude::*;
+        *self.whole.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.trim().to_owned());
+        let paths: Vec<&PathBuf> = self.files.keys().collect();
+        paths.par_iter().try_for_each(|path| self.fetch(path))
+    }
+
+    /// Why every file was fetched, as a warning, if it was.
+    fn fetched_all(&self) -> Option<String> {
+        let why = self
+            .whole
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
+        Some(format!(
+            "DuckDB could not read the data set on S3 for the crawl tables, so every part file \
+             was downloaded for them ({why}); where a DuckDB with the httpfs extension \
+             (--python) reads it there, compact downloads only the files it merges"
+        ))
+    }
+
+    /// What was fetched, of what was copied.
+    fn fetched(&self) -> Fetched {
+        let (files, bytes) = *self.fetched.lock().unwrap_or_else(|e| e.into_inner());
+        let listed = self.files.values().filter_map(|slot| {
+            let slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+            slot.as_ref().map(|l| l.size)
+        });
+        let (mut of_files, mut of_bytes) = (files, bytes);
+        for size in listed {
+            of_files += 1;
+            of_bytes += size;
+        }
+        Fetched {
+            files,
+            bytes,
+            of_files,
+            of_bytes,
+        }
+    }
 }
 
 /// The compactions no generation names whose files hold rows found
@@ -326,6 +470,71 @@ fn publish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::backend::DirBackend;
+
+    /// The copy lists every part file with its size and holds the bytes
+    /// of those read only; a file replaced since the listing is refused.
+    #[test]
+    fn the_copy_fetches_only_what_is_read() {
+        let root = Scratch::new("lazy-copy").unwrap();
+        let (data, mirror) = (root.path().join("data"), root.path().join("copy"));
+        std::fs::create_dir_all(&data).unwrap();
+        Dataset::create(&data, true).unwrap();
+        let backend = DirBackend::open(&data).unwrap();
+        for (key, bytes) in [
+            ("_manifest/run.jsonl", &b"{}\n"[..]),
+            ("captures/a-00.parquet", &b"aaaa"[..]),
+            ("captures/b-00.parquet", &b"bbbbbbbb"[..]),
+            ("verdict_counts/c-00.parquet", &b"cc"[..]),
+        ] {
+            backend.put(key, bytes, Cond::Create).unwrap();
+        }
+        let listing = backend.listing().unwrap();
+        let previous = Generation::first(&listing).unwrap();
+        let (copy, manifests, garbage, _) = copy(&backend, &listing, &previous, &mirror).unwrap();
+        assert_eq!(
+            manifests.keys().collect::<Vec<_>>(),
+            ["_manifest/run.jsonl"]
+        );
+        assert!(garbage.is_empty());
+        let parts: Vec<&Listed> = listing.values().filter(|l| is_table_file(&l.key)).collect();
+        assert!(parts.len() >= 3);
+        assert_eq!(copy.keys().len(), parts.len() + 1);
+        let a = mirror.join("captures/a-00.parquet");
+        let b = mirror.join("captures/b-00.parquet");
+        assert_eq!(
+            std::fs::read(&b).unwrap(),
+            [0; 8],
+            "a file of its size, no bytes"
+        );
+        copy.fetch(&b).unwrap();
+        copy.fetch(&b).unwrap();
+        copy.fetch(&mirror.join("captures/new.parquet")).unwrap();
+        assert_eq!(std::fs::read(&b).unwrap(), b"bbbbbbbb");
+        let fetched = copy.fetched();
+        assert_eq!(
+            (
+                fetched.files,
+                fetched.bytes,
+                fetched.of_files,
+                fetched.of_bytes
+            ),
+            (1, 8, parts.len(), parts.iter().map(|l| l.size).sum())
+        );
+        // Replaced since the listing: not taken for the file listed.
+        backend
+            .put("captures/a-00.parquet", b"AAAA", Cond::None)
+            .unwrap();
+        let refused = copy.fetch(&a).unwrap_err().to_string();
+        assert!(
+            refused.contains("changed or went while compact ran"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read(&a).unwrap(), [0; 4]);
+        // For DuckDB where it cannot read the bucket: the rest, every one.
+        backend.delete("captures/a-00.parquet", Cond::None).unwrap();
+        assert!(copy.fetch_all("no httpfs").is_err());
+    }
 
     #[test]
     fn compacted_files_are_known_by_their_compaction() {
