@@ -252,7 +252,7 @@ CREATE OR REPLACE TEMP VIEW latest_captures AS
 -- robostats_stored_or(t, computed): t's rows of the crawls whose fingerprint holds (robostats_holds(t)), the others computed
 -- (robostats_stale(t)), told apart once a query (SET VARIABLE robostats_stored_crawls = false: all computed).
 CREATE OR REPLACE TEMP VIEW crawl_fingerprints AS SELECT crawl, count(*) AS crawl_captures, ((sum(hash(warc_filename,
-    warc_record_offset)) + hash('crawl tables b0c585e9')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
+    warc_record_offset)) + hash('crawl tables 12a238bc')) % 18446744073709551616)::UBIGINT AS crawl_keys FROM captures GROUP BY crawl;
 SET VARIABLE robostats_stored = (SELECT list(DISTINCT regexp_extract(file, '/(crawl_[a-z]+)/[^/]+$', 1))
     FROM glob(robostats_dir() || '/crawl_*/*.parquet') WHERE coalesce(getvariable('robostats_stored_crawls'), true));
 CREATE OR REPLACE TEMP MACRO robostats_holds(t) AS TABLE FROM query(CASE WHEN list_contains(getvariable('robostats_stored'), t)

@@ -17,6 +17,7 @@ pub mod batch;
 pub mod bucket;
 pub mod compact;
 pub mod dataset;
+pub mod kill_point;
 pub mod location;
 pub mod process;
 pub mod scratch;

@@ -42,7 +42,7 @@ PER_INPUT = [t for t in TABLES if t != "agents" and t not in BODY_TABLES]
 # (pytest-xdist's loadfile, told not to reorder): these start first, so
 # that none of them is left running alone at the end.
 LONGEST_FIRST = [
-    "test_s3_compact.py", "test_cloud_recipes.py", "test_crawl_tables.py", "test_s3_compact_kills.py",
+    "test_s3_compact.py", "test_promises.py", "test_cloud_recipes.py", "test_crawl_tables.py", "test_s3_compact_kills.py",
     "test_docs.py", "test_remote.py", "test_s3_report.py", "test_moves.py", "test_judge.py", "test_s3_out.py",
     "test_report_inputs.py", "test_report.py", "test_slurm.py", "test_bodies.py", "test_s3_claims.py",
 ]

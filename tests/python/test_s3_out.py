@@ -311,26 +311,3 @@ def test_an_answer_that_never_comes_is_given_up_on_and_sent_again(store, local, 
     assert time.monotonic() - started < 18
     assert store.rules[0].seen >= 2
     assert_equals_local(store, "silent", local, tmp_path)
-
-
-def test_part_and_body_files_deleted_by_hand_are_written_again(store, local, tmp_path):
-    """As on disk (tests/safety.rs, tests/forgery.rs): a done input whose
-    part file is gone is done again, naming the file; a body whose file is
-    gone is written again from a done input read for its bodies only; the
-    data set then holds the single run's rows, and the next run has
-    nothing to do."""
-    run(store, "repaired")
-    table_file = lambda table: next(  # noqa: E731
-        k for k in store.keys(f"repaired/{table}/") if not k.endswith("~empty.parquet"))
-    part = table_file("captures")
-    store.client.delete_object(Bucket=BUCKET, Key=part)
-    again = run(store, "repaired")
-    assert again.stdout.startswith("ingest: 1 file done"), again.stdout
-    assert f"its part file {part[len('repaired/'):]} is missing" in again.stderr, again.stderr
-    assert_equals_local(store, "repaired", local, tmp_path)
-    store.client.delete_object(Bucket=BUCKET, Key=table_file("body_rules"))
-    again = run(store, "repaired")
-    assert "0 files done" in again.stdout and "read again for its bodies only" in again.stderr, again.stderr
-    assert_equals_local(store, "repaired", local, tmp_path)
-    again = run(store, "repaired")
-    assert "0 files done, 0 failed, 3 skipped" in again.stdout and not again.stderr.strip(), again.stderr

@@ -12,9 +12,10 @@
 //!                                              (each old set deleted)
 //! ```
 //!
-//! On S3 (`s3.rs`), DuckDB reads the captures from the bucket through its
-//! httpfs extension; where it cannot, from the compaction's local copy,
-//! every file of which is then downloaded.
+//! On S3 (`s3.rs`), DuckDB reads the captures from the compaction's local
+//! copy when what it holds unread is small, else from the bucket through
+//! its httpfs extension, and, where it cannot, from the copy, every file
+//! of which is then downloaded.
 //!
 //! Each row carries its crawl's fingerprint as it was when the table was
 //! written: the crawl's captures and the sum of their keys' hashes
@@ -31,6 +32,7 @@ use robostats_report::engine::{Engine, Export, ExportFormat, Out, Settings};
 
 use super::COMPACTED_PREFIX;
 use crate::output::dataset::{At, CRAWL_TABLES, Dataset, Op, OutputError, sync_dir};
+use crate::output::kill_point::{self, Step};
 
 /// How each crawl table ([`CRAWL_TABLES`], in order) is computed: the
 /// views' table macro, and the order its rows are written in (by crawl
@@ -149,7 +151,8 @@ fn written(
         )
     };
     let local = [Out::Dir(dir.clone())];
-    let (out, state) = match &reads.crawls_from {
+    let from = (reads.crawls_from)().map_err(|e| e.to_string())?;
+    let (out, state) = match &from {
         None => {
             let state = stale(&local).map_err(|e| e.to_string())?;
             (local, state)
@@ -219,11 +222,13 @@ fn swap_in(dataset: &Dataset, name: &str) -> Result<(), OutputError> {
     if old.is_ok() {
         super::swap::exchange(&staging, &dir).at(Op::SwapDir, &dir)?;
         sync_dir(dataset.dir())?;
+        kill_point::passed(Step::Commit);
         // Gone now or by the next compaction's tidying of `.compact-*`.
         let _ = fs::remove_dir_all(&staging);
     } else {
         fs::rename(&staging, &dir).at(Op::SwapDir, &dir)?;
         sync_dir(dataset.dir())?;
+        kill_point::passed(Step::Commit);
     }
     Ok(())
 }

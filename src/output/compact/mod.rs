@@ -169,17 +169,18 @@ pub struct Fetched {
 /// How a compaction reads its files: in place on disk. On S3 (`s3.rs`) it
 /// runs in a local copy whose files are all there with their sizes but
 /// hold their bytes only once read: `fetch` brings them before a file is
-/// read, and DuckDB reads the crawl tables' captures from the bucket
-/// itself (`crawls_from`), or, where it cannot, from the copy once
-/// `fetch_all` has brought every file.
+/// read, and DuckDB reads the crawl tables' captures where `crawls_from`
+/// says: the copy (made whole first), or the bucket itself, and, where
+/// it cannot read there, the copy once `fetch_all` has brought every file.
 pub(crate) struct Reads<'a> {
     /// Makes a file of the data set readable (a no-op on disk).
     pub(crate) fetch: &'a (dyn Fn(&Path) -> Result<(), OutputError> + Sync),
     /// Makes every file readable, for the reason given (a no-op on disk).
     pub(crate) fetch_all: &'a dyn Fn(&str) -> Result<(), OutputError>,
-    /// The data set as DuckDB reads it for the crawl tables (`None`: the
-    /// directory compacted).
-    pub(crate) crawls_from: Option<robostats_report::engine::Out>,
+    /// Where DuckDB reads the data set for the crawl tables: `None`, the
+    /// directory compacted (whole once this returns), or another place.
+    pub(crate) crawls_from:
+        &'a dyn Fn() -> Result<Option<robostats_report::engine::Out>, OutputError>,
 }
 
 /// Compacts the data set under `out`.
@@ -187,7 +188,7 @@ pub fn run(out: &Path, options: &Options) -> Result<Compaction, OutputError> {
     let reads = Reads {
         fetch: &|_| Ok(()),
         fetch_all: &|_| Ok(()),
-        crawls_from: None,
+        crawls_from: &|| Ok(None),
     };
     run_reading(out, options, &reads)
 }

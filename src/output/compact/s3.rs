@@ -44,6 +44,7 @@ use crate::output::dataset::{
     At, CRAWL_TABLES, Dataset, Op, OutputError, compaction_of, is_finished_part, is_table_file,
     table_dirs,
 };
+use crate::output::kill_point::{self, Step};
 use crate::output::scratch::Scratch;
 use crate::s3::S3Options;
 
@@ -86,20 +87,30 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     let mirror = mirror.path();
     let (copy, manifests, garbage, adopted) = copy(bucket, &listing, &previous, mirror)?;
     let kept = copy.keys();
+    let on_s3 = Out::S3 {
+        url: at.location.url().trim_end_matches('/').to_owned(),
+        secret: Secret(
+            bucket
+                .duckdb_secret()
+                .map_err(OutputError::Store)?
+                .into_pairs(),
+        ),
+    };
     let reads = super::Reads {
         fetch: &|path| copy.fetch(path),
         fetch_all: &|why| copy.fetch_all(why),
-        crawls_from: Some(Out::S3 {
-            url: at.location.url().trim_end_matches('/').to_owned(),
-            secret: Secret(
-                bucket
-                    .duckdb_secret()
-                    .map_err(OutputError::Store)?
-                    .into_pairs(),
-            ),
-        }),
+        // What is left unread weighs less than a merged file: downloaded
+        // (no httpfs needed, and fewer requests than DuckDB's reads);
+        // more, and DuckDB reads the data set on S3.
+        crawls_from: &|| {
+            if copy.unfetched_bytes() < options.target_bytes {
+                copy.fetch_all("")?;
+                return Ok(None);
+            }
+            Ok(Some(on_s3.clone()))
+        },
     };
-    let mut done = super::run_reading(mirror, options, &reads)?;
+    let mut done = kill_point::uncounted(|| super::run_reading(mirror, options, &reads))?;
     done.fetched = Some(copy.fetched());
     done.warnings.extend(copy.fetched_all());
     lease.check().map_err(|_| lost(&lease))?;
@@ -177,6 +188,7 @@ fn lost(lease: &Lease) -> OutputError {
 /// Writes `generation` create-only: two compactions cannot both commit.
 fn commit(bucket: &dyn Backend, generation: &Generation) -> Result<(), OutputError> {
     if generation.put(bucket)? {
+        kill_point::passed(Step::Commit);
         return Ok(());
     }
     Err(OutputError::Store(format!(
@@ -325,9 +337,12 @@ impl LazyCopy<'_> {
 
     /// Brings the bytes of every file (for DuckDB, which reads the copy
     /// as a data set where it cannot read the bucket: `why`).
+    /// (`why` empty: no warning.)
     fn fetch_all(&self, why: &str) -> Result<(), OutputError> {
         use rayon::prelude::*;
-        *self.whole.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.trim().to_owned());
+        if !why.trim().is_empty() {
+            *self.whole.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.trim().to_owned());
+        }
         let paths: Vec<&PathBuf> = self.files.keys().collect();
         paths.par_iter().try_for_each(|path| self.fetch(path))
     }
@@ -344,6 +359,12 @@ impl LazyCopy<'_> {
              was downloaded for them ({why}); where a DuckDB with the httpfs extension \
              (--python) reads it there, compact downloads only the files it merges"
         ))
+    }
+
+    /// The bytes of the files not fetched yet.
+    fn unfetched_bytes(&self) -> u64 {
+        let fetched = self.fetched();
+        fetched.of_bytes - fetched.bytes
     }
 
     /// What was fetched, of what was copied.
@@ -438,6 +459,7 @@ fn publish(
                     bucket.shown(&key)
                 )));
             }
+            kill_point::passed(Step::Part);
             if let Some(id) = compaction_of(&name) {
                 ids.insert(id.to_owned());
             }
@@ -463,6 +485,7 @@ fn publish(
                 bucket.shown(&key)
             )));
         }
+        kill_point::passed(Step::Line);
     }
     Ok(ids.into_iter().collect())
 }

@@ -12,6 +12,7 @@ use super::{Merge, Moved, TableReport, staging_dir};
 use crate::classify::Table;
 use crate::output::dataset::manifest::{CompactLine, Line, Manifest, Merged};
 use crate::output::dataset::{At, Dataset, Op, OutputError, open_regular, short_hash, sync_dir};
+use crate::output::kill_point::{self, Step};
 
 /// [`Dataset::recover_swap`], then the staging directories of killed
 /// compactions deleted (a deletion that fails is a warning).
@@ -125,10 +126,15 @@ impl Swap<'_> {
         }))?;
         exchange(&staging, &table_dir).at(Op::SwapDir, &table_dir)?;
         sync_dir(dataset.dir())?;
+        kill_point::passed(Step::Commit);
         // The staging path now holds the old files: their rows are in the
         // new ones. Should they not go now, the next compaction deletes
         // them.
-        if let Err(e) = fs::remove_dir_all(&staging) {
+        let removed = fs::remove_dir_all(&staging);
+        if removed.is_ok() {
+            kill_point::passed(Step::Delete);
+        }
+        if let Err(e) = removed {
             self.warnings.push(format!(
                 "could not delete the old files of {} in {} ({e}): the rows are compacted;                  the next compact deletes them",
                 table.name(),

@@ -199,6 +199,7 @@ pub fn delete_retired(
                 .delete(key, Cond::Match(&listed.etag))
                 .map_err(OutputError::Store)?;
             listing.remove(key);
+            crate::output::kill_point::passed(crate::output::kill_point::Step::Delete);
         }
     }
     Ok(())

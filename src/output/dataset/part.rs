@@ -137,6 +137,7 @@ impl FinishedPart {
             let _ = fs::remove_file(&self.path);
             uploaded?;
         }
+        crate::output::kill_point::passed(crate::output::kill_point::Step::Part);
         Ok(PartSummary {
             table: self.table,
             path: std::mem::take(&mut self.path),

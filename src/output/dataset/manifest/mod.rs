@@ -281,10 +281,11 @@ impl Manifest {
             .write_all(text.as_bytes())
             .and_then(|()| self.file.sync_data())
             .at(Op::WriteManifest, &self.path)?;
-        match &self.s3 {
-            Some(s3) => s3.append(text.as_bytes()),
-            None => Ok(()),
+        if let Some(s3) = &self.s3 {
+            s3.append(text.as_bytes())?;
         }
+        crate::output::kill_point::passed(crate::output::kill_point::Step::Line);
+        Ok(())
     }
 }
 
