@@ -107,13 +107,20 @@ fn kill_self() {
     std::process::abort();
 }
 
-/// Runs `work` with its steps not counted: what it changes is a copy of
-/// the data set, not the data set (compact on S3 merges in one).
+/// Runs `work` with its steps not counted (in every thread: its merges
+/// run on several): what it changes is a copy of the data set, not the
+/// data set (compact on S3 merges in one).
 pub fn uncounted<T>(work: impl FnOnce() -> T) -> T {
+    /// Counts again when dropped, however `work` ends.
+    struct Counting;
+    impl Drop for Counting {
+        fn drop(&mut self) {
+            UNCOUNTED.store(false, Ordering::SeqCst);
+        }
+    }
     UNCOUNTED.store(true, Ordering::SeqCst);
-    let done = work();
-    UNCOUNTED.store(false, Ordering::SeqCst);
-    done
+    let _counting = Counting;
+    work()
 }
 
 #[cfg(test)]

@@ -85,7 +85,8 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     let mirror =
         Scratch::new("compact").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;
     let mirror = mirror.path();
-    let (copy, manifests, garbage, adopted) = copy(bucket, &listing, &previous, mirror)?;
+    let (copy, manifests, garbage, adopted) =
+        kill_point::uncounted(|| copy(bucket, &listing, &previous, mirror))?;
     let kept = copy.keys();
     let on_s3 = Out::S3 {
         url: at.location.url().trim_end_matches('/').to_owned(),
@@ -306,8 +307,9 @@ impl LazyCopy<'_> {
     }
 
     /// Brings the bytes of the file `path` (a no-op for a file fetched
-    /// already, or one the compaction wrote): the object as listed, or an
-    /// error if it changed since.
+    /// already, one the compaction wrote, or one it deleted from the copy,
+    /// which is not made again): the object as listed, or an error if it
+    /// changed since.
     fn fetch(&self, path: &Path) -> Result<(), OutputError> {
         let Some(slot) = self.files.get(path) else {
             return Ok(());
@@ -316,6 +318,10 @@ impl LazyCopy<'_> {
         let Some(listed) = slot.as_ref() else {
             return Ok(());
         };
+        if std::fs::symlink_metadata(path).is_err() {
+            *slot = None;
+            return Ok(());
+        }
         let object = self
             .bucket
             .get(&listed.key)
@@ -323,11 +329,16 @@ impl LazyCopy<'_> {
             .filter(|o| o.etag == listed.etag)
             .ok_or_else(|| {
                 OutputError::Store(format!(
-                    "{} changed or went while compact ran: nothing is committed",
+                    "{} changed or went while compact ran",
                     self.bucket.shown(&listed.key)
                 ))
             })?;
-        std::fs::write(path, &object.bytes).at(Op::StageFile, path)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, &object.bytes))
+            .at(Op::StageFile, path)?;
         let mut fetched = self.fetched.lock().unwrap_or_else(|e| e.into_inner());
         fetched.0 += 1;
         fetched.1 += object.bytes.len() as u64;
@@ -554,9 +565,15 @@ mod tests {
             "{refused}"
         );
         assert_eq!(std::fs::read(&a).unwrap(), [0; 4]);
-        // For DuckDB where it cannot read the bucket: the rest, every one.
-        backend.delete("captures/a-00.parquet", Cond::None).unwrap();
         assert!(copy.fetch_all("no httpfs").is_err());
+        assert!(copy.fetched_all().unwrap().contains("no httpfs"));
+        // A file the compaction deleted from the copy stays deleted, and
+        // is not left to fetch.
+        std::fs::remove_file(&a).unwrap();
+        copy.fetch_all("").unwrap();
+        assert!(!a.exists());
+        assert_eq!(copy.unfetched_bytes(), 0);
+        assert!(copy.fetched_all().is_none(), "no reason given, no warning");
     }
 
     #[test]

@@ -195,11 +195,13 @@ pub fn delete_retired(
     }
     for key in &generation.retired {
         if let Some(listed) = listing.get(key) {
-            bucket
+            let deleted = bucket
                 .delete(key, Cond::Match(&listed.etag))
                 .map_err(OutputError::Store)?;
             listing.remove(key);
-            crate::output::kill_point::passed(crate::output::kill_point::Step::Delete);
+            if deleted != Done::Refused {
+                crate::output::kill_point::passed(crate::output::kill_point::Step::Delete);
+            }
         }
     }
     Ok(())

@@ -137,7 +137,11 @@ impl FinishedPart {
             let _ = fs::remove_file(&self.path);
             uploaded?;
         }
-        crate::output::kill_point::passed(crate::output::kill_point::Step::Part);
+        // (a table's schema-only file is no input's part)
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        if !super::is_schema_only(&name) {
+            crate::output::kill_point::passed(crate::output::kill_point::Step::Part);
+        }
         Ok(PartSummary {
             table: self.table,
             path: std::mem::take(&mut self.path),
