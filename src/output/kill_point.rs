@@ -5,7 +5,8 @@
 //! limit or the OOM killer ends a run); `<step>:<n>:hold` holds the
 //! thread that made the step while the file `ROBOSTATS_TEST_HOLD` names
 //! exists (at most 300 s), the rest of the process alive (an S3 claim
-//! renewed), for a test to act meanwhile. The steps are
+//! renewed), for a test to act meanwhile (it writes `<that file>.held`
+//! when it starts to wait). The steps are
 //! counted where a directory and S3 share the code, or at each backend's
 //! equivalent, so that the same tests kill a run on either at the same
 //! steps (tests/python/test_promises.py). Unset, as it is outside the
@@ -90,6 +91,9 @@ pub fn passed(step: Step) {
     let Some(file) = std::env::var_os("ROBOSTATS_TEST_HOLD") else {
         return;
     };
+    let mut held = file.clone();
+    held.push(".held");
+    let _ = std::fs::write(held, b"");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(300);
     while std::path::Path::new(&file).exists() && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(20));

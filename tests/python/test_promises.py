@@ -206,6 +206,52 @@ def test_a_twin_of_a_live_run_is_refused_naming_it_and_the_run_goes_on(place, lo
     assert_single_run(place, local, tmp_path / "copy")
 
 
+def held(place, args, step, hold):
+    """robostats `args` started and held right after its `step`, until
+    `hold` is deleted (it says it is held by writing `<hold>.held`)."""
+    hold.touch()
+    mark = Path(f"{hold}.held")
+    mark.unlink(missing_ok=True)
+    proc = subprocess.Popen([str(BIN), *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=place.env(ROBOSTATS_TEST_KILL_AFTER=f"{step}:hold",
+                                                     ROBOSTATS_TEST_HOLD=str(hold)))
+    deadline = time.monotonic() + 60
+    while not mark.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, f"never held: {proc.communicate()}"
+        time.sleep(0.05)
+    return proc
+
+
+def assert_refused_beside(place, holder, hold, refused_run, named):
+    """`refused_run()`, beside the live `holder` (held until `hold` is
+    deleted), stops at once naming `named` and its process, and writes
+    nothing; the holder, let go on, ends well."""
+    try:
+        keys = place.keys()
+        refused = refused_run()
+        assert refused.returncode == 2 and named in refused.stderr, refused.stderr
+        assert f"process {holder.pid}" in refused.stderr, refused.stderr
+        assert place.keys() == keys
+    finally:
+        hold.unlink()
+    assert holder.wait(timeout=240) == 0, holder.stderr.read()
+
+
+def test_compact_runs_alone(place, local, three_shards, tmp_path):  # noqa: F811
+    """A live ingest (held after its first manifest line) refuses a
+    compaction, naming it; a live compaction (held after it recorded its
+    first merges) refuses an ingest, naming it. Neither refused run
+    writes; both held runs then end as they would have."""
+    place.fill_from(three_shards["directory" if isinstance(place, Directory) else "s3"])
+    hold = tmp_path / "hold"
+    ingesting = held(place, ["ingest", "-q", "--out", place.url, "--shard", "0/3", *map(str, SAMPLES)],
+                     "line:1", hold)
+    assert_refused_beside(place, ingesting, hold, lambda: compact(place), "ingest")
+    compacting = held(place, ["compact", place.url, "--grace", "0", "--no-crawl-tables"], "line:1", hold)
+    assert_refused_beside(place, compacting, hold, lambda: ingest(place, "--shard", "0/3"), "compact")
+    assert_single_run(place, local, tmp_path / "copy")
+
+
 def test_a_part_file_deleted_by_hand_is_written_again(place, local, tmp_path):  # noqa: F811
     """A done input whose part file is gone is done again, naming the file;
     a body whose file is gone is written again from a done input read for

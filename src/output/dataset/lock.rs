@@ -84,12 +84,13 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
             if let Err(mut e) = try_lock(&dataset, &dataset_path, true, holder) {
                 // Ingests hold the data set's lock shared and do not sign
                 // it (what it says is an earlier compaction's): a shared
-                // lock that can be had means that they are the holders.
+                // lock that can be had means that they are the holders,
+                // each named by its own manifest's lock.
                 if let OutputError::Locked { holder, .. } = &mut e
                     && dataset.try_lock_shared().is_ok()
                 {
                     let _ = dataset.unlock();
-                    *holder = "one or more ingests".to_owned();
+                    *holder = ingests_holding(&dir);
                 }
                 return Err(e);
             }
@@ -101,6 +102,31 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
                 honoured,
             })
         }
+    }
+}
+
+/// The ingests that hold their manifests' locks in `dir`, in words: the
+/// first as its lock says, and how many others.
+fn ingests_holding(dir: &Path) -> String {
+    let mut holders = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == DATASET_LOCK || !name.ends_with(".lock") {
+            continue;
+        }
+        // Held: it cannot be had (had, it is let go at once, as dropped).
+        if let Ok(file) = open(&path)
+            && let Err(TryLockError::WouldBlock) = file.try_lock()
+        {
+            holders.push(read_holder(&path));
+        }
+    }
+    holders.sort();
+    match holders.as_slice() {
+        [] => "one or more ingests".to_owned(),
+        [one] => one.clone(),
+        [first, others @ ..] => format!("{first}, and {} other ingest run(s)", others.len()),
     }
 }
 
@@ -225,13 +251,20 @@ mod tests {
                 && message.contains(&std::process::id().to_string()),
             "{message}"
         );
-        // compact waits for every ingest, and says so.
+        // compact waits for every ingest, and names them.
         let message = acquire(&out, Holder::Compact).unwrap_err().to_string();
         assert!(
-            message.contains("is held by one or more ingests"),
+            message.contains("is held by robostats ingest (run), process")
+                && message.contains(", and 1 other ingest run(s)"),
             "{message}"
         );
         drop(first);
+        let message = acquire(&out, Holder::Compact).unwrap_err().to_string();
+        assert!(
+            message.contains("is held by robostats ingest (shard-00001-of-00002), process")
+                && !message.contains("other ingest"),
+            "{message}"
+        );
         drop(shard);
         let compact = acquire(&out, Holder::Compact).unwrap();
         let message = acquire(&out, Holder::Ingest("run"))
