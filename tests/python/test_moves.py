@@ -41,7 +41,7 @@ def compacted_on_disk(tmp_path_factory):
 def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_path):
     for i in range(2):
         run(store, "down", "--shard", f"{i}/3")
-    compact(store, "down", "--grace", "3600")
+    compact(store, "down", "--grace", "3600", crawl_tables=True)
     out = store.download("down", tmp_path / "down")
     # The last shard ingested on disk, then compacted there: the files the
     # generation retired are not merged again, the new compaction is read.
@@ -62,7 +62,7 @@ def test_a_data_set_compacted_on_s3_moves_to_disk_and_back(store, local, tmp_pat
     # And back to S3, where the next compaction keeps to the same chain.
     store.upload(out, "back")
     run(store, "back", "--shard", "2/3")
-    compact(store, "back")
+    compact(store, "back", crawl_tables=True)
     assert_equals_local(store, "back", local, tmp_path)
 
 
@@ -72,7 +72,7 @@ def test_a_data_set_compacted_on_disk_moves_to_s3(store, local, compacted_on_dis
     # compaction done on disk, and S3's compaction keeps its files.
     run(store, "up")
     assert table_counts(store.download("up", tmp_path / "first")) == table_counts(local)
-    compact(store, "up")
+    compact(store, "up", crawl_tables=True)
     assert_equals_local(store, "up", local, tmp_path)
     assert table_counts(store.download("up", tmp_path / "compacted")) == table_counts(local)
 
@@ -89,6 +89,6 @@ def test_compacted_files_a_first_generation_did_not_name_are_read_again(store, l
     store.client.put_object(Bucket=BUCKET, Key="damaged/_manifest/generation-00000000.json",
                             Body=json.dumps(first).encode())
     assert table_counts(store.download("damaged", tmp_path / "before"))["captures"] == 0
-    compact(store, "damaged")
+    compact(store, "damaged", crawl_tables=True)
     assert_equals_local(store, "damaged", local, tmp_path)
     assert table_counts(store.download("damaged", tmp_path / "after")) == table_counts(local)

@@ -18,10 +18,13 @@ import pytest
 from conftest import BIN, ROOT, SAMPLES, TABLES, connect
 from s3_store import BUCKET, HTTPFS_PYTHON, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left, run, start, store
 
-def compact(store, prefix, *extra, status=0, **env):
+def compact(store, prefix, *extra, status=0, crawl_tables=False, **env):
+    """compact of `prefix` (`--grace 0` unless given); the crawl tables
+    (a DuckDB process, a second of CPU) only where a test reads them."""
     grace = [] if "--grace" in extra else ["--grace", "0"]
+    tables = [] if crawl_tables else ["--no-crawl-tables"]
     proc = subprocess.run(
-        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", *grace, *extra],
+        [str(BIN), "compact", f"s3://{BUCKET}/{prefix}/", *grace, *tables, *extra],
         cwd=ROOT, env=store.env(**env), capture_output=True, text=True, timeout=240,
     )
     assert proc.returncode == status, proc.stderr
@@ -55,7 +58,7 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     for i in range(3):
         run(store, "compacted", "--shard", f"{i}/3")
     before = len(store.keys("compacted/"))
-    proc = compact(store, "compacted")
+    proc = compact(store, "compacted", crawl_tables=True)
     assert "part files ->" in proc.stdout
     keys = store.keys("compacted/")
     assert len(keys) < before
@@ -70,7 +73,7 @@ def test_compact_on_s3_keeps_every_row_and_an_ingest_after_adds_none(store, loca
     # A DuckDB that may not read S3 (no httpfs here, no download), past
     # --target-size: where it cannot, it reads the copy, every file
     # fetched, and compact says so.
-    again = compact(store, "compacted", "--target-size", "1KiB")
+    again = compact(store, "compacted", "--target-size", "1KiB", crawl_tables=True)
     assert "crawl tables: up to date" in again.stdout
     read = re.search(r"^compact: read (\d+) of (\d+) part files from S3", again.stdout, re.M)
     if "every part file was downloaded" in again.stderr:
@@ -91,9 +94,9 @@ def test_past_its_target_size_compact_reads_only_what_it_merges(store):
     tables (httpfs), and compact downloads only the files it merges:
     with nothing to merge and the crawl tables up to date, none."""
     run(store, "lazy")
-    compact(store, "lazy")
+    compact(store, "lazy", crawl_tables=True)
     keys = store.keys("lazy/")
-    proc = compact(store, "lazy", "--target-size", "1KiB", "--python", str(HTTPFS_PYTHON))
+    proc = compact(store, "lazy", "--target-size", "1KiB", "--python", str(HTTPFS_PYTHON), crawl_tables=True)
     assert "crawl tables: up to date" in proc.stdout
     assert re.search(r"^compact: read 0 of \d+ part files from S3 \(0\.0 of", proc.stdout, re.M), proc.stdout
     assert not proc.stderr.strip(), proc.stderr
@@ -255,7 +258,7 @@ def test_generations_chain_and_compare_as_numbers(store, local, tmp_path):
     views follow the chain by number."""
     for i in range(3):
         run(store, "chained", "--shard", f"{i}/3")
-        compact(store, "chained", "--no-crawl-tables")
+        compact(store, "chained")
     names = [k for k in store.keys("chained/_manifest/") if "/generation-" in k]
     assert names == [f"chained/_manifest/generation-{n:08}.json" for n in range(len(names))] and len(names) >= 3
     bodies = [store.client.get_object(Bucket=BUCKET, Key=k)["Body"].read() for k in names]
@@ -299,7 +302,7 @@ def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store)
     table's (the inputs it does again may change rows under their keys);
     the next compaction writes them again and retires that file."""
     run(store, "redo", "--shard", "0/3")
-    compact(store, "redo")
+    compact(store, "redo", crawl_tables=True)
     # (an input compact merged cannot be done again: one ingested since)
     run(store, "redo", "--shard", "1/3")
     manifest = store.client.get_object(Bucket=BUCKET, Key="redo/_manifest/shard-00001-of-00003.jsonl")
@@ -309,6 +312,6 @@ def test_a_redo_empties_the_crawl_tables_and_the_next_compact_writes_them(store)
     crawl_keys = lambda: [k.split("/", 2)[1:] for k in store.keys("redo/") if "/crawl_" in k]
     assert sorted(table for table, _ in crawl_keys()) == ["crawl_chains", "crawl_hosts", "crawl_outcomes"]
     assert all(name.startswith("emptied-") for _, name in crawl_keys()), crawl_keys()
-    assert "crawl tables: written" in compact(store, "redo").stdout
+    assert "crawl tables: written" in compact(store, "redo", crawl_tables=True).stdout
     assert all(name.startswith("compacted-") for _, name in crawl_keys()), crawl_keys()
 
