@@ -117,18 +117,24 @@ def test_compact_is_refused_beside_an_ingest_and_an_ingest_beside_compact(store)
 
 
 def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store, local, tmp_path):
-    """Each writes its claim, then lists the data set for the other's. Held
-    so that both claims are written before either lists, and both list
-    before either can give its claim up, each sees the other and stops,
-    leaving no file. Run one after the other, they end with a single run's
+    """Each writes its claim, then lists the data set for the other's and
+    reads it. Held so that both claims are written before either lists,
+    and both read the other's before either can give its own up, each sees
+    the other and stops, leaving no file. Run one after the other, they end with a single run's
     rows."""
     run(store, "race", "--shard", "0/2")
     before = store.keys("race/")
-    listed = threading.Barrier(2, timeout=60)
-    # (both claims stored: each process's next listing is held until the
-    # other's is answered too)
-    hold_listings = lambda: store.rules.append(  # noqa: E731
-        Rule("GET", "list-type=2", within="prefix=race", times=2, after=listed.wait))
+    listed, read = threading.Barrier(2, timeout=60), threading.Barrier(2, timeout=60)
+
+    def hold_listings():
+        """Both claims stored: each process's next listing is held until
+        the other's is answered too, and so is its read of the other's
+        claim (else the one that stops first may give its claim up before
+        the other reads it, and the other rightly goes on)."""
+        store.rules.append(Rule("GET", "list-type=2", within="prefix=race", times=2, after=listed.wait))
+        for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
+            store.rules.append(Rule("GET", key, after=read.wait))
+
     claimed = threading.Barrier(2, timeout=60, action=hold_listings)
     for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
         store.rules.append(Rule("PUT", key, after=claimed.wait))
