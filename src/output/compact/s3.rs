@@ -99,13 +99,13 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     };
     let reads = super::Reads {
         fetch: &|path| copy.fetch(path),
-        fetch_all: &|why| copy.fetch_all(why),
+        fetch_all: &|why| copy.fetch_all(Some(why)),
         // What is left unread weighs less than a merged file: downloaded
         // (no httpfs needed, and fewer requests than DuckDB's reads);
         // more, and DuckDB reads the data set on S3.
         crawls_from: &|| {
             if copy.unfetched_bytes() < options.target_bytes {
-                copy.fetch_all("")?;
+                copy.fetch_all(None)?;
                 return Ok(None);
             }
             Ok(Some(on_s3.clone()))
@@ -170,10 +170,7 @@ fn refuse_live_ingests(
         None => Ok(()),
         Some((key, holder)) => Err(OutputError::Locked {
             path: bucket.shown(key).into(),
-            holder: match live.len() {
-                1 => holder.clone(),
-                n => format!("{holder}, and {} other ingest run(s)", n - 1),
-            },
+            holder: crate::output::dataset::lock::ingests_named(holder, live.len() - 1),
             wanted_by: "compact".to_owned(),
         }),
     }
@@ -346,12 +343,13 @@ impl LazyCopy<'_> {
         Ok(())
     }
 
-    /// Brings the bytes of every file (for DuckDB, which reads the copy
-    /// as a data set where it cannot read the bucket: `why`).
-    /// (`why` empty: no warning.)
-    fn fetch_all(&self, why: &str) -> Result<(), OutputError> {
+    /// Brings the bytes of every file, for DuckDB to read the copy as a
+    /// data set: because the copy is small (no reason), or because DuckDB
+    /// cannot read the bucket (`why`, which [`LazyCopy::fetched_all`]
+    /// turns into a warning).
+    fn fetch_all(&self, why: Option<&str>) -> Result<(), OutputError> {
         use rayon::prelude::*;
-        if !why.trim().is_empty() {
+        if let Some(why) = why {
             *self.whole.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.trim().to_owned());
         }
         let paths: Vec<&PathBuf> = self.files.keys().collect();
@@ -565,12 +563,12 @@ mod tests {
             "{refused}"
         );
         assert_eq!(std::fs::read(&a).unwrap(), [0; 4]);
-        assert!(copy.fetch_all("no httpfs").is_err());
+        assert!(copy.fetch_all(Some("no httpfs")).is_err());
         assert!(copy.fetched_all().unwrap().contains("no httpfs"));
         // A file the compaction deleted from the copy stays deleted, and
         // is not left to fetch.
         std::fs::remove_file(&a).unwrap();
-        copy.fetch_all("").unwrap();
+        copy.fetch_all(None).unwrap();
         assert!(!a.exists());
         assert_eq!(copy.unfetched_bytes(), 0);
         assert!(copy.fetched_all().is_none(), "no reason given, no warning");

@@ -123,10 +123,18 @@ fn ingests_holding(dir: &Path) -> String {
         }
     }
     holders.sort();
-    match holders.as_slice() {
-        [] => "one or more ingests".to_owned(),
-        [one] => one.clone(),
-        [first, others @ ..] => format!("{first}, and {} other ingest run(s)", others.len()),
+    match holders.first() {
+        None => "one or more ingests".to_owned(),
+        Some(first) => ingests_named(first, holders.len() - 1),
+    }
+}
+
+/// Ingests holding a data set, as a refusal names them (on disk and on
+/// S3): the first as its claim says, and how many others.
+pub(crate) fn ingests_named(first: &str, others: usize) -> String {
+    match others {
+        0 => first.to_owned(),
+        n => format!("{first}, and {n} other ingest run(s)"),
     }
 }
 
