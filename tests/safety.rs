@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use robostats::classify::Table;
-use robostats::output::dataset::Dataset;
+use robostats::output::dataset::{Dataset, lock};
 
 use crate::ingest::{rows, temp_out};
 use crate::resume::{Inputs, assert_same_rows, ok};
@@ -129,19 +129,39 @@ fn two_runs_into_one_directory_never_lose_or_double_rows() {
     fs::remove_dir_all(&work).unwrap();
 }
 
-/// A lock this process takes, retried for up to 10 s while it is held:
-/// a lock file's flock belongs to its open file description, which a
-/// child that another test's thread is starting shares between its fork
-/// and its exec, so the lock can outlive our `drop` by that moment.
-fn soon<T, E: std::fmt::Debug>(mut take: impl FnMut() -> Result<T, E>) -> T {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        match take() {
-            Ok(held) => return held,
-            Err(e) if std::time::Instant::now() > deadline => panic!("still locked: {e:?}"),
-            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+/// A lock let go is free at once, even while a child that another thread
+/// forked meanwhile has not yet reached its `exec`: the child holds a copy
+/// of the lock's open file until then, and a lock let go only by closing
+/// ours would stay held by it (the cause of a rare failure of two runs in
+/// one test process).
+#[test]
+fn a_lock_let_go_is_free_while_a_forked_child_starts() {
+    use std::os::unix::process::CommandExt;
+    use std::time::Duration;
+    let out = temp_out("forked-holder");
+    fs::create_dir_all(&out).unwrap();
+    let held = lock::acquire(&out, lock::Holder::Ingest("run")).unwrap();
+    let child = std::thread::spawn(|| {
+        let mut command = Command::new("true");
+        // SAFETY: the closure only sleeps, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                std::thread::sleep(Duration::from_secs(2));
+                Ok(())
+            });
         }
-    }
+        // `spawn` returns once the child has exec'd.
+        command.status().unwrap()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    drop(held);
+    let again = lock::acquire(&out, lock::Holder::Ingest("run"));
+    assert!(again.is_ok(), "{again:?}");
+    drop(again);
+    let compact = lock::acquire(&out, lock::Holder::Compact);
+    assert!(compact.is_ok(), "{compact:?}");
+    assert!(child.join().unwrap().success());
+    fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
@@ -151,7 +171,7 @@ fn compact_and_ingest_exclude_each_other() {
     ok(&inputs.run(&out, &["-j1"]));
     let dataset = Dataset::open(&out).unwrap();
     // An ingest holds its lock: compact is refused, naming it.
-    let held = soon(|| dataset.lock_ingest("shard-00001-of-00002"));
+    let held = dataset.lock_ingest("shard-00001-of-00002").unwrap();
     let o = Command::new(crate::robostats())
         .arg("compact")
         .arg(&out)
@@ -165,7 +185,7 @@ fn compact_and_ingest_exclude_each_other() {
     );
     drop(held);
     // A compaction holds the data set: an ingest is refused, naming it.
-    let held = soon(|| dataset.lock_compact());
+    let held = dataset.lock_compact().unwrap();
     let o = inputs.run(&out, &["-j1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

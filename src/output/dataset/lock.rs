@@ -35,8 +35,20 @@ const DATASET_LOCK: &str = "dataset.lock";
 /// Locks held for as long as the value lives.
 #[derive(Debug)]
 pub struct Held {
-    _files: Vec<File>,
+    files: Vec<File>,
     honoured: bool,
+}
+
+impl Drop for Held {
+    /// Lets the locks go explicitly rather than by closing the files: a
+    /// child that another thread of this process forks holds a copy of
+    /// each file until its `exec`, and a lock let go only by our close
+    /// would stay held by that copy, refusing this process's next run.
+    fn drop(&mut self) {
+        for file in &self.files {
+            let _ = file.unlock();
+        }
+    }
 }
 
 impl Held {
@@ -75,10 +87,7 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
             sign(&own, &own_path, holder)?;
             files.push(dataset);
             files.push(own);
-            Ok(Held {
-                _files: files,
-                honoured,
-            })
+            Ok(Held { files, honoured })
         }
         Holder::Compact => {
             if let Err(mut e) = try_lock(&dataset, &dataset_path, true, holder) {
@@ -97,10 +106,7 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
             let honoured = honoured(&dataset_path)?;
             sign(&dataset, &dataset_path, holder)?;
             files.push(dataset);
-            Ok(Held {
-                _files: files,
-                honoured,
-            })
+            Ok(Held { files, honoured })
         }
     }
 }
@@ -115,11 +121,14 @@ fn ingests_holding(dir: &Path) -> String {
         if name == DATASET_LOCK || !name.ends_with(".lock") {
             continue;
         }
-        // Held: it cannot be had (had, it is let go at once, as dropped).
-        if let Ok(file) = open(&path)
-            && let Err(TryLockError::WouldBlock) = file.try_lock()
-        {
-            holders.push(read_holder(&path));
+        // Held: it cannot be had (had, it is let go at once).
+        let Ok(file) = open(&path) else { continue };
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock) => holders.push(read_holder(&path)),
+            Ok(()) => {
+                let _ = file.unlock();
+            }
+            Err(TryLockError::Error(_)) => {}
         }
     }
     holders.sort();
