@@ -1,5 +1,5 @@
--- Popularity strata and the studies' definitions (the second half of the views: read it after
--- queries/views.sql, which it reads by name):
+-- Popularity strata and the studies' definitions (the last of the views: read it after
+-- queries/tables.sql and queries/views.sql, whose views it reads by name):
 --
 --   SET VARIABLE robostats_ranks = 'tranco.csv';   -- optional: a rank list
 --   .read queries/strata.sql                       -- DuckDB CLI

@@ -149,7 +149,8 @@ def main():
         subprocess.run([args.bin, "ingest", "-q", "--out", str(out), *map(str, warcs)], check=True)
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-    con.execute((ROOT / "queries" / "views.sql").read_text())
+    for name in ("tables.sql", "views.sql"):
+        con.execute((ROOT / "queries" / name).read_text())
     captures = con.sql("SELECT count(*) FROM captures").fetchall()[0][0]
     urls, scopes = make_urls(con, args.urls, seed=7)
     for n, name in [(args.urls, "urls.parquet"), (args.urls // 4, "urls-quarter.parquet")]:

@@ -48,10 +48,10 @@ con = duckdb.connect()
 con.execute("SET threads = 2")
 con.execute("SET enable_progress_bar = false")
 con.execute("SET VARIABLE robostats_out = ?", [out])
-con.execute("SET VARIABLE robostats_stored_crawls = ?", [sys.argv[5] != "0"])
-con.execute(open(sys.argv[2]).read())
-con.execute(open(sys.argv[3]).read())
-con.execute("SET VARIABLE robostats_ranks = ?", [sys.argv[4]])
+con.execute("SET VARIABLE robostats_stored_crawls = ?", [sys.argv[6] != "0"])
+for path in sys.argv[2:5]:
+    con.execute(open(path).read())
+con.execute("SET VARIABLE robostats_ranks = ?", [sys.argv[5]])
 start = time.perf_counter()
 con.execute(f"CREATE TEMP TABLE result AS {sql}")
 seconds = time.perf_counter() - start
@@ -73,7 +73,8 @@ def rank_list(out):
 
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-    con.execute((QUERIES / "views.sql").read_text())
+    for name in ("tables.sql", "views.sql"):
+        con.execute((QUERIES / name).read_text())
     names = [d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
                                    "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
     hosts = [h for (h,) in con.sql("SELECT DISTINCT url_host_name FROM captures ORDER BY 1").fetchall()]
@@ -87,7 +88,7 @@ def rank_list(out):
 
 def run_once(out, sql):
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(out), str(QUERIES / "views.sql"), str(QUERIES / "strata.sql"),
+        [sys.executable, "-c", CHILD, str(out), *(str(QUERIES / n) for n in ("tables.sql", "views.sql", "strata.sql")),
          str(rank_list(out)), os.environ.get("STORED_CRAWLS", "1")],
         input=sql, capture_output=True, text=True, check=True, timeout=3600,
     )
@@ -99,7 +100,8 @@ def main():
     only = set(sys.argv[4:])
     import duckdb  # the version measured
 
-    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql")) if p.stem not in ("views", "strata")}
+    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql"))
+               if p.stem not in ("tables", "views", "strata")}
     queries.update(AD_HOC)
     for name, sql in queries.items():
         if only and name not in only:

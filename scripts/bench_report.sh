@@ -40,6 +40,7 @@ out, q = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
 con.execute("SET enable_progress_bar = false")
 con.execute("SET VARIABLE robostats_out = ?", [out])
+con.execute(open("queries/tables.sql").read())
 con.execute(open("queries/views.sql").read())
 t = time.monotonic()
 con.sql(open(f"queries/{q}.sql").read()).fetchall()

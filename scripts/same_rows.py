@@ -4,7 +4,7 @@
     scripts/same_rows.py [--exclude TABLE:CONDITION]... [--ignore-column NAME]... OUT_A OUT_B
 
 For every table of the first output: the second has it, as a table
-directory or as a view derived by queries/views.sql (agent_verdicts, a
+directory or as a view of queries/tables.sql or views.sql (agent_verdicts, a
 table before it became a view, and agent_verdict_counts, which the version's
 views.sql computes from other tables than the other's may); the same columns (names and types), or
 more (columns the second adds are listed, and the rows compared on the
@@ -40,7 +40,8 @@ from pathlib import Path
 
 import duckdb
 
-VIEWS = Path(__file__).resolve().parent.parent / "queries" / "views.sql"
+# The views over a data set that tell a table's rows (the rank strata aside).
+VIEWS = [Path(__file__).resolve().parent.parent / "queries" / name for name in ("tables.sql", "views.sql")]
 DERIVED = ("agent_verdicts", "agent_verdict_counts", "crawl_hosts")
 # The views over the tables stored once per body (read instead of their
 # files), and those joining them to the captures.
@@ -62,13 +63,13 @@ def parquet_files(out: Path, table: str) -> str:
     return "read_parquet('" + pattern.replace("'", "''") + "', hive_partitioning = false)"
 
 
-def sources(con, side: str, out: Path, views: Path = VIEWS, wanted=()) -> dict[str, str]:
+def sources(con, side: str, out: Path, views: list[Path] = VIEWS, wanted=()) -> dict[str, str]:
     """Every table of `out`, and the derived views and `wanted` names it
-    lacks as a table (made by the queries of `views`: rules, a table before
+    lacks as a table (made by the queries of the files `views`: rules, a table before
     it became a view of body_rules joined to the captures), as something to
     SELECT from."""
     found = {t: parquet_files(out, t) for t in tables(out)}
-    sql = views.read_text()
+    sql = "\n".join(path.read_text() for path in views)
     through_views = [t for t in BODY_TABLES if t in found]
     missing = [v for v in dict.fromkeys((*DERIVED, *CAPTURE_VIEWS, *sorted(wanted))) if v not in found]
     missing = [v for v in (*through_views, *missing) if f"VIEW {v} AS" in sql]
@@ -85,8 +86,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--exclude", action="append", default=[], metavar="TABLE:CONDITION")
     parser.add_argument("--ignore-column", action="append", default=[], metavar="NAME")
-    parser.add_argument("--views-a", type=Path, default=VIEWS,
-                        help="the views.sql of the first output's version (default: this tree's)")
+    parser.add_argument("--views-a", type=Path, action="append",
+                        help="the views of the first output's version, in the order read (default: this tree's)")
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
     args = parser.parse_args()
@@ -96,7 +97,7 @@ def main() -> int:
         excluded[table] = condition
     con = duckdb.connect()
     names = tables(args.a) | tables(args.b)
-    src = {"a": sources(con, "a", args.a, args.views_a, names), "b": sources(con, "b", args.b, VIEWS, names)}
+    src = {"a": sources(con, "a", args.a, args.views_a or VIEWS, names), "b": sources(con, "b", args.b, VIEWS, names)}
     same = True
     for table in sorted(src["a"]):
         if table not in src["b"]:

@@ -166,7 +166,7 @@ fn generated_table_reference_is_up_to_date() {
 
 #[test]
 fn generated_table_views_are_up_to_date() {
-    generated_region("queries/views.sql", ("--", ""), &["schema", "--views"]);
+    generated_region("queries/tables.sql", ("--", ""), &["schema", "--views"]);
 }
 
 #[test]

@@ -115,7 +115,7 @@ def connect(
     rank_bands: Optional[Sequence[int]] = None,
 ) -> Any:
     """A DuckDB connection over the data set ``out`` (an output directory of
-    ``robostats ingest``): the views of ``queries/views.sql`` (``captures``,
+    ``robostats ingest``): the views of ``queries/`` (``captures``,
     ``agent_verdicts``, ``crawl_hosts``, ...) and ``robots_can_fetch``::
 
         con = robostats_cc.connect("out")

@@ -240,7 +240,7 @@ def judge(argv: Sequence[str]) -> Tuple[int, int, int]:
     """Runs ``robostats judge`` with ``argv``: (URLs, scopes, scopes captured)."""
 
 def views_sql() -> str:
-    """``queries/views.sql``: the views over a data set."""
+    """``queries/tables.sql``, ``views.sql`` and ``strata.sql``: the views over a data set."""
 def query_files() -> List[Tuple[str, str]]:
     """The ready queries of ``queries/``: each file's stem and text."""
 def open_data_set(out: Union[str, "PathLike[str]"]) -> Tuple[str, Optional[List[Tuple[str, str]]]]:

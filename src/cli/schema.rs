@@ -1,6 +1,6 @@
 //! `robostats schema`: the tables and their columns, as text, as the
 //! Markdown of `docs/tables.md`, or as the DuckDB views of
-//! `queries/views.sql`. All three come from the tables' row types.
+//! `queries/tables.sql`. All three come from the tables' row types.
 
 use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
@@ -15,8 +15,8 @@ pub struct Args {
     /// Print Markdown tables (the column reference in docs/tables.md).
     #[arg(long, conflicts_with = "views")]
     markdown: bool,
-    /// Print a DuckDB view per table over an output directory (the first
-    /// part of queries/views.sql).
+    /// Print a DuckDB view per table over an output directory (what
+    /// queries/tables.sql holds).
     #[arg(long)]
     views: bool,
 }
@@ -114,7 +114,7 @@ CREATE OR REPLACE TEMP MACRO robostats_dir() AS
 SET VARIABLE robostats_data_set = (
     SELECT CASE WHEN count(*) > 0 THEN coalesce(getvariable('robostats_out'), 'out') ELSE error(
         'robostats_out is ' || coalesce('''' || getvariable('robostats_out') || '''', 'not set (so ''out'')')
-        || ', which holds no robostats data set (no captures/*.parquet): before reading views.sql, '
+        || ', which holds no robostats data set (no captures/*.parquet): before reading queries/tables.sql, '
         || 'SET VARIABLE robostats_out = ''DIR'', DIR being the --out of robostats ingest (relative: '
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
@@ -152,7 +152,7 @@ CREATE OR REPLACE TEMP MACRO robostats_visible(f) AS
         regexp_extract(f, '/compacted-([0-9a-f]+)-[0-9]+\.parquet$', 1))
     AND ((SELECT arg_max(file, n) FROM robostats_generations(robostats_dir()))
         = getvariable('robostats_generation')[1] OR error('robostats_out was compacted since '
-        || 'queries/views.sql was read: read it again'));
+        || 'queries/tables.sql was read: read the views again'));
 CREATE OR REPLACE TEMP MACRO robostats_table(t) AS TABLE FROM query(CASE WHEN getvariable('robostats_kept') IS NULL
     THEN 'FROM read_parquet(robostats_dir() || ''/' || t || '/*.parquet'', hive_partitioning = false)'
     ELSE 'SELECT * EXCLUDE (filename) FROM read_parquet(robostats_dir() || ''/' || t
@@ -173,7 +173,7 @@ fn views(out: &mut impl Write) -> io::Result<()> {
     for &table in Table::ALL {
         let source = format!("robostats_table('{}')", table.name());
         // One line where the query is short, and no blank line between
-        // them (views.sql stays under its size rule).
+        // them (tables.sql stays short).
         let query = table_view_sql(table, &source).replace("\n    SEMI JOIN", " SEMI JOIN");
         match query.trim_start() {
             short if !short.contains('\n') && !short.contains(" JOIN ") => writeln!(

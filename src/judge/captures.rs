@@ -2,7 +2,7 @@
 //! decides (the newest robots.txt capture of the scope at the as-of point,
 //! its redirects followed), and the stored lines of the bodies those
 //! captures hold. DuckDB computes both over the data set's committed state,
-//! as `report` reads it (`queries/views.sql`), and writes them as Parquet
+//! as `report` reads it (the views of `queries/`), and writes them as Parquet
 //! into the run's private directory, where this module reads them back.
 
 use std::fs::File;

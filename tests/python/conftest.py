@@ -1,5 +1,5 @@
 """Shared fixtures: the release binary, ingested outputs, DuckDB connections
-with queries/views.sql loaded, and facts about the sample WARC files computed
+with the views of queries/ loaded, and facts about the sample WARC files computed
 independently of robostats with warcio."""
 
 import logging
@@ -14,6 +14,8 @@ from warc_facts import read_warc
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = ROOT / "queries"
+# The views every query reads, in the order they are read.
+VIEW_FILES = [QUERIES / name for name in ("tables.sql", "views.sql", "strata.sql")]
 BIN = Path(os.environ.get("ROBOSTATS_BIN", ROOT / "target" / "release" / "robostats"))
 
 SYNTHETIC = "samples/CC-MAIN-20251107005800-20251107035800-00000.warc.gz"
@@ -22,7 +24,7 @@ WHIRLWIND = "samples/cc-main-2024-22-whirlwind.warc.gz"
 SAMPLES = [SYNTHETIC, RESILIPARSE, WHIRLWIND]
 
 # The tables stored once per distinct body (keyed by body_digest and writer;
-# queries/views.sql joins the line tables to the captures as user_agents,
+# queries/tables.sql joins the line tables to the captures as user_agents,
 # rules, sitemaps, directives and preference_statements).
 BODY_TABLES = [
     "bodies", "body_user_agents", "body_rules", "body_sitemaps", "body_directives", "body_preference_statements",
@@ -156,15 +158,20 @@ def start_moto():
 
 
 def connect(out, ranks=None):
-    """A DuckDB connection with queries/views.sql and queries/strata.sql
-    loaded over `out` (and the rank list `ranks`, if any)."""
+    """A DuckDB connection with the views (VIEW_FILES) loaded over `out`
+    (and the rank list `ranks`, if any)."""
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-    con.execute((QUERIES / "views.sql").read_text())
-    con.execute((QUERIES / "strata.sql").read_text())
+    read_views(con)
     if ranks is not None:
         con.execute("SET VARIABLE robostats_ranks = ?", [str(ranks)])
     return con
+
+
+def read_views(con):
+    """Reads VIEW_FILES into `con`, in order."""
+    for path in VIEW_FILES:
+        con.execute(path.read_text())
 
 
 def run_query(con, name):

@@ -297,7 +297,7 @@ def test_a_glob_matching_nothing_names_it(planted, tmp_path):
 
 
 def test_by_rank_runs_in_the_duckdb_cli(planted):
-    """The two .read lines of queries/README.md, with the DuckDB CLI."""
+    """The .read lines of queries/README.md, with the DuckDB CLI."""
     _, out, d = planted
     from pathlib import Path
     cli = Path(sys.executable).parent / "duckdb"
@@ -305,7 +305,7 @@ def test_by_rank_runs_in_the_duckdb_cli(planted):
         [str(cli) if cli.exists() else "duckdb", "-csv",
          "-c", f"SET VARIABLE robostats_out = '{out}'",
          "-c", f"SET VARIABLE robostats_ranks = '{d / 'tranco.csv'}'",
-         "-c", ".read queries/views.sql", "-c", ".read queries/strata.sql",
+         "-c", ".read queries/tables.sql", "-c", ".read queries/views.sql", "-c", ".read queries/strata.sql",
          "-c", "SELECT band_first, count(*) AS hosts FROM host_ranks GROUP BY ALL ORDER BY ALL"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

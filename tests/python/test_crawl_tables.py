@@ -14,7 +14,7 @@ import subprocess
 import duckdb
 import pytest
 
-from conftest import BIN, QUERIES, ROOT, SAMPLES, ingest
+from conftest import BIN, QUERIES, ROOT, SAMPLES, VIEW_FILES, ingest, read_views
 from test_crawls import generate
 
 TABLES = ("crawl_hosts", "crawl_chains", "crawl_outcomes")
@@ -26,7 +26,7 @@ READERS = ("crawl_hosts", "crawl_outcomes", "host_state", "follow_redirects(true
 
 def crawl_queries():
     return sorted(p.stem for p in QUERIES.glob("*.sql")
-                  if p.stem not in ("views", "strata") and any(r in p.read_text() for r in READERS))
+                  if p not in VIEW_FILES and any(r in p.read_text() for r in READERS))
 
 
 def connect(out, stored=True):
@@ -34,8 +34,7 @@ def connect(out, stored=True):
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
     if not stored:
         con.execute("SET VARIABLE robostats_stored_crawls = false")
-    con.execute((QUERIES / "views.sql").read_text())
-    con.execute((QUERIES / "strata.sql").read_text())
+    read_views(con)
     return con
 
 
@@ -159,7 +158,7 @@ def test_the_format_in_the_fingerprint_is_the_hash_of_what_writes_and_reads_them
     any makes every stored row another format's, read by no view and
     written again by the next compact. Changed them? Put the hash this test
     prints into crawl_fingerprints."""
-    sql = (QUERIES / "views.sql").read_text()
+    sql = "".join(path.read_text() for path in VIEW_FILES)
 
     def macro(name):
         start = sql.index(f"CREATE OR REPLACE TEMP MACRO {name}(")

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUERIES, ROOT, SAMPLES, SYNTHETIC, WHIRLWIND, connect, ingest, run_query
+from conftest import QUERIES, ROOT, SAMPLES, SYNTHETIC, VIEW_FILES, WHIRLWIND, connect, ingest, run_query
 from test_tables import cc_class, google_class, google_current_class
 from warc_facts import agent_token, follow, google_keys, google_typos, google_lines, latest_per_url
 from preference_facts import (DIRECTIVES, VOCAB_DRAFTS, preference_files, preferences_at_root,
                               stated_lines)
 
-# (views.sql and strata.sql are the views, not queries)
-QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if p.stem not in ("views", "strata"))
+# (tables.sql, views.sql and strata.sql are the views, not queries)
+QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql") if p not in VIEW_FILES)
 
 
 # Queries over several crawls, tested on generated crawls in test_crawls.py.
@@ -59,6 +59,7 @@ def test_queries_run_in_the_duckdb_cli(samples_out):
     proc = subprocess.run(
         [str(cli) if cli.exists() else "duckdb", "-csv",
          "-c", f"SET VARIABLE robostats_out = '{samples_out}'",
+         "-c", ".read queries/tables.sql",
          "-c", ".read queries/views.sql",
          "-c", ".read queries/status_classes.sql"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
@@ -69,12 +70,12 @@ def test_queries_run_in_the_duckdb_cli(samples_out):
     assert "cc_class,success,482,0.6722454672245467" in lines
 
 
-def test_views_sql_names_robostats_out_without_a_data_set(tmp_path):
+def test_tables_sql_names_robostats_out_without_a_data_set(tmp_path):
     """Read where no data set is (robostats_out unset, or naming an empty
-    directory), views.sql stops on an error naming robostats_out, in
+    directory), tables.sql stops on an error naming robostats_out, in
     Python and in the DuckDB CLI, not on DuckDB's own about a glob."""
     import duckdb
-    views = (QUERIES / "views.sql").read_text()
+    views = (QUERIES / "tables.sql").read_text()
     for value, said in ((None, "robostats_out is not set (so 'out')"),
                         (str(tmp_path), f"robostats_out is '{tmp_path}'")):
         con = duckdb.connect()
@@ -85,11 +86,20 @@ def test_views_sql_names_robostats_out_without_a_data_set(tmp_path):
         assert said in str(e.value) and "no robostats data set" in str(e.value), e.value
         assert "SET VARIABLE robostats_out" in str(e.value)
     cli = Path(sys.executable).parent / "duckdb"
-    proc = subprocess.run([str(cli) if cli.exists() else "duckdb", "-c", f".read {QUERIES / 'views.sql'}"],
+    proc = subprocess.run([str(cli) if cli.exists() else "duckdb", "-c", f".read {QUERIES / 'tables.sql'}"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
     assert "robostats_out is not set (so 'out')" in proc.stderr + proc.stdout, proc.stderr
     assert "No files found" not in proc.stderr + proc.stdout
+
+
+def test_views_sql_read_first_says_to_read_tables_sql(samples_out):
+    """views.sql derives from tables.sql's views: read alone, it says so."""
+    import duckdb
+    con = duckdb.connect()
+    con.execute("SET VARIABLE robostats_out = ?", [str(samples_out)])
+    with pytest.raises(duckdb.Error, match="read queries/tables.sql before queries/views.sql"):
+        con.execute((QUERIES / "views.sql").read_text())
 
 
 # The samples' crawl of robots.txt fetches (the two others hold web pages):

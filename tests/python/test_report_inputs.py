@@ -75,7 +75,7 @@ def test_directory_names_are_not_patterns(plain, odd, tmp_path):
     those of the plainly named copy's report, one data set or two. (The
     report reads each data set through a link of its own name: the name
     holding every odd character, the first and the backslashes' stand for
-    the others, which views.sql reads below.)"""
+    the others, which the views read below.)"""
     report([plain / "a"], tmp_path / "plain.html")
     expected = tables(tmp_path / "plain.html")
     assert expected["data_set"][1], "the plain data set has captures"
@@ -89,8 +89,8 @@ def test_directory_names_are_not_patterns(plain, odd, tmp_path):
     assert tables(tmp_path / "two.html") == tables(tmp_path / "plain-two.html")
 
 
-def test_views_sql_reads_odd_names_alone(plain, odd):
-    """queries/views.sql escapes the pattern characters of robostats_out
+def test_the_views_read_odd_names_alone(plain, odd):
+    """queries/tables.sql escapes the pattern characters of robostats_out
     (a backslash cannot be: docs/report.md says what to do)."""
     [(expected,)] = connect(plain / "a").sql("SELECT count(*) FROM captures").fetchall()
     for name in [n for n in ODD if "\\" not in n] + ["b*[1]"]:
@@ -120,7 +120,7 @@ def view_rows(out):
 
 def test_name_value_directories_are_not_read_as_columns(plain, tmp_path):
     """A data set under directories named `crawl=...`, `body_digest=...`,
-    `writer=...` reads as its plainly named copy: views.sql reads part
+    `writer=...` reads as its plainly named copy: the views read part
     files and manifests with Hive partitioning off (DuckDB's default would
     replace each capture's crawl by the path's, and empty every join on
     body_digest). (The report reads a local data set through a link of its

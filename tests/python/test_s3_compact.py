@@ -151,8 +151,8 @@ def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store
 
 
 def test_a_session_that_read_the_views_before_a_compaction_is_told(store, local, tmp_path):
-    """views.sql read, then the data set compacted: the next query says to
-    read views.sql again rather than count old and new files."""
+    """The views read, then the data set compacted: the next query says to
+    read them again rather than count old and new files."""
     for i in range(2):
         run(store, "session", "--shard", f"{i}/2")
     copy = store.download("session", tmp_path / "before")
@@ -161,7 +161,7 @@ def test_a_session_that_read_the_views_before_a_compaction_is_told(store, local,
     compact(store, "session")
     generation = store.client.get_object(Bucket=BUCKET, Key="session/_manifest/generation-00000001.json")
     (copy / "_manifest" / "generation-00000001.json").write_bytes(generation["Body"].read())
-    with pytest.raises(Exception, match="compacted since queries/views.sql was read"):
+    with pytest.raises(Exception, match="compacted since queries/tables.sql was read: read the views again"):
         con.sql("SELECT count(*) FROM captures").fetchall()
 
 

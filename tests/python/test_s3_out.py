@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import BIN, QUERIES, ROOT, SAMPLES, connect
+from conftest import BIN, QUERIES, ROOT, SAMPLES, VIEW_FILES, connect
 from s3_store import (
     BUCKET, HTTPFS_PYTHON, NO_CONDITIONS, SHORT_LEASE, Rule, assert_equals_local, kill_at, local, no_rules_left,
     run, start, store,
@@ -203,14 +203,15 @@ con.execute(f"LOAD '{{ext}}'")
 con.execute("CREATE SECRET (TYPE s3, KEY_ID 'testing', SECRET 'testing', REGION 'us-east-1', "
             "ENDPOINT '{store.endpoint.removeprefix('http://')}', URL_STYLE 'path', USE_SSL false)")
 con.execute("SET VARIABLE robostats_out = ?", [sys.argv[1]])
-con.execute(pathlib.Path(sys.argv[2]).read_text())
+for path in sys.argv[2:]:
+    con.execute(pathlib.Path(path).read_text())
 views = [v for (v,) in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1").fetchall()]
 counts = {{v: con.sql(f"SELECT count(*) FROM {{v}}").fetchone()[0] for v in views}}
 counts["crawls"] = con.sql("SELECT list(DISTINCT crawl ORDER BY crawl) FROM captures").fetchone()[0]
 print(json.dumps(counts))
 """
     proc = subprocess.run(
-        [str(HTTPFS_PYTHON), "-c", script, f"s3://{BUCKET}/{prefix}", str(QUERIES / "views.sql")],
+        [str(HTTPFS_PYTHON), "-c", script, f"s3://{BUCKET}/{prefix}", *map(str, VIEW_FILES)],
         capture_output=True, text=True, timeout=180, env=store.env(),
     )
     assert proc.returncode == 0, proc.stderr

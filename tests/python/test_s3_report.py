@@ -91,7 +91,7 @@ def test_a_data_set_on_s3_and_a_local_one_read_as_one(store, in_grace, local_pag
 def test_a_prefix_of_name_value_parts_is_not_read_as_columns(store, local_pages, tmp_path):
     """A data set under `s3://bucket/crawl=.../body_digest=.../` (the layout
     object stores suggest) is the page of its inputs ingested locally,
-    alone (views.sql) and read as one with a local data set (the bridge's
+    alone (the views of queries/) and read as one with a local data set (the bridge's
     own reading of the part files): DuckDB's Hive partitioning, on by
     default for such paths, would replace every capture's crawl and empty
     every join on body_digest."""

@@ -42,8 +42,8 @@ fn judge(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u64, usize, usize)> {
     Ok((summary.urls, summary.scopes.0, summary.scopes.1))
 }
 
-/// `queries/views.sql`: the views over a data set, as the report loads
-/// them.
+/// `queries/tables.sql`, `views.sql` and `strata.sql`: the views over a
+/// data set, as the report loads them.
 #[pyfunction]
 fn views_sql() -> &'static str {
     robostats_report::queries::VIEWS

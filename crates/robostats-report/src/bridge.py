@@ -8,7 +8,7 @@ Reads one JSON request, one line, on standard input:
    "names": [each data set as the user named it, for messages],
    "tables": [[table name, its view's query FROM {source}], ...],
    "body_tables": [the tables stored once per body],
-   "views": "<queries/views.sql>",
+   "views": "<queries/tables.sql, views.sql and strata.sql>",
    "variables": {name: value}: DuckDB variables set after the views and
                 before the queries (SET VARIABLE name = ?, the value bound),
    "queries": [{"name": ..., "sql": ..., "limit": null or N,
@@ -135,7 +135,7 @@ def secrets(con, request):
 def generation(con, out):
     """(compactions, retired) of a data set's newest generation (one that
     robostats compact committed on S3), or None: every part file counts.
-    views.sql's macros read it, checking its sequence and its chain."""
+    tables.sql's macros read it, checking its sequence and its chain."""
     files = con.execute("SELECT robostats_newest_generations(?)", [glob_text(out)]).fetchall()[0][0]
     if files is None:
         return None
@@ -146,7 +146,7 @@ def generation(con, out):
 def source(table, outs, generations):
     """The part files of `table` in every data set: one read_parquet of
     them all, or, where a data set has generations, its visible files only
-    (views.sql's robostats_visible, with the generation's lists)."""
+    (tables.sql's robostats_visible, with the generation's lists)."""
     plain = [out for out in outs if generations[out] is None]
     parts = []
     if plain:
@@ -170,13 +170,13 @@ def source(table, outs, generations):
 
 
 def views(con, outs, tables, views_sql):
-    """queries/views.sql over the first data set, then every table view
+    """The views of queries/ over the first data set, then every table view
     again over all of them (the derived views read the tables by name)."""
     con.execute("SET VARIABLE robostats_out = ?", [outs[0]])
     con.execute(views_sql)
     if len(outs) > 1:
         generations = {out: generation(con, out) for out in outs}
-        # In views.sql's order: a body table's view reads `bodies`' view.
+        # In tables.sql's order: a body table's view reads `bodies`' view.
         for table, sql in tables:
             view = sql.replace("{source}", source(table, outs, generations))
             # The crawler list is written once per data set: the same rows.

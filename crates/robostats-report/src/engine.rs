@@ -1,7 +1,7 @@
 //! The report's query engine: DuckDB, run by Python (`bridge.py`).
 //!
 //! The report runs the SQL of `queries/` exactly as a user runs it: the
-//! files are compiled into the binary, `views.sql` first, and DuckDB's
+//! files are compiled into the binary, the views first, and DuckDB's
 //! Python package executes them. Why Python's DuckDB rather than DuckDB
 //! built into the binary or DataFusion is measured in BENCHMARKS.md ("The
 //! report's query engine"): the users of these tables have it already,
@@ -28,7 +28,7 @@ const BRIDGE: &str = include_str!("bridge.py");
 
 /// What a run sets on DuckDB's connection besides the data sets: the S3
 /// secrets of the other files the queries read, and variables, set after
-/// `views.sql` and before the queries (a rank list: `robostats_ranks`).
+/// the views and before the queries (a rank list: `robostats_ranks`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settings {
     /// Each `SET VARIABLE name = ?`, its value bound as a parameter
@@ -313,7 +313,7 @@ impl Engine {
         Engine { verbose, ..self }
     }
 
-    /// Runs `views.sql` over the data sets `outs` (their tables read as
+    /// Runs the views over the data sets `outs` (their tables read as
     /// one; the secrets of `settings` made first), sets the variables of
     /// `settings`, then runs `queries` in order.
     pub fn run(
@@ -338,7 +338,7 @@ impl Engine {
         Ok(Results::new(answer.duckdb, answer.prepare_seconds, tables))
     }
 
-    /// Runs `views.sql` over `outs` (with `settings`: a rank list), then
+    /// Runs the views over `outs` (with `settings`: a rank list), then
     /// the query `sql` named `name` alone: its rows, or, with `export`,
     /// none, DuckDB having written them into the export's file
     /// (`Table::written` says how many).
@@ -355,7 +355,7 @@ impl Engine {
         self.result(&answer, name)
     }
 
-    /// Runs `views.sql` over `outs`, then each query `(name, sql, export)`
+    /// Runs the views over `outs`, then each query `(name, sql, export)`
     /// in order, DuckDB writing its rows into its export's file (a query
     /// may read the files of those before it): how many rows each wrote.
     pub fn run_exports(
@@ -441,7 +441,7 @@ impl Engine {
     /// The bridge's request: the data sets as DuckDB reads them (the
     /// links, from the directory holding them) and as the user named them
     /// (for messages), the secrets of those on S3 and of `settings`, each
-    /// table's view, `views.sql`, the variables of `settings` and the
+    /// table's view, the views, the variables of `settings` and the
     /// queries.
     fn request(
         &self,
@@ -452,7 +452,7 @@ impl Engine {
     ) -> Value {
         // Each table's view over a list of globs (`{source}`): the tables
         // stored once per body keep one writer's rows per body, as in
-        // views.sql, or a body in two data sets would read twice.
+        // tables.sql, or a body in two data sets would read twice.
         let tables: Vec<[String; 2]> = robostats_rows::classify::Table::ALL
             .iter()
             .map(|&t| {

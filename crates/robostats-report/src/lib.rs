@@ -2,7 +2,7 @@
 //! `queries/`, as one self-contained HTML page (and each chart as SVG).
 //!
 //! ```text
-//! OUT/<table>/*.parquet --engine (DuckDB: views.sql, then queries/*.sql)--> query results
+//! OUT/<table>/*.parquet --engine (DuckDB: the views, then queries/*.sql)--> query results
 //!   --figures--> charts (svg) + the rows they show + definitions --html--> one page
 //! ```
 //!

@@ -10,7 +10,7 @@
 //! `DIR/captures/*.parquet` and cannot be escaped (`[*]` escapes a `*`,
 //! but `[\]` matches nothing). `{`, `}`, `,` and `]` alone are plain. So
 //! the report reads `data-set-0/captures/*.parquet`, ... from a private
-//! directory of links to the data sets: the globs of `queries/views.sql`,
+//! directory of links to the data sets: the globs of `queries/tables.sql`,
 //! and no name of the user's in them. A data set on S3 is read by its
 //! URL (`s3://bucket/prefix`, whose characters `S3Location` limits to
 //! plain ones).

@@ -1,4 +1,4 @@
-//! The SQL the report runs, compiled into the binary: `queries/views.sql`
+//! The SQL the report runs, compiled into the binary: the views
 //! and the files of `queries/` the figures read, each declared once in
 //! [`queries!`] as a [`Query`], the handle a figure reads its rows by.
 //!
@@ -15,10 +15,13 @@
 //! let _ = robostats_report::queries::Query::PolicyTrend;
 //! ```
 
-/// `queries/views.sql`, then `queries/strata.sql` (its second half: the
+/// `queries/tables.sql` (a view per table, generated), `queries/views.sql`
+/// (the views derived from them), then `queries/strata.sql` (the
 /// popularity strata and the studies' definitions): the views every query
 /// reads.
 pub const VIEWS: &str = concat!(
+    include_str!("../../../queries/tables.sql"),
+    "\n",
     include_str!("../../../queries/views.sql"),
     "\n",
     include_str!("../../../queries/strata.sql")
@@ -108,7 +111,7 @@ queries!(
     FailedInputs = "failed_inputs",
 );
 
-/// Declares every ready query of `queries/` (but `views.sql`, which they
+/// Declares every ready query of `queries/` (but the views, which they
 /// read): [`FILES`], each file's stem and text, compiled in, for
 /// `robostats query` and the Python package (a test checks that the list
 /// is the directory's).
@@ -233,7 +236,7 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter_map(|n| n.strip_suffix(".sql").map(str::to_owned))
-            .filter(|n| n != "views" && n != "strata")
+            .filter(|n| !["tables", "views", "strata"].contains(&n.as_str()))
             .collect();
         on_disk.sort();
         let listed: Vec<String> = FILES.iter().map(|(n, _)| (*n).to_owned()).collect();
@@ -246,5 +249,6 @@ mod tests {
         }
         assert_eq!(file("views"), None);
         assert_eq!(file("strata"), None);
+        assert_eq!(file("tables"), None);
     }
 }

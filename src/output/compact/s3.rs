@@ -17,12 +17,12 @@
 //!                                 the next compact or ingest (with --grace 0, by this one)
 //! ```
 //!
-//! Readers (`queries/views.sql`) read the newest generation: a file it
+//! Readers (`queries/tables.sql`) read the newest generation: a file it
 //! lists as retired, or a compacted file of a compaction it does not name,
 //! is not read. So a reader sees the old files or the new ones, never both
 //! and never neither: a query begun before the commit finishes on the old
-//! files (deleted only once the grace is past), and a session that read views.sql
-//! before the commit is told to read it again. A compaction killed before
+//! files (deleted only once the grace is past), and a session that read the views
+//! before the commit is told to read them again. A compaction killed before
 //! its commit leaves files no generation names (hidden, and deleted by the
 //! next compaction); killed after it, the next one deletes what it retired.
 

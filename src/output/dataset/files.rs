@@ -102,7 +102,7 @@ pub fn file_secret(url: &str) -> Result<(String, DuckdbSecret), OutputError> {
 /// the secret that reaches it there.
 #[derive(Debug)]
 pub struct S3Read {
-    /// `s3://bucket/prefix`, without a trailing `/` (views.sql appends
+    /// `s3://bucket/prefix`, without a trailing `/` (tables.sql appends
     /// `/<table>/*.parquet`).
     pub url: String,
     /// DuckDB's S3 secret for it (credentials: shown to no one).

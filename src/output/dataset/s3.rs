@@ -158,7 +158,7 @@ impl S3Files {
 
     /// Writes generation 0 if the data set has no generation: readers of
     /// a data set on S3 always read by generation, so that a session begun
-    /// before the first compaction is told of it (queries/views.sql).
+    /// before the first compaction is told of it (queries/tables.sql).
     pub fn begin_generations(&self) -> Result<(), OutputError> {
         let first = self
             .listing

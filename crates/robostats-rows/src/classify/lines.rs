@@ -4,7 +4,7 @@
 //!
 //! A line's row depends on the body alone, so these tables are keyed by
 //! the body ([`BodyKey`]) and a body's rows are written once, whichever
-//! captures served it; `queries/views.sql` joins them to every capture of
+//! captures served it; `queries/tables.sql` joins them to every capture of
 //! the body as the views `user_agents`, `rules`, `sitemaps`, `directives`
 //! and `preference_statements`. What depends on the capture (is a sitemap
 //! on the robots.txt's host?) is computed there.

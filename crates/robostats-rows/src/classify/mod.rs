@@ -184,7 +184,7 @@ macro_rules! tables {
                 )
             }
 
-            /// The view `queries/views.sql` makes of a line table stored
+            /// The view `queries/tables.sql` makes of a line table stored
             /// once per body: its rows joined to every capture of the
             /// body (`rules` for `body_rules`).
             pub fn capture_view(self) -> Option<&'static str> {
@@ -224,7 +224,7 @@ tables! {
     Agents = "agents" => AgentRow,
 }
 
-/// A view derived from the tables by `queries/views.sql`, with its columns
+/// A view derived from the tables by `queries/tables.sql`, with its columns
 /// declared by a row type like a table's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {

@@ -7,7 +7,7 @@
 //! ...) are written once per run, by the first input that meets it; two
 //! runs (shards) or two inputs read at once may each write them. Every
 //! writer's rows of one body are the same, but for the `writer` column:
-//! the views (`queries/views.sql`) and `compact` keep the smallest writer
+//! the views (`queries/tables.sql`) and `compact` keep the smallest writer
 //! of each body listed in `bodies`, so a body written twice reads once.
 //! Line rows whose writer has no `bodies` row (a run killed between
 //! publishing the two, a writer retired) are never read.
