@@ -113,6 +113,7 @@ fn each_crate_depends_only_on_what_it_owns() {
     assert_eq!(
         direct("robostats-rows"),
         set(&[
+            "ahash",
             "blake3",
             "httparse",
             "robostats-psl",

@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use ahash::RandomState;
+
 use arrow_array::builder::Int32Builder;
 use arrow_array::types::Int32Type;
 use arrow_array::{DictionaryArray, StringArray};
@@ -20,7 +22,8 @@ use arrow_array::{DictionaryArray, StringArray};
 pub(super) struct DictBuilder {
     keys: Int32Builder,
     values: Vec<String>,
-    index: HashMap<String, i32>,
+    /// (ahash, randomly seeded: `std`'s SipHash was most of a lookup.)
+    index: HashMap<String, i32, RandomState>,
     last: Option<i32>,
     /// The first `preset` values are the labels; they stay across batches.
     preset: usize,

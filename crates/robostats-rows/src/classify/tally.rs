@@ -21,6 +21,8 @@
 
 use std::collections::HashMap;
 
+use ahash::RandomState;
+
 use crate::http::GoogleClass;
 use crate::robots::{PreferenceValue, UseLevel};
 use crate::table::columns;
@@ -72,13 +74,19 @@ struct Pair {
 /// verdict (None when the body was not parsed).
 type Plain = (GoogleClass, Option<RulesVerdict>);
 
+/// The tallies' maps: keys of a few small fields (classes, verdicts,
+/// preference values), hashed per capture; `std`'s SipHash cost about 2,000
+/// instructions a key (1 % of an ingest), ahash (randomly seeded, as
+/// `std`'s is) a fraction of it.
+type Map<K, V> = HashMap<K, V, RandomState>;
+
 /// The counts of one crawl.
 #[derive(Debug, Default)]
 struct CrawlTally {
     /// Captures that name no crawler and have no preference lines.
-    plain: HashMap<Plain, u64>,
+    plain: Map<Plain, u64>,
     /// The distinct rows of the other captures, numbered.
-    ids: HashMap<Pair, usize>,
+    ids: Map<Pair, usize>,
     pairs: Vec<Pair>,
     /// Per row number, per crawler (the list's order, then `*`): captures.
     counts: Vec<u64>,
@@ -254,7 +262,7 @@ impl VerdictTally {
         let crawlers = listed.len();
         let mut out = Vec::new();
         for (crawl, tally) in &self.crawls {
-            let mut pairs: HashMap<(usize, Pair), u64> = HashMap::new();
+            let mut pairs: Map<(usize, Pair), u64> = Map::default();
             for (id, pair) in tally.pairs.iter().enumerate() {
                 for i in 0..crawlers {
                     let n = tally.counts[id * crawlers + i];
@@ -272,7 +280,7 @@ impl VerdictTally {
                 }
             }
             // The crawlers with the same values and count share a row.
-            let mut shared: HashMap<(Pair, u64), Vec<usize>> = HashMap::new();
+            let mut shared: Map<(Pair, u64), Vec<usize>> = Map::default();
             for ((i, p), n) in pairs {
                 shared.entry((p, n)).or_default().push(i);
             }
