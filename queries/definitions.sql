@@ -58,7 +58,7 @@
 --   hosts               of every host, by its deciding capture (the hosts of
 --                       no_ai_training_hosts.sql)
 --   hosts_2xx           of the hosts whose deciding capture is a parsed 2xx
--- Reads: definition_rows(false) of strata.sql (the second half of the views), which reads
+-- Reads: definition_rows(false) of strata.sql (the last of the views), which reads
 -- agent_verdict_counts; crawl_hosts; crawl_outcomes (Common Crawl's outcome); captures;
 -- named_verdicts; resolved_preferences; agents. by_rank.sql counts the same per
 -- popularity band.

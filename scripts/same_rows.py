@@ -6,7 +6,7 @@
 For every table of the first output: the second has it, as a table
 directory or as a view of queries/tables.sql or views.sql (agent_verdicts, a
 table before it became a view, and agent_verdict_counts, which the version's
-views.sql computes from other tables than the other's may); the same columns (names and types), or
+views compute from other tables than the other's may); the same columns (names and types), or
 more (columns the second adds are listed, and the rows compared on the
 first's columns); the same number of rows, and no row of one that the
 other lacks, counted with DuckDB's EXCEPT ALL both ways (so duplicates

@@ -153,7 +153,13 @@ fn a_lock_let_go_is_free_while_a_forked_child_starts() {
         // `spawn` returns once the child has exec'd.
         command.status().unwrap()
     });
-    std::thread::sleep(Duration::from_millis(300));
+    // The child is forked and holds its copy of the lock file.
+    let lock_file = out.join("_manifest/run.lock");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !child_holds(&lock_file) {
+        assert!(std::time::Instant::now() < deadline, "no child forked");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     drop(held);
     let again = lock::acquire(&out, lock::Holder::Ingest("run"));
     assert!(again.is_ok(), "{again:?}");
@@ -162,6 +168,24 @@ fn a_lock_let_go_is_free_while_a_forked_child_starts() {
     assert!(compact.is_ok(), "{compact:?}");
     assert!(child.join().unwrap().success());
     fs::remove_dir_all(&out).unwrap();
+}
+
+/// Whether a child of this process has `path` open (Linux's `/proc`).
+fn child_holds(path: &Path) -> bool {
+    let children = fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten();
+    children
+        .filter_map(|task| fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|pids| {
+            pids.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|pid| fs::read_dir(format!("/proc/{pid}/fd")).ok())
+        .flat_map(|fds| fds.flatten())
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|target| target == path))
 }
 
 #[test]

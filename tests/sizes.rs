@@ -24,6 +24,18 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `.sql` file under `dir` (`queries/` and its `judged/`).
+fn sql_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sql_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "sql") {
+            out.push(path);
+        }
+    }
+}
+
 /// The lines before the first `#[cfg(test)]` line (all of them if none).
 fn lines_before_tests(text: &str) -> usize {
     text.lines()
@@ -47,16 +59,16 @@ fn no_file_is_over_the_size_rule() {
             (n > MAX_LINES).then(|| format!("{shown}: {n} lines"))
         })
         .collect();
-    for entry in std::fs::read_dir(root.join("queries")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "sql") {
-            let n = std::fs::read_to_string(&path).unwrap().lines().count();
-            if n > MAX_LINES {
-                over.push(format!(
-                    "{}: {n} lines",
-                    path.strip_prefix(root).unwrap().display()
-                ));
-            }
+    let mut sql = Vec::new();
+    sql_files(&root.join("queries"), &mut sql);
+    assert!(sql.len() > 40, "found only {} SQL files", sql.len());
+    for path in sql {
+        let n = std::fs::read_to_string(&path).unwrap().lines().count();
+        if n > MAX_LINES {
+            over.push(format!(
+                "{}: {n} lines",
+                path.strip_prefix(root).unwrap().display()
+            ));
         }
     }
     assert!(

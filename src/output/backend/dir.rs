@@ -194,8 +194,12 @@ impl DirBackend {
                 }
             }
         }
-        // (released when the descriptor closes)
-        f()
+        let done = f();
+        // Let go explicitly, not by the close alone: a child that another
+        // thread forked meanwhile holds a copy of the descriptor until its
+        // exec (or its end), and would hold the lock as long.
+        let _ = rustix::fs::flock(&fd, FlockOperation::Unlock);
+        done
     }
 }
 

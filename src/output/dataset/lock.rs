@@ -76,18 +76,23 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
     super::create_dir_no_follow(&dir)?;
     let dataset_path = dir.join(DATASET_LOCK);
     let dataset = open(&dataset_path)?;
-    let mut files = Vec::new();
+    // Each lock in `held` as soon as it is taken: on any failure after,
+    // its drop lets them go (explicitly, as always).
+    let mut held = Held {
+        files: Vec::new(),
+        honoured: false,
+    };
     match holder {
         Holder::Ingest(name) => {
             try_lock(&dataset, &dataset_path, false, holder)?;
+            held.files.push(dataset);
             let own_path = dir.join(format!("{name}.lock"));
             let own = open(&own_path)?;
             try_lock(&own, &own_path, true, holder)?;
-            let honoured = honoured(&own_path)?;
-            sign(&own, &own_path, holder)?;
-            files.push(dataset);
-            files.push(own);
-            Ok(Held { files, honoured })
+            held.files.push(own);
+            held.honoured = honoured(&own_path)?;
+            sign(&held.files[1], &own_path, holder)?;
+            Ok(held)
         }
         Holder::Compact => {
             if let Err(mut e) = try_lock(&dataset, &dataset_path, true, holder) {
@@ -103,10 +108,10 @@ pub fn acquire(out: &Path, holder: Holder<'_>) -> Result<Held, OutputError> {
                 }
                 return Err(e);
             }
-            let honoured = honoured(&dataset_path)?;
-            sign(&dataset, &dataset_path, holder)?;
-            files.push(dataset);
-            Ok(Held { files, honoured })
+            held.files.push(dataset);
+            held.honoured = honoured(&dataset_path)?;
+            sign(&held.files[0], &dataset_path, holder)?;
+            Ok(held)
         }
     }
 }
