@@ -68,6 +68,18 @@ impl AgentRules<'_, '_> {
     /// Google's verdicts on witness paths, summed up (see the module
     /// documentation).
     pub fn class(&self) -> RulesClass {
+        self.class_and_root().0
+    }
+
+    /// [`class`](Self::class) and [`root_allowed`](Self::root_allowed)
+    /// together, `/` decided once for both (it is the first witness).
+    pub fn class_and_root(&self) -> (RulesClass, bool) {
+        let root = self.root_allowed();
+        (self.class_given_root(root), root)
+    }
+
+    /// The class, `/`'s verdict being `root`.
+    fn class_given_root(&self, root: bool) -> RulesClass {
         let mut allowed_any = false;
         let mut disallowed_any = false;
         let mut see = |allowed: bool| {
@@ -75,10 +87,8 @@ impl AgentRules<'_, '_> {
             disallowed_any |= !allowed;
             allowed_any && disallowed_any
         };
-        for path in [&b"/"[..], b"/x"] {
-            if see(self.decide_path(path).allowed) {
-                return RulesClass::AllowPart;
-            }
+        if see(root) || see(self.decide_path(b"/x").allowed) {
+            return RulesClass::AllowPart;
         }
         let sides = Sides::of(self);
         // Disallows first: in most files the first one already shows a

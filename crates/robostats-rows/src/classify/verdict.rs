@@ -53,7 +53,8 @@ columns! {
 pub type RulesVerdict = (GroupMatch, bool, RulesClass);
 
 fn rules_verdict(rules: &AgentRules<'_, '_>) -> RulesVerdict {
-    (rules.group_match(), rules.root_allowed(), rules.class())
+    let (class, root) = rules.class_and_root();
+    (rules.group_match(), root, class)
 }
 
 /// The rules verdict of a crawler that ignores the `*` group and that no
