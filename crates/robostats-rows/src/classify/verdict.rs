@@ -283,13 +283,25 @@ pub fn push_agent_rows(
     if !named && !preferences {
         return judged;
     }
+    // Crawlers named by the same groups (one group listing ten AI
+    // crawlers) have the same rules: their verdict is decided once.
+    let mut decided: Vec<(Vec<usize>, RulesVerdict)> = Vec::new();
     for (i, agent) in agents.agents.iter().enumerate() {
         let rules = if named {
             robots.named_agent(&agent.token)
         } else {
             None
         };
-        let verdict = rules.as_ref().map(rules_verdict);
+        let verdict = rules.as_ref().map(|rules| {
+            match decided.iter().find(|(groups, _)| groups == rules.groups()) {
+                Some(&(_, verdict)) => verdict,
+                None => {
+                    let verdict = rules_verdict(rules);
+                    decided.push((rules.groups().to_vec(), verdict));
+                    verdict
+                }
+            }
+        });
         if let Some((_, root_allowed, rules_class)) = verdict {
             out.push(&NamedVerdictRow {
                 at,
