@@ -263,10 +263,13 @@ fn lex_line(number: u32, offset: usize, raw: &[u8]) -> Line<'_> {
         metadata,
     };
 
-    let mut line = cut_content(raw);
-    if let Some(hash) = memchr(b'#', line) {
-        metadata.has_comment = true;
-        line = &line[..hash];
+    // The content (cut at MAX_LINE_BYTES and at a NUL: `cut_content`) up
+    // to a comment, in one scan: whichever of NUL and `#` comes first
+    // ends what is read, and only a `#` makes a comment.
+    let mut line = &raw[..raw.len().min(MAX_LINE_BYTES)];
+    if let Some(end) = memchr2(0, b'#', line) {
+        metadata.has_comment = line[end] == b'#';
+        line = &line[..end];
     }
     let line = trim(line);
     if line.is_empty() {
@@ -398,6 +401,12 @@ mod tests {
         let l = lines(b"disallow: /a\0b # c")[0];
         assert_eq!(l.value, b"/a");
         assert!(!l.metadata.has_comment);
+        // a comment before the NUL is one
+        let l = lines(b"disallow: /a # c\0d")[0];
+        assert_eq!(l.value, b"/a");
+        assert!(l.metadata.has_comment);
+        let l = lines(b"# c\0d")[0];
+        assert!(l.metadata.is_comment);
     }
 
     #[test]
