@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ROOT / "queries"
+# The views every query reads, in the order they are read.
+VIEW_FILES = [QUERIES / name for name in ("tables.sql", "views.sql", "strata.sql")]
 
 # What users write on the views (the typical ad-hoc queries).
 AD_HOC = {
@@ -73,8 +75,8 @@ def rank_list(out):
 
     con = duckdb.connect()
     con.execute("SET VARIABLE robostats_out = ?", [str(out)])
-    for name in ("tables.sql", "views.sql"):
-        con.execute((QUERIES / name).read_text())
+    for views in VIEW_FILES:
+        con.execute(views.read_text())
     names = [d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
                                    "WHERE url_host_registered_domain IS NOT NULL ORDER BY 1").fetchall()]
     hosts = [h for (h,) in con.sql("SELECT DISTINCT url_host_name FROM captures ORDER BY 1").fetchall()]
@@ -88,7 +90,7 @@ def rank_list(out):
 
 def run_once(out, sql):
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(out), *(str(QUERIES / n) for n in ("tables.sql", "views.sql", "strata.sql")),
+        [sys.executable, "-c", CHILD, str(out), *map(str, VIEW_FILES),
          str(rank_list(out)), os.environ.get("STORED_CRAWLS", "1")],
         input=sql, capture_output=True, text=True, check=True, timeout=3600,
     )
@@ -100,8 +102,7 @@ def main():
     only = set(sys.argv[4:])
     import duckdb  # the version measured
 
-    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql"))
-               if p.stem not in ("tables", "views", "strata")}
+    queries = {p.stem: p.read_text() for p in sorted(QUERIES.glob("*.sql")) if p not in VIEW_FILES}
     queries.update(AD_HOC)
     for name, sql in queries.items():
         if only and name not in only:

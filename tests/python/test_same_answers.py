@@ -13,14 +13,14 @@ import os
 import duckdb
 import pytest
 
-from conftest import QUERIES, ROOT
+from conftest import QUERIES, ROOT, VIEW_FILES
 
 RESULTS = ROOT / "tests" / "data" / "query-results"
 # What depends on the run (times, the output directory): not compared.
 RUN_SPECIFIC = {"ingest_progress", "failed_inputs"}
 CSV = "all_varchar = true, header = true, delim = ',', quote = '\"', escape = '\"'"
 QUERY_FILES = sorted(p.stem for p in QUERIES.glob("*.sql")
-                     if p.stem not in ("tables", "views", "strata") and p.stem not in RUN_SPECIFIC)
+                     if p not in VIEW_FILES and p.stem not in RUN_SPECIFIC)
 
 
 def write_csv(con, sql, path):

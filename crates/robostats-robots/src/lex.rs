@@ -191,8 +191,13 @@ pub fn bom_len(body: &[u8]) -> usize {
     body.iter().zip(BOM).take_while(|(b, m)| **b == *m).count()
 }
 
+/// What Google reads of a line at most: its first [`MAX_LINE_BYTES`].
+fn cut_long(raw: &[u8]) -> &[u8] {
+    &raw[..raw.len().min(MAX_LINE_BYTES)]
+}
+
 fn cut_content(raw: &[u8]) -> &[u8] {
-    let line = &raw[..raw.len().min(MAX_LINE_BYTES)];
+    let line = cut_long(raw);
     match memchr(0, line) {
         Some(nul) => &line[..nul],
         None => line,
@@ -266,7 +271,7 @@ fn lex_line(number: u32, offset: usize, raw: &[u8]) -> Line<'_> {
     // The content (cut at MAX_LINE_BYTES and at a NUL: `cut_content`) up
     // to a comment, in one scan: whichever of NUL and `#` comes first
     // ends what is read, and only a `#` makes a comment.
-    let mut line = &raw[..raw.len().min(MAX_LINE_BYTES)];
+    let mut line = cut_long(raw);
     if let Some(end) = memchr2(0, b'#', line) {
         metadata.has_comment = line[end] == b'#';
         line = &line[..end];

@@ -15,7 +15,7 @@ use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
     TimestampMicrosecondBuilder,
 };
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::classify::{Row, Rows, Table};
@@ -113,7 +113,7 @@ impl Room {
     fn of(array: &ArrayRef) -> Room {
         let bytes = array
             .as_any()
-            .downcast_ref::<arrow_array::StringArray>()
+            .downcast_ref::<StringArray>()
             .map_or(0, |a| a.value_data().len());
         Room {
             rows: array.len(),
