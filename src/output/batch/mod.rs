@@ -22,6 +22,8 @@ use crate::classify::{Row, Rows, Table};
 use crate::table::{Column, Kind, Visitor};
 use dict::DictBuilder;
 
+use crate::output::sink::VALUES_KEY;
+
 fn data_type(kind: Kind) -> DataType {
     match kind {
         Kind::Str => DataType::Utf8,
@@ -40,8 +42,11 @@ pub fn schema_of(columns: &[Column]) -> SchemaRef {
     let fields: Vec<Field> = columns
         .iter()
         .map(|c| {
-            Field::new(c.name, data_type(c.kind), c.nullable)
-                .with_metadata(HashMap::from([("description".to_owned(), c.description())]))
+            let mut metadata = HashMap::from([("description".to_owned(), c.description())]);
+            if c.kind == Kind::Dict && !c.labels.is_empty() {
+                metadata.insert(VALUES_KEY.to_owned(), c.labels.join(","));
+            }
+            Field::new(c.name, data_type(c.kind), c.nullable).with_metadata(metadata)
         })
         .collect();
     Arc::new(Schema::new(fields))
@@ -379,6 +384,16 @@ mod tests {
         let kind = errors.column(3).as_dictionary::<Int32Type>();
         assert_eq!(kind.keys().value(0) as usize, ErrorKind::NotHttp as usize);
         assert!(errors.column(1).is_null(0));
+        // A fixed set of values is named in the field's metadata; open text
+        // (the file name) is not.
+        let schema = errors.schema();
+        let values = schema
+            .field(3)
+            .metadata()
+            .get(VALUES_KEY)
+            .expect("a label column");
+        assert!(values.split(',').any(|v| v == "not_http"), "{values}");
+        assert!(!schema.field(0).metadata().contains_key(VALUES_KEY));
     }
 
     #[test]
