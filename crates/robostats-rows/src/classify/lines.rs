@@ -11,9 +11,10 @@
 
 use std::borrow::Cow;
 
-use crate::http::{UrlFacts, registered_domain};
+use crate::http::host_registered_domain;
 use crate::robots::{ParseStatus, PreferenceDirective, PreferenceValue, RobotsTxt, RuleKind};
 use crate::table::columns;
+use url::Url;
 
 use super::Rows;
 use super::key::{BodyKey, BodyRow};
@@ -374,18 +375,21 @@ fn sitemap_row<'a>(
     typo: bool,
 ) -> SitemapRow<'a> {
     let text = lossy(url);
-    let host = UrlFacts::parse(&text)
+    // (Only the host is wanted: no `UrlFacts`, whose path and query are
+    // copies, and one public suffix lookup.)
+    let parsed = Url::parse(text.trim())
         .ok()
-        .filter(|(u, f)| matches!(u.scheme(), "http" | "https") && f.url_host_name.is_some())
-        .and_then(|(_, f)| f.url_host_name);
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
     SitemapRow {
         at,
         line,
         key: lossy(key),
+        is_valid: parsed.is_some(),
+        url_host_name: parsed
+            .as_ref()
+            .and_then(|u| u.host_str().map(str::to_owned)),
+        url_host_registered_domain: parsed.as_ref().and_then(host_registered_domain),
         url: text,
-        is_valid: host.is_some(),
-        url_host_registered_domain: host.as_deref().and_then(registered_domain),
-        url_host_name: host,
         is_typo: typo,
     }
 }
@@ -393,6 +397,35 @@ fn sitemap_row<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sitemap_s_host_and_registered_domain() {
+        let at = BodyKey {
+            body_digest: "d",
+            writer: 1,
+        };
+        let row = |url: &'static str| sitemap_row(at, 1, b"sitemap", url.as_bytes(), false);
+        let r = row(" https://WWW.Example.co.uk/s.xml");
+        assert!(r.is_valid);
+        assert_eq!(r.url_host_name.as_deref(), Some("www.example.co.uk"));
+        assert_eq!(
+            r.url_host_registered_domain.as_deref(),
+            Some("example.co.uk")
+        );
+        // an IP address is a valid host with no registrable domain (not "226.167")
+        let r = row("http://12.94.226.167/sitemap.xml");
+        assert!(r.is_valid);
+        assert_eq!(r.url_host_name.as_deref(), Some("12.94.226.167"));
+        assert_eq!(r.url_host_registered_domain, None);
+        for bad in ["ftp://example.com/s.xml", "/sitemap.xml", "https://"] {
+            let r = row(bad);
+            assert!(!r.is_valid, "{bad}");
+            assert_eq!(
+                (r.url_host_name, r.url_host_registered_domain),
+                (None, None)
+            );
+        }
+    }
 
     #[test]
     fn a_line_is_its_place_in_a_valid_body_or_checked_alone() {

@@ -17,4 +17,4 @@ pub use content::Bom;
 pub use outcome::{CcClass, GoogleClass};
 pub use redirect::RedirectKind;
 pub use response::Response;
-pub use target::{UrlFacts, registered_domain};
+pub use target::{UrlFacts, host_registered_domain, registered_domain};

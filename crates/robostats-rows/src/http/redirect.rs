@@ -2,7 +2,7 @@
 
 use url::Url;
 
-use super::target::registered_domain;
+use super::target::host_registered_domain;
 
 crate::table::labels! {
     /// Where a redirect points, relative to the URL that was fetched. Checked in
@@ -64,7 +64,7 @@ impl RedirectKind {
         if fh.strip_prefix("www.") == Some(th) {
             return RedirectKind::WwwRemoved;
         }
-        match (registered_domain(fh), registered_domain(th)) {
+        match (host_registered_domain(from), host_registered_domain(to)) {
             (Some(a), Some(b)) if a == b => RedirectKind::SameSite,
             _ => RedirectKind::OtherHost,
         }
@@ -122,6 +122,12 @@ mod tests {
         );
         assert_eq!(
             k("https://a.com/robots.txt", "https://b.org/robots.txt"),
+            RedirectKind::OtherHost
+        );
+        // IP addresses have no registrable domain: not the same site
+        // because their last two numbers agree.
+        assert_eq!(
+            k("http://10.0.3.4/robots.txt", "http://10.9.3.4/robots.txt"),
             RedirectKind::OtherHost
         );
         assert_eq!(

@@ -31,14 +31,10 @@ impl UrlFacts {
 
     /// The facts of a parsed URL.
     pub fn of(url: &Url) -> UrlFacts {
-        let registered = match url.host() {
-            Some(Host::Domain(d)) => registered_domain(d),
-            _ => None,
-        };
         UrlFacts {
             url_protocol: url.scheme().to_owned(),
             url_host_name: url.host_str().map(str::to_owned),
-            url_host_registered_domain: registered,
+            url_host_registered_domain: host_registered_domain(url),
             url_port: url.port_or_known_default(),
             url_path: url.path().to_owned(),
             url_query: url.query().map(str::to_owned),
@@ -46,7 +42,18 @@ impl UrlFacts {
     }
 }
 
-/// The registrable domain of a lower-case ASCII host name.
+/// The registrable domain of a URL's host: `None` for an IP address
+/// (whose last labels are no domain: `10.0.3.4` is not under `3.4`), a
+/// public suffix or no host.
+pub fn host_registered_domain(url: &Url) -> Option<String> {
+    match url.host() {
+        Some(Host::Domain(d)) => registered_domain(d),
+        _ => None,
+    }
+}
+
+/// The registrable domain of a lower-case ASCII host name (not an IP
+/// address: see [`host_registered_domain`]).
 pub fn registered_domain(host: &str) -> Option<String> {
     let host = host.strip_suffix('.').unwrap_or(host);
     let domain = robostats_psl::domain(host.as_bytes())?;
