@@ -71,7 +71,8 @@ def rank_list(out):
     list would report that process's peak as its own."""
     path = out.parent / f"{out.name}-ranks-1m.csv"
     if not path.exists():
-        subprocess.run([sys.executable, __file__, "--rank-list", str(out), str(path)], check=True)
+        subprocess.run([sys.executable, __file__, "--rank-list", str(out), str(path)],
+                       capture_output=True, text=True, check=True)
     return path
 
 

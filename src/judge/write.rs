@@ -166,8 +166,8 @@ impl Output {
             tmp,
             path: path.to_owned(),
         };
-        // The tables' settings: zstd, no Parquet dictionary for text (mostly
-        // distinct URLs: only the cost of hashing each value).
+        // The tables' settings, column by column (zstd for text, no Parquet
+        // dictionary for text Arrow does not encode: see `writer_properties`).
         let props = crate::output::sink::writer_properties(&schema);
         out.writer = Some(ArrowWriter::try_new(file, schema, Some(props))?);
         Ok(out)

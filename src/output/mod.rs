@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! rows --batch--> Arrow record batches (one builder per table and lane)
-//!      --sink---> Parquet bytes (zstd, a row group per batch)
+//!      --sink---> Parquet bytes (settings per column, row groups of 512 KiB)
 //!      --dataset--> part files under temporary names, renamed when their
 //!                   input is done; the manifest that makes re-runs resume;
 //!                   the lock that keeps two writers apart

@@ -35,6 +35,8 @@ pub const VALUES_KEY: &str = "values";
 ///   hashing every value (a profile showed it), and is written as
 ///   `DELTA_LENGTH_BYTE_ARRAY` (the lengths packed apart from the bytes,
 ///   which zstd then compresses better: 9 % less data, fewer instructions);
+///   lists of text (protocols, crawler names: a few values) keep Parquet's
+///   dictionary;
 /// - integers and times are `DELTA_BINARY_PACKED` (line numbers, offsets
 ///   and constants become a few bits a value);
 /// - those, booleans and dictionary columns of a fixed set of values (the
@@ -47,9 +49,23 @@ pub const VALUES_KEY: &str = "values";
 pub fn writer_properties(schema: &Schema) -> WriterProperties {
     let mut builder = WriterProperties::builder();
     for field in schema.fields() {
-        let path = || ColumnPath::from(field.name().as_str());
+        // (A list's values are the leaf `<name>.list.item`: settings on the
+        // name alone would reach nothing.)
+        let path = || match field.data_type() {
+            DataType::List(item) => ColumnPath::new(vec![
+                field.name().clone(),
+                "list".into(),
+                item.name().clone(),
+            ]),
+            _ => ColumnPath::from(field.name().as_str()),
+        };
         let data_type = field.data_type();
-        if !matches!(data_type, DataType::Dictionary(..) | DataType::Boolean) {
+        // Lists of text (protocols, crawler names: a few values) keep
+        // Parquet's dictionary.
+        if !matches!(
+            data_type,
+            DataType::Dictionary(..) | DataType::Boolean | DataType::List(_)
+        ) {
             builder = builder.set_column_dictionary_enabled(path(), false);
         }
         match data_type {
@@ -162,6 +178,11 @@ mod tests {
             Field::new("is_typo", DataType::Boolean, false),
             Field::new("kind", dict(), false).with_metadata(fixed),
             Field::new("body_digest", dict(), false),
+            Field::new(
+                "agents",
+                DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+                false,
+            ),
         ]);
         let props = writer_properties(&schema);
         let col = |name: &str| ColumnPath::from(name);
@@ -185,6 +206,14 @@ mod tests {
         assert!(props.dictionary_enabled(&col("kind")));
         assert_eq!(props.compression(&col("body_digest")), zstd);
         assert!(props.dictionary_enabled(&col("body_digest")));
+        // a list's settings are its leaf's
+        let item = ColumnPath::new(vec!["agents".into(), "list".into(), "item".into()]);
+        assert!(props.dictionary_enabled(&item));
+        assert_eq!(props.statistics_enabled(&item), EnabledStatistics::None);
+        assert_eq!(
+            props.statistics_enabled(&col("line")),
+            EnabledStatistics::Chunk
+        );
     }
 
     #[test]
