@@ -125,6 +125,13 @@ def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store
     run(store, "race", "--shard", "0/2")
     before = store.keys("race/")
     listed, read = threading.Barrier(2, timeout=60), threading.Barrier(2, timeout=60)
+    # A claim read is live while its holder's process is: each run gives its
+    # own claim up only once the other gives up too, so that neither finds
+    # the other already gone (then it would rightly go on, alone). (The
+    # ingest's first DELETE of its claim is its probe of the store's
+    # conditional deletes, on a wrong ETag.)
+    given_up = threading.Barrier(2, timeout=60)
+    gives_up = {"race/_manifest/compact.lease": 1, "race/_manifest/shard-00001-of-00002.lease": 2}
 
     def hold_listings():
         """Both claims stored: each process's next listing is held until
@@ -138,6 +145,7 @@ def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store
     claimed = threading.Barrier(2, timeout=60, action=hold_listings)
     for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
         store.rules.append(Rule("PUT", key, after=claimed.wait))
+        store.rules.append(Rule("DELETE", key, nth=gives_up[key], before=given_up.wait))
     ingest = start(store, "race", "--shard", "1/2")
     compacting = compact(store, "race", status=2)
     _, err = ingest.communicate(timeout=240)
