@@ -50,11 +50,23 @@ if [ ! -d "$out/_manifest" ]; then
     target/release/robostats ingest "$inputs" --out "$out" -q >&2
     rm -rf "$inputs"
 fi
+# A virtual environment of its own per DuckDB major version.
+venv_of() {
+    local venv="$work/duckdb-$1"
+    if [ ! -x "$venv/bin/python3" ]; then
+        python3 -m venv "$venv"
+        "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "duckdb==$1.*" "pytz>=2024"
+    fi
+    echo "$venv"
+}
+majors=${DUCKDB_VERSIONS:-2 1}
 # Compacted, as users are told to leave a data set before querying it: its
-# crawl tables written (a no-op when they are up to date). STORED_CRAWLS=0
-# runs the queries with every crawl computed instead (the variable
-# robostats_stored_crawls), for a measure side by side.
-target/release/robostats compact "$out" >&2
+# crawl tables written by the first version's DuckDB (a no-op when they are
+# up to date; without a DuckDB, compact would write none and every query
+# would compute them). STORED_CRAWLS=0 runs the queries with every crawl
+# computed instead (the variable robostats_stored_crawls), for a measure
+# side by side.
+target/release/robostats compact --python "$(venv_of "${majors%% *}")/bin/python3" "$out" >&2
 captures=$(python3 - "$out" <<'EOF'
 import json, sys, pathlib
 n = 0
@@ -73,11 +85,6 @@ echo "data set: $captures captures ($copies copies of $corpus); $(nproc) cores; 
 echo
 echo "| query | DuckDB | captures | median s | s per M captures | peak RSS MiB | a 100 M crawl, if linear | fetchall s |"
 echo "|---|---|---|---|---|---|---|---|"
-for major in ${DUCKDB_VERSIONS:-2 1}; do
-    venv="$work/duckdb-$major"
-    if [ ! -x "$venv/bin/python3" ]; then
-        python3 -m venv "$venv"
-        "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "duckdb==$major.*" "pytz>=2024"
-    fi
-    "$venv/bin/python3" scripts/bench_queries.py "$out" "$captures" "$runs" "$@"
+for major in $majors; do
+    "$(venv_of "$major")/bin/python3" scripts/bench_queries.py "$out" "$captures" "$runs" "$@"
 done
