@@ -68,23 +68,18 @@ pub fn writer_properties(schema: &Schema) -> WriterProperties {
         ) {
             builder = builder.set_column_dictionary_enabled(path(), false);
         }
-        match data_type {
-            DataType::Utf8 => {
-                builder = builder.set_column_encoding(path(), Encoding::DELTA_LENGTH_BYTE_ARRAY);
-            }
-            DataType::Int32 | DataType::Int64 | DataType::Timestamp(..) => {
-                builder = builder.set_column_encoding(path(), Encoding::DELTA_BINARY_PACKED);
-            }
-            _ => {}
+        let integers = matches!(
+            data_type,
+            DataType::Int32 | DataType::Int64 | DataType::Timestamp(..)
+        );
+        if integers {
+            builder = builder.set_column_encoding(path(), Encoding::DELTA_BINARY_PACKED);
+        } else if *data_type == DataType::Utf8 {
+            builder = builder.set_column_encoding(path(), Encoding::DELTA_LENGTH_BYTE_ARRAY);
         }
         let fixed_values = matches!(data_type, DataType::Dictionary(..))
             && field.metadata().contains_key(VALUES_KEY);
-        if fixed_values
-            || matches!(
-                data_type,
-                DataType::Boolean | DataType::Int32 | DataType::Int64 | DataType::Timestamp(..)
-            )
-        {
+        if integers || fixed_values || *data_type == DataType::Boolean {
             builder = builder.set_column_compression(path(), Compression::UNCOMPRESSED);
         }
         // Min/max of text columns cost a string comparison per row (a

@@ -131,7 +131,8 @@ def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store
     # ingest's first DELETE of its claim is its probe of the store's
     # conditional deletes, on a wrong ETag.)
     given_up = threading.Barrier(2, timeout=60)
-    gives_up = {"race/_manifest/compact.lease": 1, "race/_manifest/shard-00001-of-00002.lease": 2}
+    # each claim, and which of its DELETEs gives it up
+    claims = {"race/_manifest/compact.lease": 1, "race/_manifest/shard-00001-of-00002.lease": 2}
 
     def hold_listings():
         """Both claims stored: each process's next listing is held until
@@ -139,13 +140,13 @@ def test_compact_and_an_ingest_starting_at_the_same_instant_never_both_run(store
         claim (else the one that stops first may give its claim up before
         the other reads it, and the other rightly goes on)."""
         store.rules.append(Rule("GET", "list-type=2", within="prefix=race", times=2, after=listed.wait))
-        for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
+        for key in claims:
             store.rules.append(Rule("GET", key, after=read.wait))
 
     claimed = threading.Barrier(2, timeout=60, action=hold_listings)
-    for key in ("race/_manifest/compact.lease", "race/_manifest/shard-00001-of-00002.lease"):
+    for key, giving_up in claims.items():
         store.rules.append(Rule("PUT", key, after=claimed.wait))
-        store.rules.append(Rule("DELETE", key, nth=gives_up[key], before=given_up.wait))
+        store.rules.append(Rule("DELETE", key, nth=giving_up, before=given_up.wait))
     ingest = start(store, "race", "--shard", "1/2")
     compacting = compact(store, "race", status=2)
     _, err = ingest.communicate(timeout=240)
