@@ -81,7 +81,7 @@ CREATE OR REPLACE TEMP VIEW bodies AS
 CREATE OR REPLACE TEMP VIEW body_user_agents AS
     SELECT t.* FROM robostats_table('body_user_agents') t SEMI JOIN bodies b USING (body_digest, writer);
 CREATE OR REPLACE TEMP VIEW body_rules AS
-    SELECT t.* FROM robostats_table('body_rules') t SEMI JOIN bodies b USING (body_digest, writer);
+    SELECT t."body_digest", t."writer", t."group", t."line", t."kind", t."key", t."value", coalesce(t.escaped_pattern, t.value) AS pattern, strlen(coalesce(t.escaped_pattern, t.value))::INTEGER AS priority, contains(coalesce(t.escaped_pattern, t.value), '*') AS has_wildcard, ends_with(coalesce(t.escaped_pattern, t.value), '$') AS has_end_anchor, t.value = '' AS is_empty, t."is_typo", t."in_global_group" FROM robostats_table('body_rules') t SEMI JOIN bodies b USING (body_digest, writer);
 CREATE OR REPLACE TEMP VIEW body_sitemaps AS
     SELECT t.* FROM robostats_table('body_sitemaps') t SEMI JOIN bodies b USING (body_digest, writer);
 CREATE OR REPLACE TEMP VIEW body_directives AS

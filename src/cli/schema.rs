@@ -6,7 +6,8 @@ use crate::cli::ExitCode;
 use std::io::{self, BufWriter, Write};
 
 use crate::classify::{
-    SURT_MACRO, Table, View, capture_view_columns, capture_view_sql, table_view_sql,
+    SURT_MACRO, Table, View, capture_view_columns, capture_view_sql, table_view_columns,
+    table_view_sql,
 };
 use crate::table::Column;
 
@@ -36,6 +37,12 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
     let tables = Table::ALL
         .iter()
         .map(|t| (t.name(), "", t.columns().to_vec()));
+    // A table's view of the same name, where its columns are not the
+    // table's (body_rules computes its pattern's columns).
+    let own = Table::ALL.iter().filter_map(|&t| {
+        let columns = table_view_columns(t);
+        (columns != t.columns()).then(|| (t.name(), " (view)", columns))
+    });
     let lines = Table::ALL.iter().filter_map(|&t| {
         let view = t.capture_view()?;
         Some((view, " (view)", capture_view_columns(t)))
@@ -43,7 +50,7 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
     let views = View::ALL
         .iter()
         .map(|v| (v.name(), " (view)", v.columns().to_vec()));
-    for (name, what, columns) in tables.chain(lines).chain(views) {
+    for (name, what, columns) in tables.chain(own).chain(lines).chain(views) {
         if markdown {
             writeln!(out, "#### `{name}`{what}\n")?;
             writeln!(out, "| column | type | description |")?;

@@ -44,7 +44,7 @@ EXPECTED_TYPES = {
     },
     "bodies": {"bytes": pa.int64()},
     "body_user_agents": {"group": pa.int32(), "line": pa.int32(), "is_global": pa.bool_()},
-    "body_rules": {"kind": DICT_STRING, "priority": pa.int32(), "has_wildcard": pa.bool_()},
+    "body_rules": {"kind": DICT_STRING, "escaped_pattern": pa.string(), "is_typo": pa.bool_()},
     "body_sitemaps": {"is_valid": pa.bool_(), "line": pa.int32(), "url_host_registered_domain": pa.string()},
     "body_directives": {"name": DICT_STRING, "known_elsewhere": DICT_STRING, "typo_of": DICT_STRING},
     "body_preference_statements": {

@@ -7,19 +7,16 @@ placement of Content-Signal and Content-Usage lines), when that file is
 there."""
 
 import collections
-import io
 from pathlib import Path
 
 import pytest
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.warcwriter import WARCWriter
 
 from conftest import ROOT, connect, ingest, preference_columns
 from preference_facts import (DIRECTIVES, OLD_LABELS, preference_files, preferences_at_root, sf_dictionary,
                               stated_lines)
 from test_queries import (check_cloudflare_managed, check_preference_adoption, check_preference_contradictions,
                           check_preference_labels, check_preference_vintage)
-from warc_facts import read_warc
+from warc_facts import read_warc, write_warc
 
 PREFERENCE_SAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "samples" / "preferences").glob("*.warc.gz"))
 COLUMNS = preference_columns()
@@ -237,15 +234,6 @@ def test_queries_on_the_preference_cases(data, request, check):
 
 
 # --- Documented examples, ingested -----------------------------------------
-
-def write_warc(path, bodies):
-    with open(path, "wb") as f:
-        writer = WARCWriter(f, gzip=True)
-        for host, body in bodies:
-            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1")
-            writer.write_record(writer.create_warc_record(
-                f"https://{host}/robots.txt", "response", payload=io.BytesIO(body), http_headers=headers))
-
 
 def doc_example(marker):
     """The ```text block of docs/robots-txt.md after the line `marker`."""

@@ -6,10 +6,12 @@ consistency of the tables with one another."""
 import collections
 import re
 
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import RESILIPARSE, SAMPLES, SYNTHETIC, WHIRLWIND
-from warc_facts import GOOGLE_LIMIT, LINE_END, google_keys
+from conftest import RESILIPARSE, SAMPLES, SYNTHETIC, WHIRLWIND, connect, ingest
+from preference_facts import google_escape
+from warc_facts import GOOGLE_LIMIT, LINE_END, google_keys, write_warc
 
 
 def google_class(status, failed=False):
@@ -188,6 +190,50 @@ def test_parse_counts_per_capture_match_googles_keys(con, responses):
         assert row[1:] == (k["user_agent"], k["allow"], k["disallow"], k["sitemap"], k["typo"]), r.url
     # 484 2xx, less 3 cut short by time or disconnect
     assert parsed == 481
+
+
+def check_rule_patterns(con):
+    """Every rule's pattern as Google escapes its value, and what follows
+    from it, as the view body_rules computes them from the stored columns."""
+    rows = q(con, "SELECT value, pattern, priority, has_wildcard, has_end_anchor, is_empty FROM rules")
+    assert rows
+    for value, pattern, priority, wildcard, anchor, empty in rows:
+        # (a value that is not UTF-8 is stored with U+FFFD: its bytes are gone)
+        if "\ufffd" not in value:
+            assert pattern == google_escape(value.encode()).decode(), value
+        assert (priority, wildcard, anchor, empty) == (len(pattern), "*" in pattern, pattern.endswith("$"),
+                                                       value == ""), value
+
+
+def test_rule_patterns_as_google_escapes_them(con):
+    check_rule_patterns(con)
+
+
+def test_rule_patterns_stored_only_where_escaping_changes_them(tmp_path):
+    body = ("User-agent: *\nDisallow: /ä/\nAllow: /%2fa%e4\nDisallow: /*.pdf$\nDisallow:\nAllow: /x*y\n"
+            "Disallow: /plain/\n").encode() + b"Disallow: /\xff\n"
+    write_warc(tmp_path / "rules.warc.gz", [("rules.example", body)])
+    out = tmp_path / "out"
+    ingest([tmp_path / "rules.warc.gz"], out)
+    stored = pq.read_table(out / "body_rules").to_pylist()
+    escaped = {r["value"]: r["escaped_pattern"] for r in stored}
+    assert escaped == {"/ä/": "/%C3%A4/", "/%2fa%e4": "/%2Fa%E4", "/*.pdf$": None, "": None, "/x*y": None,
+                       "/plain/": None, "/\ufffd": "/%FF"}
+    con = connect(out)
+    try:
+        got = q(con, "SELECT value, pattern, priority, has_wildcard, has_end_anchor, "
+                "is_empty FROM body_rules ORDER BY line")
+        assert got == [
+            ("/ä/", "/%C3%A4/", 8, False, False, False),
+            ("/%2fa%e4", "/%2Fa%E4", 8, False, False, False),
+            ("/*.pdf$", "/*.pdf$", 7, True, True, False),
+            ("", "", 0, False, False, True),
+            ("/x*y", "/x*y", 4, True, False, False),
+            ("/plain/", "/plain/", 7, False, False, False),
+            ("/\ufffd", "/%FF", 4, False, False, False),
+        ]
+    finally:
+        con.close()
 
 
 def test_line_tables_match_capture_counts(con):

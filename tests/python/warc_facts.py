@@ -9,11 +9,14 @@ of exactly two words; keys are matched by prefix, case-insensitively, with
 Google's accepted typos."""
 
 import collections
+import io
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 GOOGLE_LIMIT = 512_000
 UA_TYPOS = ("useragent", "user agent")
@@ -244,3 +247,14 @@ def agent_token(value):
         return "*"
     m = re.match(r"[A-Za-z_-]+", value)
     return m.group(0).lower() if m else value.lower()
+
+
+def write_warc(path, bodies):
+    """A gzip WARC file at `path` of one 200 text/plain response per (host,
+    body) of `bodies`: https://host/robots.txt."""
+    with open(path, "wb") as f:
+        writer = WARCWriter(f, gzip=True)
+        for host, body in bodies:
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                f"https://{host}/robots.txt", "response", payload=io.BytesIO(body), http_headers=headers))

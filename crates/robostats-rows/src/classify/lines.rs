@@ -93,16 +93,11 @@ columns! {
         pub key: Cow<'a, str>,
         #[doc = doc!(value)]
         pub value: Cow<'a, str>,
-        /// the value as Google matches it: bytes >= 0x80 %-escaped, hex upper-cased
-        pub pattern: Cow<'a, str>,
-        /// the pattern's length in bytes: the longest matching rule wins
-        pub priority: usize,
-        /// the pattern contains *
-        pub has_wildcard: bool,
-        /// the pattern ends with $
-        pub has_end_anchor: bool,
-        /// the value is empty: the rule has no effect
-        pub is_empty: bool,
+        /// the value as Google matches it (bytes >= 0x80 %-escaped, the hex of
+        /// %-escapes upper-cased) where that differs from value, else null: the
+        /// view body_rules gives every rule's pattern, coalesce(escaped_pattern,
+        /// value), and what follows from it
+        pub escaped_pattern: Option<Cow<'a, str>>,
         #[doc = doc!(is_typo "dissallow, ...")]
         pub is_typo: bool,
         /// the rule's group names *
@@ -287,11 +282,8 @@ pub fn push_lines(at: BodyKey<'_>, robots: &RobotsTxt<'_>, out: &mut impl Rows) 
             kind: rule.kind,
             key: lossy(rule.key),
             value: lossy(rule.value),
-            pattern: lossy(&rule.pattern),
-            priority: rule.priority(),
-            has_wildcard: rule.has_wildcard(),
-            has_end_anchor: rule.has_end_anchor(),
-            is_empty: rule.is_empty(),
+            // (equal bytes: no byte >= 0x80, so the value is the same text)
+            escaped_pattern: (*rule.pattern != *rule.value).then(|| lossy(&rule.pattern)),
             is_typo: rule.typo,
             in_global_group: rule.group.is_some_and(|g| robots.groups()[g].global),
         });

@@ -45,8 +45,8 @@ pub use verdict::{
     crawl_delay, verdicts,
 };
 pub use views::{
-    SURT_MACRO, SitemapHostColumns, VerdictCountRow, VerdictRow, body_view_sql,
-    capture_view_columns, capture_view_sql, table_view_sql,
+    RulePatternColumns, SURT_MACRO, SitemapHostColumns, VerdictCountRow, VerdictRow, body_view_sql,
+    capture_view_columns, capture_view_sql, table_view_columns, table_view_sql,
 };
 
 use crate::http::{GoogleClass, Response};

@@ -277,14 +277,61 @@ columns! {
     }
 }
 
+columns! {
+    /// What the view `body_rules` says of a rule in place of the stored
+    /// `escaped_pattern`: the pattern and what follows from it. Stored, these
+    /// took a tenth of ingest's instructions and half of `body_rules`' bytes
+    /// (BENCHMARKS.md); computed, they are a few string functions a row.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RulePatternColumns {
+        /// the value as Google matches it: bytes >= 0x80 %-escaped, hex upper-cased
+        pub pattern: String,
+        /// the pattern's length in bytes: the longest matching rule wins
+        pub priority: usize,
+        /// the pattern contains *
+        pub has_wildcard: bool,
+        /// the pattern ends with $
+        pub has_end_anchor: bool,
+        /// the value is empty: the rule has no effect
+        pub is_empty: bool,
+    }
+}
+
+/// [`RulePatternColumns`] in SQL, from `body_rules`' stored columns (as
+/// `t`), in their order.
+const RULE_PATTERN_SQL: [&str; 5] = [
+    "coalesce(t.escaped_pattern, t.value) AS pattern",
+    "strlen(coalesce(t.escaped_pattern, t.value))::INTEGER AS priority",
+    "contains(coalesce(t.escaped_pattern, t.value), '*') AS has_wildcard",
+    "ends_with(coalesce(t.escaped_pattern, t.value), '$') AS has_end_anchor",
+    "t.value = '' AS is_empty",
+];
+
+/// The columns of a table's view of the same name ([`table_view_sql`]):
+/// the table's, but for `body_rules`, whose view gives the pattern and
+/// what follows from it ([`RulePatternColumns`]) in place of the stored
+/// `escaped_pattern`.
+pub fn table_view_columns(table: Table) -> Vec<Column> {
+    let mut columns = Vec::new();
+    for c in table.columns() {
+        if table == Table::Rules && c.name == "escaped_pattern" {
+            columns.extend(columns_of::<RulePatternColumns>());
+        } else {
+            columns.push(*c);
+        }
+    }
+    columns
+}
+
 /// The columns of the view a line table stored once per body makes when
 /// joined to the captures ([`Table::capture_view`]): the capture key and
-/// its crawl, then the table's columns after its body key, `sitemaps`' host
-/// comparisons in place of the sitemap's registered domain.
+/// its crawl, then the columns of the table's view after its body key,
+/// `sitemaps`' host comparisons in place of the sitemap's registered
+/// domain.
 pub fn capture_view_columns(table: Table) -> Vec<Column> {
     let mut columns = columns_of::<CaptureKey<'static>>();
     columns.extend(columns_of::<CaptureCrawl>());
-    for c in &table.columns()[2..] {
+    for c in &table_view_columns(table)[2..] {
         if table == Table::Sitemaps && c.name == "url_host_registered_domain" {
             columns.extend(columns_of::<SitemapHostColumns>());
         } else {
@@ -327,6 +374,19 @@ pub fn body_view_sql(table: Table, source: &str) -> String {
             .collect();
         format!(
             "    SELECT body_digest, min(writer) AS writer{others}\n    FROM {source}\n    GROUP BY body_digest"
+        )
+    } else if table == Table::Rules {
+        let select: Vec<String> = table
+            .columns()
+            .iter()
+            .flat_map(|c| match c.name {
+                "escaped_pattern" => RULE_PATTERN_SQL.map(str::to_owned).to_vec(),
+                name => vec![format!("t.\"{name}\"")],
+            })
+            .collect();
+        format!(
+            "    SELECT {} FROM {source} t\n    SEMI JOIN bodies b USING (body_digest, writer)",
+            select.join(", ")
         )
     } else {
         format!(
