@@ -32,6 +32,15 @@ SET VARIABLE robostats_data_set = (
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
 
+-- A data set of an earlier format, whose body_rules stores each rule's pattern, priority and flags
+-- (told by its schema-only file): an error saying so, not DuckDB's about a missing column.
+SET VARIABLE robostats_format = (SELECT list(file) FROM glob(robostats_dir() || '/body_rules/[~_]empty.parquet'));
+SET VARIABLE robostats_format = (FROM query(CASE WHEN len(getvariable('robostats_format')) = 0 THEN 'SELECT NULL'
+    ELSE 'SELECT CASE WHEN count(*) > 0 THEN error(''robostats_out is '''''' || getvariable(''robostats_data_set'')
+        || '''''', which an earlier robostats wrote: its body_rules stores every rule''''s pattern, priority and '
+        || 'flags, which the views now compute; ingest its inputs again into a new directory'') END '
+        || 'FROM parquet_schema(getvariable(''robostats_format'')) WHERE name = ''priority''' END));
+
 -- Compacted on S3: the newest generations (_manifest/generation-N.json: compactions read, files
 -- retired), numbered 0, 1, 2... as numbers, each after 0 naming the id of the one before. A file
 -- out of that sequence or chain is not compact's: an error, and nothing read on its word.

@@ -95,6 +95,11 @@ fn columns(out: &mut impl Write, markdown: bool) -> io::Result<()> {
 /// message that names `robostats_out`: DuckDB's own error, a glob pattern
 /// matching no file, does not say which variable to set.
 ///
+/// Then a data set of an earlier format, told by a table's schema-only
+/// file, which the run that made the directory wrote and none rewrites (a
+/// `body_rules` that stores every rule's pattern and flags): an error that
+/// says so, where the views would fail on a missing column.
+///
 /// Then, for a data set compacted on S3, its newest generation (which
 /// compactions are read, which files are not): generations are numbered
 /// 0, 1, 2... and compared as numbers, and each after 0 names the random
@@ -125,6 +130,15 @@ SET VARIABLE robostats_data_set = (
         || 'SET VARIABLE robostats_out = ''DIR'', DIR being the --out of robostats ingest (relative: '
         || 'to the working directory)') END
     FROM glob(robostats_dir() || '/captures/*.parquet'));
+
+-- A data set of an earlier format, whose body_rules stores each rule's pattern, priority and flags
+-- (told by its schema-only file): an error saying so, not DuckDB's about a missing column.
+SET VARIABLE robostats_format = (SELECT list(file) FROM glob(robostats_dir() || '/body_rules/[~_]empty.parquet'));
+SET VARIABLE robostats_format = (FROM query(CASE WHEN len(getvariable('robostats_format')) = 0 THEN 'SELECT NULL'
+    ELSE 'SELECT CASE WHEN count(*) > 0 THEN error(''robostats_out is '''''' || getvariable(''robostats_data_set'')
+        || '''''', which an earlier robostats wrote: its body_rules stores every rule''''s pattern, priority and '
+        || 'flags, which the views now compute; ingest its inputs again into a new directory'') END '
+        || 'FROM parquet_schema(getvariable(''robostats_format'')) WHERE name = ''priority''' END));
 
 -- Compacted on S3: the newest generations (_manifest/generation-N.json: compactions read, files
 -- retired), numbered 0, 1, 2... as numbers, each after 0 naming the id of the one before. A file

@@ -7,6 +7,9 @@ import io
 import shutil
 import subprocess
 
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -190,20 +193,33 @@ def test_the_crawler_list_is_one_file_replaced_until_an_input_is_done(tmp_path):
     assert q(con, "SELECT count(*) FROM agent_verdicts") == q(con, "SELECT 3 * count(*) FROM captures")
 
 
-@pytest.mark.parametrize("older", ["agent_verdicts", "no verdict_counts"])
+@pytest.mark.parametrize("older", ["agent_verdicts", "no verdict_counts", "stored patterns"])
 def test_an_output_of_an_earlier_version_is_refused(tmp_path, older):
     out = tmp_path / "out"
     sample = str(ROOT / "samples" / "cc-main-2024-22-whirlwind.warc.gz")
     if older == "agent_verdicts":
         (out / "_manifest").mkdir(parents=True)
         (out / "agent_verdicts").mkdir()
-    else:
+    elif older == "no verdict_counts":
         # Made by a version without verdict_counts: its captures have no
         # counts, which the agent_verdict_counts view would silently miss.
         ingest([sample], out)
         shutil.rmtree(out / "verdict_counts")
+    else:
+        # Made by a version whose body_rules stored every rule's pattern
+        # and flags: its schema-only file (never rewritten) has them.
+        ingest([sample], out)
+        empty = out / "body_rules" / "~empty.parquet"
+        fields = [f for f in pq.read_schema(empty) if f.name != "escaped_pattern"]
+        fields += [pa.field("pattern", pa.string(), nullable=False), pa.field("priority", pa.int32(), nullable=False)]
+        pq.write_table(pa.schema(fields).empty_table(), empty)
     for command in (["ingest", "-q", "--out", str(out), sample], ["compact", str(out)]):
         proc = subprocess.run([str(BIN), *command], capture_output=True, text=True)
         assert proc.returncode == 2, (command, proc.stderr)
         assert "earlier version of robostats" in proc.stderr
-        assert ("verdict_counts" in proc.stderr) == (older != "agent_verdicts")
+        assert ("verdict_counts" in proc.stderr) == (older == "no verdict_counts")
+        assert ("body_rules" in proc.stderr) == (older == "stored patterns")
+    if older == "stored patterns":
+        # DuckDB's views say so too, rather than that a column is missing.
+        with pytest.raises(duckdb.InvalidInputException, match="which an earlier robostats wrote: its body_rules"):
+            connect(out)

@@ -87,7 +87,38 @@ pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
             "it has no verdict_counts table, which the agent_verdict_counts view now sums",
         );
     }
+    if schema_only_columns(&table_dir(Table::Rules))
+        .is_some_and(|c| c.iter().any(|c| c == "priority"))
+    {
+        return older(
+            "its body_rules stores every rule's pattern, priority and flags; the pattern is now \
+             stored only where Google's escaping changes the value (escaped_pattern), and the \
+             view body_rules computes the rest",
+        );
+    }
     Ok(())
+}
+
+/// The column names of a table's schema-only file (`~empty.parquet`, or
+/// the earlier `_empty.parquet`), which the run that made the directory
+/// wrote with its own columns and no later run rewrites: `None` without
+/// one that reads as Parquet (a link is not followed; what else is wrong
+/// with the file is for the readers to say).
+fn schema_only_columns(table_dir: &Path) -> Option<Vec<String>> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    [EMPTY_PART, super::LEGACY_EMPTY_PART]
+        .iter()
+        .find_map(|name| {
+            let file = super::open_regular(&table_dir.join(name)).ok()?;
+            let reader = SerializedFileReader::new(file).ok()?;
+            let columns = reader
+                .metadata()
+                .file_metadata()
+                .schema_descr()
+                .columns()
+                .iter();
+            Some(columns.map(|c| c.path().string()).collect())
+        })
 }
 
 /// Up to three entries of `dir` that are not an output's, when it is not

@@ -117,6 +117,40 @@ fn a_data_set_of_the_earlier_body_store_is_refused() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_data_set_whose_body_rules_stores_every_pattern_is_refused() {
+    use arrow_schema::{DataType, Field, Schema};
+    let dir = std::env::temp_dir().join(format!("robostats-older-rules-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let dataset = Dataset::create(&dir, false).unwrap();
+    drop(dataset);
+    fs::create_dir_all(dir.join("_manifest")).unwrap();
+    assert!(Dataset::open(&dir).is_ok());
+    // The schema-only file of a version that stored the pattern's columns.
+    let older = Schema::new(vec![
+        Field::new("body_digest", DataType::Utf8, false),
+        Field::new("pattern", DataType::Utf8, false),
+        Field::new("priority", DataType::Int32, false),
+    ]);
+    let empty = dir.join(Table::Rules.name()).join(EMPTY_PART);
+    let file = fs::File::create(&empty).unwrap();
+    parquet::arrow::ArrowWriter::try_new(file, std::sync::Arc::new(older), None)
+        .unwrap()
+        .close()
+        .unwrap();
+    for refused in [
+        Dataset::open(&dir).unwrap_err(),
+        Dataset::open_read(&dir).unwrap_err(),
+    ] {
+        assert!(
+            matches!(refused, OutputError::OlderFormat { .. }),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("body_rules"), "{refused}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Every entry under `dir`, with its kind and permissions.
 #[cfg(unix)]
 fn listing(dir: &Path) -> Vec<(PathBuf, bool, u32)> {
