@@ -32,8 +32,11 @@ fi
 cargo build --release --quiet --bin robostats
 out="$work/out-$copies"
 # A data set written by an earlier robostats (before the schema-only file
-# was renamed, or without verdict_counts) is made again.
-if [ -d "$out/_manifest" ] && { [ ! -f "$out/captures/~empty.parquet" ] || [ ! -d "$out/verdict_counts" ]; }; then
+# was renamed, without verdict_counts, or with every rule's pattern stored:
+# its body_rules schema-only file, whose footer names the columns, has no
+# escaped_pattern) is made again.
+if [ -d "$out/_manifest" ] && { [ ! -f "$out/captures/~empty.parquet" ] || [ ! -d "$out/verdict_counts" ] ||
+    ! grep -qa escaped_pattern "$out/body_rules/~empty.parquet"; }; then
     echo "$out was written by an earlier robostats: ingesting it again" >&2
     rm -rf "$out"
 fi
