@@ -6,12 +6,15 @@ staging directories, part and body files deleted by hand and written
 again, and DuckDB reading the data set through httpfs (the claims, kills
 and stops: test_s3_claims.py)."""
 
+import io
 import json
 import socket
 import subprocess
 import threading
 import time
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import BIN, QUERIES, ROOT, SAMPLES, VIEW_FILES, connect
@@ -179,6 +182,23 @@ def test_a_prefix_holding_other_objects_is_refused(store):
     assert proc.returncode == 2, proc.stderr
     assert "keep.txt" in proc.stderr and "--allow-other-files" in proc.stderr
     assert store.keys("other/") == ["other/keep.txt"]
+
+
+def test_a_data_set_of_the_earlier_body_rules_is_refused(store):
+    """Its body_rules schema-only file (which no later run rewrites) names
+    the pattern's columns: new part files beside its own would make a
+    table no reader can glob."""
+    run(store, "older")
+    key = "older/body_rules/~empty.parquet"
+    schema = pq.read_schema(io.BytesIO(store.client.get_object(Bucket=BUCKET, Key=key)["Body"].read()))
+    fields = [f for f in schema if f.name != "escaped_pattern"] + [pa.field("priority", pa.int32(), nullable=False)]
+    sink = io.BytesIO()
+    pq.write_table(pa.schema(fields).empty_table(), sink)
+    store.client.put_object(Bucket=BUCKET, Key=key, Body=sink.getvalue())
+    before = store.keys("older/")
+    proc = run(store, "older", status=2)
+    assert "earlier version of robostats" in proc.stderr and "body_rules" in proc.stderr, proc.stderr
+    assert store.keys("older/") == before
 
 
 def test_no_credential_in_any_object_or_message(store):

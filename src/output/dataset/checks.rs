@@ -87,38 +87,38 @@ pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
             "it has no verdict_counts table, which the agent_verdict_counts view now sums",
         );
     }
-    if schema_only_columns(&table_dir(Table::Rules))
-        .is_some_and(|c| c.iter().any(|c| c == "priority"))
-    {
-        return older(
-            "its body_rules stores every rule's pattern, priority and flags; the pattern is now \
-             stored only where Google's escaping changes the value (escaped_pattern), and the \
-             view body_rules computes the rest",
-        );
-    }
-    Ok(())
+    let rules = [EMPTY_PART, super::LEGACY_EMPTY_PART]
+        .iter()
+        .find_map(|name| super::open_regular(&table_dir(Table::Rules).join(name)).ok());
+    refuse_older_rules(dir, rules)
 }
 
-/// The column names of a table's schema-only file (`~empty.parquet`, or
-/// the earlier `_empty.parquet`), which the run that made the directory
-/// wrote with its own columns and no later run rewrites: `None` without
-/// one that reads as Parquet (a link is not followed; what else is wrong
-/// with the file is for the readers to say).
-fn schema_only_columns(table_dir: &Path) -> Option<Vec<String>> {
+/// Refuses a data set whose `body_rules` stores every rule's pattern,
+/// priority and flags, told by its schema-only file (`rules_schema_only`,
+/// the bytes of `~empty.parquet`, or the earlier `_empty.parquet`), which
+/// the run that made the table wrote with its own columns and no later run
+/// rewrites. A file that does not read as Parquet says nothing here: what
+/// is wrong with it is for the readers to say.
+pub(super) fn refuse_older_rules(
+    dir: &Path,
+    rules_schema_only: Option<impl parquet::file::reader::ChunkReader + 'static>,
+) -> Result<(), OutputError> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
-    [EMPTY_PART, super::LEGACY_EMPTY_PART]
-        .iter()
-        .find_map(|name| {
-            let file = super::open_regular(&table_dir.join(name)).ok()?;
-            let reader = SerializedFileReader::new(file).ok()?;
-            let columns = reader
-                .metadata()
-                .file_metadata()
-                .schema_descr()
-                .columns()
-                .iter();
-            Some(columns.map(|c| c.path().string()).collect())
-        })
+    let older = rules_schema_only
+        .and_then(|file| SerializedFileReader::new(file).ok())
+        .is_some_and(|reader| {
+            let schema = reader.metadata().file_metadata().schema_descr();
+            schema.columns().iter().any(|c| c.name() == "priority")
+        });
+    if older {
+        return Err(OutputError::OlderFormat {
+            dir: dir.to_path_buf(),
+            missing: "its body_rules stores every rule's pattern, priority and flags; the \
+                      pattern is now stored only where Google's escaping changes the value \
+                      (escaped_pattern), and the view body_rules computes the rest",
+        });
+    }
+    Ok(())
 }
 
 /// Up to three entries of `dir` that are not an output's, when it is not
