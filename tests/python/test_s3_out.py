@@ -198,6 +198,13 @@ def test_a_data_set_of_the_earlier_body_rules_is_refused(store):
     before = store.keys("older/")
     proc = run(store, "older", status=2)
     assert "earlier version of robostats" in proc.stderr and "body_rules" in proc.stderr, proc.stderr
+    # compact and report (the data set opened for reading) say the same
+    for command in (["compact", f"s3://{BUCKET}/older/", "--grace", "0"],
+                    ["report", f"s3://{BUCKET}/older/", "-o", "/dev/null"]):
+        proc = subprocess.run([str(BIN), *command], cwd=ROOT, env=store.env(), capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert "earlier version of robostats" in proc.stderr and "body_rules" in proc.stderr, proc.stderr
     assert store.keys("older/") == before
 
 

@@ -68,6 +68,7 @@ pub fn run(at: &S3Compact<'_>, options: &Options) -> Result<Compaction, OutputEr
     let bucket = bucket.as_ref();
     let mut listing = bucket.listing().map_err(OutputError::Store)?;
     refuse_live_ingests(bucket, &listing, &key)?;
+    crate::output::dataset::refuse_older_rules_in(bucket, Path::new(&at.location.url()))?;
     let previous = match newest_generation(bucket, &listing)? {
         Some(found) => {
             // What an earlier compaction retired, past its grace.

@@ -87,10 +87,30 @@ pub(super) fn refuse_older_format(dir: &Path) -> Result<(), OutputError> {
             "it has no verdict_counts table, which the agent_verdict_counts view now sums",
         );
     }
-    let rules = [EMPTY_PART, super::LEGACY_EMPTY_PART]
-        .iter()
-        .find_map(|name| super::open_regular(&table_dir(Table::Rules).join(name)).ok());
+    // (its schema-only file, else, where that is gone, a part file: either
+    // has the columns of the run that made the table)
+    let rules_dir = table_dir(Table::Rules);
+    let open = |name: &str| super::open_regular(&rules_dir.join(name)).ok();
+    let part = || {
+        let names = fs::read_dir(&rules_dir).ok()?.flatten();
+        let names = names.map(|e| e.file_name().to_string_lossy().into_owned());
+        open(&names.filter(|n| is_finished_part(n)).min()?)
+    };
+    let rules = open(EMPTY_PART)
+        .or_else(|| open(super::LEGACY_EMPTY_PART))
+        .or_else(part);
     refuse_older_rules(dir, rules)
+}
+
+/// [`refuse_older_rules`] for a data set in a bucket (`shown` names it):
+/// its `body_rules` schema-only file, one small GET.
+pub(crate) fn refuse_older_rules_in(
+    bucket: &dyn crate::output::backend::Backend,
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let key = format!("{}/{EMPTY_PART}", Table::Rules.name());
+    let object = bucket.get(&key).map_err(OutputError::Store)?;
+    refuse_older_rules(shown, object.map(|o| bytes::Bytes::from(o.bytes)))
 }
 
 /// Refuses a data set whose `body_rules` stores every rule's pattern,

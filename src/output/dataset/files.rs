@@ -73,6 +73,7 @@ impl S3Out {
                  finished a part file"
             )));
         }
+        super::checks::refuse_older_rules_in(&bucket, Path::new(&url))?;
         Ok(S3Read {
             url: url.trim_end_matches('/').to_owned(),
             secret: bucket.duckdb_secret().map_err(OutputError::Store)?,

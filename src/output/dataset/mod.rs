@@ -41,6 +41,7 @@ use arrow_schema::SchemaRef;
 
 use checks::{other_files, refuse_older_format, refuse_url};
 
+pub(crate) use checks::refuse_older_rules_in;
 pub use checks::url_scheme;
 pub use error::{At, Op, OutputError};
 pub use files::{S3Out, S3Read, file_secret};

@@ -138,16 +138,26 @@ fn a_data_set_whose_body_rules_stores_every_pattern_is_refused() {
         .unwrap()
         .close()
         .unwrap();
-    for refused in [
-        Dataset::open(&dir).unwrap_err(),
-        Dataset::open_read(&dir).unwrap_err(),
-    ] {
-        assert!(
-            matches!(refused, OutputError::OlderFormat { .. }),
-            "{refused}"
-        );
-        assert!(refused.to_string().contains("body_rules"), "{refused}");
-    }
+    let refused = || {
+        for refused in [
+            Dataset::open(&dir).unwrap_err(),
+            Dataset::open_read(&dir).unwrap_err(),
+        ] {
+            assert!(
+                matches!(refused, OutputError::OlderFormat { .. }),
+                "{refused}"
+            );
+            assert!(refused.to_string().contains("body_rules"), "{refused}");
+        }
+    };
+    refused();
+    // Its schema-only file deleted: a part file tells the same.
+    fs::rename(
+        &empty,
+        empty.with_file_name("a-1-00-00000000000000ff.parquet"),
+    )
+    .unwrap();
+    refused();
     fs::remove_dir_all(&dir).unwrap();
 }
 
