@@ -132,12 +132,7 @@ impl Dataset {
                 });
             }
         }
-        let rules = format!("{}/{}", Table::Rules.name(), super::EMPTY_PART);
-        let schema_only = s3.exists(&rules).then(|| s3.read(&rules)).transpose()?;
-        super::checks::refuse_older_rules(
-            Path::new(&out.location.url()),
-            schema_only.map(bytes::Bytes::from),
-        )?;
+        super::checks::refuse_older_rules_in(s3.bucket(), Path::new(&out.location.url()))?;
         s3.begin_generations()?;
         let stage =
             Scratch::new("stage").map_err(|(path, e)| OutputError::io(Op::CreateDir, &path, e))?;

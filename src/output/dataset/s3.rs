@@ -325,6 +325,11 @@ impl S3Files {
         );
     }
 
+    /// The store the data set is in.
+    pub(super) fn bucket(&self) -> &Bucket {
+        &self.bucket
+    }
+
     /// The bytes of `key`.
     pub fn read(&self, key: &str) -> Result<Vec<u8>, OutputError> {
         fetch(self.bucket.as_ref(), key)

@@ -299,13 +299,16 @@ columns! {
 
 /// [`RulePatternColumns`] in SQL, from `body_rules`' stored columns (as
 /// `t`), in their order.
-const RULE_PATTERN_SQL: [&str; 5] = [
-    "coalesce(t.escaped_pattern, t.value) AS pattern",
-    "strlen(coalesce(t.escaped_pattern, t.value))::INTEGER AS priority",
-    "contains(coalesce(t.escaped_pattern, t.value), '*') AS has_wildcard",
-    "ends_with(coalesce(t.escaped_pattern, t.value), '$') AS has_end_anchor",
-    "t.value = '' AS is_empty",
-];
+fn rule_pattern_sql() -> [String; 5] {
+    let pattern = "coalesce(t.escaped_pattern, t.value)";
+    [
+        format!("{pattern} AS pattern"),
+        format!("strlen({pattern})::INTEGER AS priority"),
+        format!("contains({pattern}, '*') AS has_wildcard"),
+        format!("ends_with({pattern}, '$') AS has_end_anchor"),
+        "t.value = '' AS is_empty".to_owned(),
+    ]
+}
 
 /// The columns of a table's view of the same name ([`table_view_sql`]):
 /// the table's, but for `body_rules`, whose view gives the pattern and
@@ -380,7 +383,7 @@ pub fn body_view_sql(table: Table, source: &str) -> String {
             .columns()
             .iter()
             .flat_map(|c| match c.name {
-                "escaped_pattern" => RULE_PATTERN_SQL.map(str::to_owned).to_vec(),
+                "escaped_pattern" => rule_pattern_sql().to_vec(),
                 name => vec![format!("t.\"{name}\"")],
             })
             .collect();
