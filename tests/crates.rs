@@ -46,6 +46,7 @@ fn tree(package: &str, depth: Option<u32>) -> BTreeSet<String> {
 /// The heavy half: Arrow, Parquet, the async runtime, HTTP and AWS.
 const HEAVY: &[&str] = &[
     "arrow-array",
+    "arrow-buffer",
     "arrow-schema",
     "parquet",
     "tokio",
@@ -62,6 +63,7 @@ const ROOT: &[&str] = &[
     "ahash",
     "anyhow",
     "arrow-array",
+    "arrow-buffer",
     "arrow-schema",
     "arrow-select",
     "aws-config",
@@ -76,6 +78,7 @@ const ROOT: &[&str] = &[
     "flate2",
     "getrandom",
     "glob",
+    "hashbrown",
     "httpdate",
     "indicatif",
     "libc",
