@@ -31,6 +31,11 @@ impl Fields {
         self.0.clear();
     }
 
+    /// Makes room for `n` more fields at once.
+    pub fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
+    }
+
     /// Adds a field: the spans of its name and value in the buffer.
     pub fn push(&mut self, name: Range<usize>, value: Range<usize>) {
         self.0.push((name, value));

@@ -159,9 +159,8 @@ impl<'a> Capture<'a> {
             ));
         };
         let warc = |name: &str| record.headers().get_str(name).map(str::to_owned);
-        let parsed = UrlFacts::parse(url).ok();
-        let facts = parsed.as_ref().map(|(_, f)| f);
-        let cap = Capture {
+        let (parsed, facts) = UrlFacts::parse(url).ok().unzip();
+        let mut cap = Capture {
             at: CaptureKey {
                 warc_filename: file,
                 warc_record_offset: record.offset(),
@@ -171,12 +170,12 @@ impl<'a> Capture<'a> {
             warc_record_id: warc("WARC-Record-ID"),
             crawl: crawl.map(str::to_owned),
             url: url.to_owned(),
-            url_protocol: facts.map(|f| f.url_protocol.clone()),
-            url_host_name: facts.and_then(|f| f.url_host_name.clone()),
-            url_host_registered_domain: facts.and_then(|f| f.url_host_registered_domain.clone()),
-            url_port: facts.and_then(|f| f.url_port),
-            url_path: facts.map(|f| f.url_path.clone()),
-            url_query: facts.and_then(|f| f.url_query.clone()),
+            url_protocol: None,
+            url_host_name: None,
+            url_host_registered_domain: None,
+            url_port: None,
+            url_path: None,
+            url_query: None,
             fetch_time: record.date().and_then(parse_warc_date).map(UnixTime),
             ip_address: warc("WARC-IP-Address"),
             warc_protocols: record
@@ -210,7 +209,21 @@ impl<'a> Capture<'a> {
             content_usage_header: None,
             robots: RobotsColumns::default(),
         };
-        Ok((cap, parsed.map(|(url, _)| url)))
+        if let Some(f) = facts {
+            cap.set_url(f);
+        }
+        Ok((cap, parsed))
+    }
+
+    /// The URL's columns, its facts moved in (not copied: a capture's
+    /// strings are most of its allocations).
+    fn set_url(&mut self, f: UrlFacts) {
+        self.url_protocol = Some(f.url_protocol);
+        self.url_host_name = f.url_host_name;
+        self.url_host_registered_domain = f.url_host_registered_domain;
+        self.url_port = f.url_port;
+        self.url_path = Some(f.url_path);
+        self.url_query = f.url_query;
     }
 
     /// The columns the HTTP response gives: status and classes, redirect,

@@ -57,7 +57,7 @@ impl Response {
             None => (block, 0),
         };
         let mut resp = Response::default();
-        let mut parsed = parse_head(src, &mut resp, 128);
+        let mut parsed = parse_head(src, &mut resp, FEW_HEADERS);
         if matches!(parsed, Err(httparse::Error::TooManyHeaders)) {
             parsed = parse_head(src, &mut resp, 4096);
         }
@@ -123,10 +123,15 @@ impl Response {
     /// and a wrong `Content-Length` with an `X-Crawler-` prefix, so the
     /// renamed header wins over the plain one.
     pub fn original_header(&self, name: &str) -> Option<&[u8]> {
-        let mut renamed = String::with_capacity(10 + name.len());
-        renamed.push_str("X-Crawler-");
-        renamed.push_str(name);
-        self.header(&renamed).or_else(|| self.header(name))
+        const RENAMED: &[u8] = b"X-Crawler-";
+        self.headers()
+            .find(|(n, _)| {
+                n.len() == RENAMED.len() + name.len()
+                    && n[..RENAMED.len()].eq_ignore_ascii_case(RENAMED)
+                    && n[RENAMED.len()..].eq_ignore_ascii_case(name.as_bytes())
+            })
+            .map(|(_, v)| v)
+            .or_else(|| self.header(name))
     }
 
     /// Every header as `(name, value)`, in order.
@@ -149,14 +154,27 @@ impl Response {
     }
 }
 
+/// The headers a head is parsed for first; a head with more is parsed
+/// again for up to 4,096.
+const FEW_HEADERS: usize = 128;
+
 /// Parses with httparse; `Ok(None)` when the head does not end in `src`.
 fn parse_head(
     src: &[u8],
     out: &mut Response,
     max_headers: usize,
 ) -> Result<Option<usize>, httparse::Error> {
-    let mut headers = vec![httparse::EMPTY_HEADER; max_headers];
-    let mut resp = httparse::Response::new(&mut headers);
+    // (On the stack for the usual head: a vector of 128 was an allocation
+    // and 4 KiB zeroed per response.)
+    let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
+    let mut many = Vec::new();
+    let headers = if max_headers <= FEW_HEADERS {
+        &mut few[..max_headers]
+    } else {
+        many.resize(max_headers, httparse::EMPTY_HEADER);
+        &mut many[..]
+    };
+    let mut resp = httparse::Response::new(headers);
     let status = httparse::ParserConfig::default()
         .allow_spaces_after_header_name_in_responses(true)
         .allow_obsolete_multiline_headers_in_responses(true)
@@ -171,6 +189,7 @@ fn parse_head(
     out.status = resp.code.unwrap_or(0);
     out.reason = resp.reason.map_or(0..0, |r| span(src, r.as_bytes()));
     out.headers.clear();
+    out.headers.reserve(resp.headers.len());
     for h in resp.headers.iter() {
         out.headers
             .push(span(src, h.name.as_bytes()), span(src, h.value));
