@@ -32,11 +32,16 @@ CREATE OR REPLACE TEMP MACRO robostats_rank_path() AS
     '''' || replace(getvariable('robostats_ranks'), '''', '''''') || '''';
 -- The reader of the list: DuckDB's, by the name's ending (CSV values as text: a rank that is
 -- not a number is this file's to report, anywhere in the file).
+-- (union_by_name only for a glob: DuckDB 1.5 then estimates a CSV at 42 rows and builds host_ranks'
+-- join on its million entries)
+CREATE OR REPLACE TEMP MACRO robostats_rank_union() AS
+    CASE WHEN regexp_matches(getvariable('robostats_ranks'), '[*?\[{]') THEN 'true' ELSE 'false' END;
 CREATE OR REPLACE TEMP MACRO robostats_rank_reader() AS
     CASE WHEN regexp_matches(lower(getvariable('robostats_ranks')), '\.parquet$')
-         THEN 'read_parquet(' || robostats_rank_path() || ', union_by_name = true, hive_partitioning = false)'
-         ELSE 'read_csv(' || robostats_rank_path() || ', union_by_name = true, hive_partitioning = false, '
-              || 'all_varchar = true)' END;
+         THEN 'read_parquet(' || robostats_rank_path() || ', union_by_name = ' || robostats_rank_union()
+              || ', hive_partitioning = false)'
+         ELSE 'read_csv(' || robostats_rank_path() || ', union_by_name = ' || robostats_rank_union()
+              || ', hive_partitioning = false, all_varchar = true)' END;
 -- The Host Index's score columns, and whether robostats_rank_column names one.
 CREATE OR REPLACE TEMP MACRO robostats_rank_scores() AS ['hcrank', 'hcrank10', 'prank', 'prank10'];
 CREATE OR REPLACE TEMP MACRO robostats_rank_scored() AS
@@ -110,10 +115,12 @@ CREATE OR REPLACE TEMP MACRO rank_list() AS TABLE
                        list_transform(any_value(head.columns), lambda c: lower(c)),
                        coalesce([lower(getvariable('robostats_rank_column'))], ['rank', 'column0', 'hcrank']))) > 0,
                    count(entry) > 0,
-                   min(CASE WHEN scored THEN 'has a score that is not a number: '
-                            ELSE 'has a rank that is not a whole number from 1: ' END || text)
-                       FILTER (text IS NOT NULL AND (value IS NULL OR (NOT scored AND (value < 1
-                               OR TRY_CAST(text AS DOUBLE) <> value)))),
+                   -- (the words added to the least bad value, not to every row's)
+                   coalesce('has a rank that is not a whole number from 1: ' || min(text)
+                                FILTER (text IS NOT NULL AND NOT scored AND (value IS NULL OR value < 1
+                                        OR TRY_CAST(text AS DOUBLE) <> value)),
+                            'has a score that is not a number: ' || min(text)
+                                FILTER (text IS NOT NULL AND scored AND value IS NULL)),
                    min(entry) FILTER (text IS NULL), min(text) FILTER (entry IS NULL OR entry = '')) AS problem
         FROM raw, head
     ),
@@ -153,7 +160,9 @@ CREATE OR REPLACE TEMP MACRO rank_band_last(rank) AS list_min(list_filter(rank_b
 -- per url_host_name: url_host_surt (Common Crawl's SURT form, com,example,www), url_host_registered_domain,
 -- rank (NULL: unranked), matched_by (host: its own entry; registered_domain: its domain's, from a
 -- list of domains; NULL), entry (the list's name that ranked it), band_first, band_last.
-CREATE OR REPLACE TEMP VIEW host_ranks AS
+-- (robostats_host_ranks: the same but url_host_surt, which DuckDB 1.5 computes for every host
+-- even when unread)
+CREATE OR REPLACE TEMP VIEW robostats_host_ranks AS
     WITH hosts AS MATERIALIZED (
         SELECT url_host_name, any_value(url_host_registered_domain) AS url_host_registered_domain
         FROM captures
@@ -164,11 +173,15 @@ CREATE OR REPLACE TEMP VIEW host_ranks AS
     listed AS MATERIALIZED (
         SELECT l.entry, min(l.rank) AS rank, min(l.rank) FILTER (NOT l.is_host) AS domain_rank
         FROM rank_list() l
-        SEMI JOIN (SELECT url_host_name AS name FROM hosts
-                   UNION SELECT url_host_registered_domain FROM hosts) n ON n.name = l.entry
+        -- (the names as they come, a semi join needs them no more distinct, and without NULL, which
+        -- matches nothing: DuckDB 2.0 then estimates them fewer than the list's entries and builds the
+        -- join's hash table on them, not on the million entries)
+        SEMI JOIN (FROM (SELECT url_host_name AS name FROM hosts
+                         UNION ALL SELECT url_host_registered_domain FROM hosts)
+                   WHERE name IS NOT NULL) n ON n.name = l.entry
         GROUP BY l.entry
     )
-    SELECT h.url_host_name, robostats_surt(h.url_host_name) AS url_host_surt, h.url_host_registered_domain,
+    SELECT h.url_host_name, h.url_host_registered_domain,
            coalesce(o.rank, d.domain_rank) AS rank,
            CASE WHEN o.rank IS NOT NULL THEN 'host' WHEN d.domain_rank IS NOT NULL THEN 'registered_domain' END
                AS matched_by,
@@ -178,6 +191,10 @@ CREATE OR REPLACE TEMP VIEW host_ranks AS
     FROM hosts h
     LEFT JOIN listed o ON o.entry = h.url_host_name
     LEFT JOIN listed d ON d.entry = h.url_host_registered_domain;
+CREATE OR REPLACE TEMP VIEW host_ranks AS
+    SELECT url_host_name, robostats_surt(url_host_name) AS url_host_surt, url_host_registered_domain, rank,
+           matched_by, entry, band_first, band_last
+    FROM robostats_host_ranks;
 
 -- The studies' definitions counted (definitions.sql: the questions, definitions and columns,
 -- each explained there), over every host or, by_band, per band of host_ranks (by_rank.sql): a
@@ -219,7 +236,7 @@ fan_tokens AS (
 -- and the list not even read (query() binds host_ranks only by_band: an unreadable list fails
 -- by_rank.sql alone)
 ranked AS MATERIALIZED (
-    FROM query(CASE WHEN by_band THEN 'SELECT url_host_name, rank, band_first, band_last FROM host_ranks '
+    FROM query(CASE WHEN by_band THEN 'SELECT url_host_name, rank, band_first, band_last FROM robostats_host_ranks '
                     -- (also what makes DuckDB build its joins' hash tables on these hosts, not on every
                     -- capture: it estimates a filtered table smaller)
                     || 'WHERE rank IS NOT NULL'
@@ -279,13 +296,15 @@ judged AS (
 global_counts AS (
     SELECT crawl, band_first, population, count_if(global_full) AS global_full FROM judged GROUP BY ALL
 ),
+-- (the crawls' semi join keeps every row: it makes DuckDB 1.5 estimate the hosts fewer than
+-- named_verdicts' rows, so that it builds the join's hash table on the hosts, not on those rows)
+crawls AS MATERIALIZED (SELECT DISTINCT crawl FROM hosts),
 named_counts AS (
     SELECT j.crawl, j.band_first, j.population, n.agent,
            count_if(n.rules_class = 'disallow_all') AS named_full,
            count_if(j.global_full) AS named_on_global_full
-    FROM judged j
+    FROM (FROM judged j SEMI JOIN crawls c ON c.crawl IS NOT DISTINCT FROM j.crawl WHERE j.judged) j
     JOIN named_verdicts n USING (warc_filename, warc_record_offset)
-    WHERE j.judged
     GROUP BY ALL
 ),
 host_blocks AS (
@@ -306,11 +325,10 @@ named_per_host AS (
            coalesce(bool_or(a.category = 'ai' AND n.rules_class = 'disallow_all'), false) AS ai_named,
            count(n.agent) FILTER (a.category = 'ai' AND NOT a.ignores_global_group) AS ai_named_obeying,
            coalesce(bool_or(f.token IS NOT NULL AND n.rules_class = 'disallow_all'), false) AS fan_named
-    FROM hosts h
+    FROM (FROM hosts h SEMI JOIN crawls c ON c.crawl IS NOT DISTINCT FROM h.crawl WHERE h.base_state IS NULL) h
     LEFT JOIN named_verdicts n USING (warc_filename, warc_record_offset)
     LEFT JOIN agents a ON a.token = n.agent
     LEFT JOIN fan_tokens f ON f.token = lower(a.token)
-    WHERE h.base_state IS NULL
     GROUP BY h.crawl, h.band_first, h.url_host_name, h.global_full
 ),
 any_ai AS (
@@ -340,12 +358,20 @@ fan AS (
           FROM domains GROUP BY crawl, domain)
     GROUP BY ALL
 ),
--- No to AI training, per host: the deciding 2xx captures with AI-use
--- preferences, each crawler judged as agent_verdicts judges it
+-- The AI-use preferences that say no to AI training (usage_train_ai or signal_ai_train 'n'),
+-- a tenth of resolved_preferences' rows: every count below asks only for an 'n', and a crawler
+-- with no such preference counts as with another ('y' or 'unknown': not 'n' either)
+refusing AS (
+    SELECT warc_filename, warc_record_offset, agent, usage_train_ai, signal_ai_train
+    FROM resolved_preferences
+    WHERE usage_train_ai = 'n' OR signal_ai_train = 'n'
+),
+-- No to AI training, per host: the deciding 2xx captures with a preference
+-- saying no (refusing), each crawler judged as agent_verdicts judges it
 preference_hosts AS MATERIALIZED (
     SELECT h.crawl, h.band_first, h.warc_filename, h.warc_record_offset
     FROM hosts h
-    SEMI JOIN resolved_preferences p USING (warc_filename, warc_record_offset)
+    SEMI JOIN refusing p USING (warc_filename, warc_record_offset)
     WHERE h.base_state IS NULL
 ),
 -- (joined, not a semi join on named_verdicts: DuckDB 1.5 took that table for the small side, 89 k rows
@@ -372,7 +398,7 @@ refusals AS (
             JOIN (SELECT warc_filename, warc_record_offset,
                          map(list(agent), list({'usage_train_ai': usage_train_ai,
                                                 'signal_ai_train': signal_ai_train})) AS preferences
-                  FROM preference_keys JOIN resolved_preferences USING (warc_filename, warc_record_offset)
+                  FROM preference_keys JOIN refusing USING (warc_filename, warc_record_offset)
                   GROUP BY ALL) r USING (warc_filename, warc_record_offset)
             LEFT JOIN (SELECT warc_filename, warc_record_offset, map(list(agent), list(root_allowed)) AS roots
                        FROM preference_keys JOIN named_verdicts USING (warc_filename, warc_record_offset)
@@ -388,37 +414,73 @@ refusal_counts AS (
     FROM refusals
     GROUP BY ALL
 ),
--- per capture and band (by_band): each crawler judged on each capture as agent_verdicts judges
--- it, without a row per capture and crawler: the captures counted by what the verdict of a
--- crawler no group names depends on (robots_parsed, google_class, the * group's match, class
--- and verdict on /), each crawler judged once per count; the pairs a group names
--- (named_verdicts, counted alike) taken away from that count and added as the group says; the
--- captures with AI-use preferences (few) judged one by one
+-- per capture and band (by_band): every capture in its host's band, counted
 caps AS MATERIALIZED (
     SELECT c.crawl, b.band_first, c.warc_filename, c.warc_record_offset, c.robots_parsed,
-           c.google_class, c.global_group_match, c.global_class, c.global_root_allowed, p.preferences,
+           c.google_class, c.global_group_match, c.global_class, c.global_root_allowed,
            c.fetch_status, c.looks_like_html, coalesce(c.content_mime_detected, c.content_mime_type) AS mime
     FROM captures c
     LEFT JOIN ranked b USING (url_host_name)
+    WHERE by_band
+),
+-- every capture (by_band: caps' rows, each in its host's band)
+capture_counts AS (
+    SELECT crawl, band_first, count(*) AS captures, count_if(robots_parsed) AS parsed,
+           count_if(fetch_status = 200 AND NOT looks_like_html
+                    AND coalesce((mime LIKE 'text/%' AND mime <> 'text/html') OR mime IN ('message/rfc822', 'plain/text'),
+                                 false)) AS valid
+    FROM (SELECT crawl, NULL::BIGINT AS band_first, robots_parsed, fetch_status, looks_like_html,
+                 coalesce(content_mime_detected, content_mime_type) AS mime
+          FROM captures WHERE NOT by_band
+          UNION ALL
+          SELECT crawl, band_first, robots_parsed, fetch_status, looks_like_html, mime FROM caps)
+    GROUP BY crawl, band_first
+),
+-- by_band, the band with the most captures: its crawlers' verdicts are every crawl's
+-- (agent_verdict_counts, counted at ingest) less the other bands', which alone are judged capture
+-- by capture (not by_band: one row, band_first NULL, and no other band)
+largest AS (
+    SELECT max({captures: captures, unranked: band_first IS NULL, band_first: band_first}).band_first AS band_first
+    FROM (SELECT band_first, sum(captures) AS captures FROM capture_counts WHERE by_band GROUP BY band_first)
+),
+judged_caps AS MATERIALIZED (
+    SELECT crawl, band_first, warc_filename, warc_record_offset, robots_parsed, google_class, global_group_match,
+           global_class, global_root_allowed
+    FROM caps
+    WHERE band_first IS DISTINCT FROM (SELECT band_first FROM largest)
+),
+-- those captures, each crawler judged as agent_verdicts judges it, without a row per capture and
+-- crawler: the captures counted by what the verdict of a crawler no group names depends on
+-- (robots_parsed, google_class, the * group's match, class and verdict on /), each crawler judged
+-- once per count; the pairs a group names (named_verdicts, counted alike) taken away from that
+-- count and added as the group says; the captures with preferences (refusing: few) judged one by one
+judged_prefs AS MATERIALIZED (
+    SELECT c.*, p.preferences
+    FROM judged_caps c
     LEFT JOIN (SELECT warc_filename, warc_record_offset,
                       map(list(agent), list({'usage_train_ai': usage_train_ai,
                                              'signal_ai_train': signal_ai_train})) AS preferences
-               FROM resolved_preferences GROUP BY ALL) p USING (warc_filename, warc_record_offset)
-    WHERE by_band
+               FROM refusing
+               SEMI JOIN judged_caps USING (warc_filename, warc_record_offset)
+               GROUP BY ALL) p USING (warc_filename, warc_record_offset)
+),
+-- (the keys of those with preferences joined, not a semi join on named_verdicts: as preference_keys)
+judged_keys AS MATERIALIZED (
+    SELECT warc_filename, warc_record_offset FROM judged_prefs WHERE preferences IS NOT NULL
 ),
 pairs AS (
     SELECT g.*, a.token, a.ignores_global_group, NULL::STRUCT(root_allowed BOOLEAN, rules_class VARCHAR) AS n,
            g.captures AS weight
     FROM (SELECT crawl, band_first, robots_parsed, google_class, global_group_match, global_class,
                  global_root_allowed, preferences, count(*) AS captures
-          FROM caps WHERE preferences IS NULL GROUP BY ALL) g
+          FROM judged_prefs WHERE preferences IS NULL GROUP BY ALL) g
     CROSS JOIN agents a
     UNION ALL BY NAME
     SELECT v.* EXCLUDE (agent, root_allowed, rules_class, captures), a.token, a.ignores_global_group, w.n,
            w.sign * v.captures AS weight
     FROM (SELECT c.crawl, c.band_first, c.robots_parsed, c.google_class, c.global_group_match, c.global_class,
                  c.global_root_allowed, c.preferences, n.agent, n.root_allowed, n.rules_class, count(*) AS captures
-          FROM caps c
+          FROM judged_prefs c
           JOIN named_verdicts n USING (warc_filename, warc_record_offset)
           WHERE c.preferences IS NULL
           GROUP BY ALL) v
@@ -430,12 +492,11 @@ pairs AS (
            CASE WHEN g.verdicts IS NOT NULL THEN g.verdicts[a.token] END AS n, g.captures AS weight
     FROM (SELECT c.crawl, c.band_first, c.robots_parsed, c.google_class, c.global_group_match, c.global_class,
                  c.global_root_allowed, c.preferences, m.verdicts, count(*) AS captures
-          FROM caps c
+          FROM judged_prefs c
           LEFT JOIN (SELECT warc_filename, warc_record_offset,
                             map(list(agent), list({'root_allowed': root_allowed, 'rules_class': rules_class}))
                                 AS verdicts
-                     FROM named_verdicts
-                     SEMI JOIN (FROM caps WHERE preferences IS NOT NULL) USING (warc_filename, warc_record_offset)
+                     FROM judged_keys JOIN named_verdicts USING (warc_filename, warc_record_offset)
                      GROUP BY ALL) m USING (warc_filename, warc_record_offset)
           WHERE c.preferences IS NOT NULL
           GROUP BY ALL) g
@@ -465,17 +526,18 @@ banded_verdicts AS (
     GROUP BY ALL
     HAVING sum(weight) <> 0
 ),
--- per capture: every capture counted, each crawler judged as agent_verdicts judges it (over
--- every host, agent_verdict_counts' sums; per band, banded_verdicts)
+-- per capture: every capture counted, each crawler judged as agent_verdicts judges it: over
+-- every host, agent_verdict_counts' sums; per band, banded_verdicts, and in the largest band
+-- agent_verdict_counts' less banded_verdicts' (the bands add up to the crawl; a crawl with no
+-- capture there, none left: capture_sums' HAVING)
 capture_verdicts AS (
-    SELECT crawl, NULL::BIGINT AS band_first, agent, robots_parsed, group_match, root_allowed,
-           rules_class, effective_class, usage_train_ai, signal_ai_train, captures
-    FROM agent_verdict_counts
-    WHERE NOT by_band
+    SELECT v.crawl, l.band_first, v.agent, v.robots_parsed, v.group_match, v.root_allowed, v.rules_class,
+           v.effective_class, v.usage_train_ai, v.signal_ai_train, v.captures
+    FROM agent_verdict_counts v, largest l
     UNION ALL
-    SELECT crawl, band_first, agent, robots_parsed, group_match, root_allowed, rules_class,
-           effective_class, usage_train_ai, signal_ai_train, captures
-    FROM banded_verdicts
+    SELECT b.crawl, s.band_first, b.agent, b.robots_parsed, b.group_match, b.root_allowed, b.rules_class,
+           b.effective_class, b.usage_train_ai, b.signal_ai_train, s.sign * b.captures
+    FROM banded_verdicts b, largest l, LATERAL (VALUES (b.band_first, 1), (l.band_first, -1)) s(band_first, sign)
 ),
 capture_sums AS (
     SELECT crawl, band_first, agent,
@@ -503,19 +565,7 @@ capture_sums AS (
                AS no_training
     FROM capture_verdicts
     GROUP BY crawl, band_first, agent
-),
--- every capture (by_band: caps' rows, each in its host's band)
-capture_counts AS (
-    SELECT crawl, band_first, count(*) AS captures, count_if(robots_parsed) AS parsed,
-           count_if(fetch_status = 200 AND NOT looks_like_html
-                    AND coalesce((mime LIKE 'text/%' AND mime <> 'text/html') OR mime IN ('message/rfc822', 'plain/text'),
-                                 false)) AS valid
-    FROM (SELECT crawl, NULL::BIGINT AS band_first, robots_parsed, fetch_status, looks_like_html,
-                 coalesce(content_mime_detected, content_mime_type) AS mime
-          FROM captures WHERE NOT by_band
-          UNION ALL
-          SELECT crawl, band_first, robots_parsed, fetch_status, looks_like_html, mime FROM caps)
-    GROUP BY crawl, band_first
+    HAVING sum(captures) <> 0
 ),
 rows(crawl, band_first, question, agent, definition, numerator, denominator, named, wildcard) AS (
     SELECT crawl, band_first, 'full_block', agent, 'captures', full_named + full_wildcard, parsed, full_named,

@@ -175,6 +175,57 @@ def test_the_bands_add_up_to_definitions(planted):
         assert sums[key] == [r["numerator"], r["denominator"], r["named"] or 0, r["wildcard"] or 0], key
 
 
+# Each capture of a band judged crawler by crawler (agent_verdicts), counted as
+# by_rank.sql's capture rows count: (numerator, denominator) of each
+CAPTURE_COUNTS = """
+    SELECT c.crawl, h.band_first, v.agent,
+           count(*) FILTER (c.robots_parsed AND v.rules_class = 'disallow_all'
+                            AND v.group_match IN ('specific', 'global')) AS full_block,
+           count(*) FILTER (c.robots_parsed) AS parsed,
+           count(*) FILTER (v.effective_class = 'disallow_all') AS effective,
+           count(*) AS captures,
+           count(*) FILTER (c.robots_parsed AND v.root_allowed
+                            AND (v.usage_train_ai = 'n' OR v.signal_ai_train = 'n')) AS no_training
+    FROM agent_verdicts v
+    JOIN captures c USING (warc_filename, warc_record_offset)
+    LEFT JOIN host_ranks h ON h.url_host_name = c.url_host_name
+    GROUP BY ALL"""
+
+
+@pytest.mark.parametrize("largest", ["unranked", "ranked"])
+def test_each_band_s_captures_are_its_captures_judged(planted, tmp_path, largest):
+    """definition_rows counts the band with the most captures as every
+    capture's counts (agent_verdict_counts) less the other bands', and the
+    other bands capture by capture: both give each band's own captures
+    judged one by one, whichever band is the largest (the planted list
+    leaves most captures unranked; this one ranks every domain in the top
+    band but one)."""
+    con, out, _ = planted
+    if largest == "ranked":
+        path = tmp_path / "top.csv"
+        path.write_text("".join(f"{i},{d}\n" for i, d in enumerate(
+            sorted(d for (d,) in con.sql("SELECT DISTINCT url_host_registered_domain FROM captures "
+                                         "WHERE url_host_registered_domain <> 'named.example'").fetchall()),
+            start=1)) + "5000,named.example\n")
+        con = connect(out, path)
+    counts = con.sql(CAPTURE_COUNTS).fetchall()
+    bands = dict(con.sql("SELECT band_first, sum(captures) FROM (" + CAPTURE_COUNTS + ") "
+                         "WHERE agent = '*' GROUP BY ALL").fetchall())
+    assert max(bands, key=lambda b: bands[b]) == (None if largest == "unranked" else 1), bands
+    _, rows = run_query(con, "by_rank")
+    got = {(r["crawl"], r["band_first"], r["agent"], r["question"], r["definition"]):
+           (r["numerator"], r["denominator"]) for r in rows
+           if r["definition"] in ("captures", "captures_effective") and r["agent"] is not None
+           and not (r["band_first"] == 1 and r["band_last"] > 1000)}
+    want = {}
+    for crawl, first, agent, full, parsed, effective, captures, no_training in counts:
+        if any(k[0] == crawl for k in got):
+            want[crawl, first, agent, "full_block", "captures"] = (full, parsed)
+            want[crawl, first, agent, "full_block", "captures_effective"] = (effective, captures)
+            want[crawl, first, agent, "no_ai_training", "captures"] = (no_training, parsed)
+    assert got == want
+
+
 def test_bands_are_settable(planted):
     con, _, _ = planted
     con.execute("SET VARIABLE robostats_rank_bands = [10, 1000]")
