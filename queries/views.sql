@@ -373,3 +373,134 @@ CREATE OR REPLACE TEMP MACRO manifest_inputs(data_set := robostats_dir()) AS TAB
     )
     QUALIFY row_number() OVER (PARTITION BY input ORDER BY coalesce(ended_ms, 0) DESC,
                                                        status = 'done' DESC, manifest DESC) = 1;
+
+-- The rank list of queries/strata.sql (robostats_ranks: its formats, matching and errors are
+-- described there): its reader, rank_list() and the bands.
+-- The rank list's file or glob as a SQL string literal.
+CREATE OR REPLACE TEMP MACRO robostats_rank_path() AS
+    '''' || replace(getvariable('robostats_ranks'), '''', '''''') || '''';
+-- The reader of the list: DuckDB's, by the name's ending (CSV values as text: a rank that is
+-- not a number is this file's to report, anywhere in the file).
+-- (union_by_name only for a glob: DuckDB 1.5 then estimates a CSV at 42 rows and builds host_ranks'
+-- join on its million entries)
+CREATE OR REPLACE TEMP MACRO robostats_rank_union() AS
+    CASE WHEN regexp_matches(getvariable('robostats_ranks'), '[*?\[{]') THEN 'true' ELSE 'false' END;
+CREATE OR REPLACE TEMP MACRO robostats_rank_reader() AS
+    CASE WHEN regexp_matches(lower(getvariable('robostats_ranks')), '\.parquet$')
+         THEN 'read_parquet(' || robostats_rank_path() || ', union_by_name = ' || robostats_rank_union()
+              || ', hive_partitioning = false)'
+         ELSE 'read_csv(' || robostats_rank_path() || ', union_by_name = ' || robostats_rank_union()
+              || ', hive_partitioning = false, all_varchar = true)' END;
+-- The Host Index's score columns, and whether robostats_rank_column names one.
+CREATE OR REPLACE TEMP MACRO robostats_rank_scores() AS ['hcrank', 'hcrank10', 'prank', 'prank10'];
+CREATE OR REPLACE TEMP MACRO robostats_rank_scored() AS
+    list_contains(robostats_rank_scores(), lower(getvariable('robostats_rank_column')));
+-- The column named (in any case) as one of `names` (a SQL list of lower-case literals) as text,
+-- or NULL: `*COLUMNS` binds to no column at all when the list has none, so each read adds
+-- robostats_absent, which is NULL.
+CREATE OR REPLACE TEMP MACRO robostats_rank_column(names) AS
+    'coalesce(*COLUMNS(lambda c: lower(c) IN (' || names || ', ''robostats_absent'')))::VARCHAR';
+-- robostats_rank_column as a SQL literal, lower case.
+CREATE OR REPLACE TEMP MACRO robostats_rank_named() AS
+    '''' || replace(lower(getvariable('robostats_rank_column')), '''', '''''') || '''';
+-- The list's rows as read: rank (a rank column's value, as text), score (a score column's), host,
+-- domain, surt; with `first`, the first row's column names alone (for messages).
+CREATE OR REPLACE TEMP MACRO robostats_rank_rows(first) AS TABLE FROM query(CASE
+    WHEN getvariable('robostats_ranks') IS NULL THEN
+        'SELECT NULL::VARCHAR AS rank, NULL::VARCHAR AS score, NULL::VARCHAR AS host, NULL::VARCHAR AS domain, '
+        || 'NULL::VARCHAR AS surt, NULL::VARCHAR[] AS columns WHERE false'
+    WHEN first THEN 'SELECT NULL AS rank, NULL AS score, NULL AS host, NULL AS domain, NULL AS surt, '
+        || 'json_keys(to_json(t)) AS columns FROM ' || robostats_rank_reader() || ' t LIMIT 1'
+    ELSE 'SELECT ' || robostats_rank_column(CASE WHEN getvariable('robostats_rank_column') IS NULL
+                THEN '''rank'', ''column0''' WHEN robostats_rank_scored() THEN '''robostats_absent'''
+                ELSE robostats_rank_named() END) || ' AS rank, '
+        || robostats_rank_column(CASE WHEN getvariable('robostats_rank_column') IS NULL THEN '''hcrank'''
+                WHEN robostats_rank_scored() THEN robostats_rank_named() ELSE '''robostats_absent''' END)
+        || ' AS score, ' || robostats_rank_column('''host''') || ' AS host, '
+        || robostats_rank_column('''domain'', ''column1''') || ' AS domain, '
+        || robostats_rank_column('''surt_host_name''') || ' AS surt, NULL::VARCHAR[] AS columns '
+        || 'FROM (SELECT *, NULL AS robostats_absent FROM ' || robostats_rank_reader() || ')'
+    END);
+-- What is wrong with the list, in words (NULL: nothing).
+CREATE OR REPLACE TEMP MACRO robostats_rank_problem(entries, columns, has_rank, has_name, bad_rank, no_rank,
+                                                   no_name) AS
+    CASE WHEN entries = 0 THEN 'holds no entries'
+         WHEN NOT has_rank AND TRY_CAST(columns[1] AS DOUBLE) IS NOT NULL THEN 'has a rank that is not a '
+             || 'number below its first line (' || array_to_string(columns, ',') || ', which DuckDB then '
+             || 'reads as a header of column names)'
+         WHEN NOT has_rank THEN 'has no rank column (' || coalesce(getvariable('robostats_rank_column'),
+             'rank, or hcrank in a Host Index') || '); its columns: ' || array_to_string(columns, ', ')
+             || CASE WHEN NOT regexp_matches(lower(getvariable('robostats_ranks')), '\.parquet$')
+                     THEN ' (a CSV''s first line is read as column names when its first rank is not a number)'
+                     ELSE '' END
+         WHEN NOT has_name THEN 'has no host, domain or surt_host_name column; its columns: '
+             || array_to_string(columns, ', ')
+         WHEN bad_rank IS NOT NULL THEN bad_rank
+         WHEN no_rank IS NOT NULL THEN 'has a row without a rank (its name: ' || no_rank || ')'
+         WHEN no_name IS NOT NULL THEN 'has a row without a name (its rank: ' || no_name || ')' END;
+-- Every entry of the list: entry (a host or registered domain, lower case), rank, and whether it
+-- names a host (a list of hosts) or a registered domain (a name listed twice is two entries:
+-- host_ranks takes the best). An unreadable list stops the query with robostats_rank_problem's
+-- words.
+CREATE OR REPLACE TEMP MACRO rank_list() AS TABLE
+    -- read twice (checked, ranked): cheaper than keeping a million names
+    WITH raw AS NOT MATERIALIZED (
+        SELECT CASE WHEN suffix(name, '.') OR prefix(name, ' ') OR suffix(name, ' ')
+                    THEN rtrim(trim(lower(name)), '.') ELSE lower(name) END AS entry,
+               is_host, coalesce(rank, score) AS text, rank IS NULL AND score IS NOT NULL AS scored,
+               CASE WHEN rank IS NULL THEN TRY_CAST(score AS DOUBLE)
+                    ELSE TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) END AS value
+        FROM (SELECT *, coalesce(host, CASE WHEN surt IS NOT NULL
+                  THEN array_to_string(list_reverse(string_split(surt, ',')), '.') END, domain) AS name,
+                     host IS NOT NULL OR surt IS NOT NULL AS is_host
+              FROM robostats_rank_rows(false))
+    ),
+    -- the first row's column names, for the checks and their words
+    head AS (SELECT any_value(columns) AS columns FROM robostats_rank_rows(true)),
+    checked AS (
+        SELECT robostats_rank_problem(
+                   count(*), any_value(head.columns),
+                   count(text) > 0 OR len(list_intersect(
+                       list_transform(any_value(head.columns), lambda c: lower(c)),
+                       coalesce([lower(getvariable('robostats_rank_column'))], ['rank', 'column0', 'hcrank']))) > 0,
+                   count(entry) > 0,
+                   -- (the words added to the least bad value, not to every row's)
+                   coalesce('has a rank that is not a whole number from 1: ' || min(text)
+                                FILTER (text IS NOT NULL AND NOT scored AND (value IS NULL OR value < 1
+                                        OR TRY_CAST(text AS DOUBLE) <> value)),
+                            'has a score that is not a number: ' || min(text)
+                                FILTER (text IS NOT NULL AND scored AND value IS NULL)),
+                   min(entry) FILTER (text IS NULL), min(text) FILTER (entry IS NULL OR entry = '')) AS problem
+        FROM raw, head
+    ),
+    ranked AS (
+        SELECT entry, value::BIGINT AS rank, is_host FROM raw WHERE NOT scored
+        UNION ALL
+        -- a Host Index: each host's highest score, ranked
+        SELECT entry, rank() OVER (ORDER BY max(value) DESC), true FROM raw WHERE scored GROUP BY entry
+    )
+    SELECT entry, rank, is_host
+    FROM ranked, checked
+    WHERE getvariable('robostats_ranks') IS NOT NULL
+      AND CASE WHEN problem IS NULL THEN true
+               ELSE error('robostats_ranks: ' || getvariable('robostats_ranks') || ' ' || problem) END;
+
+-- The bands' last ranks (robostats_rank_bands: a list, or its text, '[1000, 5000]' or
+-- '1000,5000', as a command line gives it), checked: whole numbers from 1, increasing.
+CREATE OR REPLACE TEMP MACRO robostats_rank_bands_given() AS
+    list_transform(string_split(trim(getvariable('robostats_rank_bands')::VARCHAR, '[] '), ','),
+                   lambda v: TRY_CAST(trim(v) AS BIGINT));
+CREATE OR REPLACE TEMP MACRO rank_bounds() AS
+    CASE WHEN getvariable('robostats_rank_bands') IS NULL THEN [1000, 10000, 100000, 1000000]::BIGINT[]
+         WHEN len(list_filter(robostats_rank_bands_given(), lambda b: b IS NOT NULL AND b >= 1))
+                  = len(robostats_rank_bands_given())
+              AND len(list_distinct(robostats_rank_bands_given())) = len(robostats_rank_bands_given())
+              AND list_sort(robostats_rank_bands_given()) = robostats_rank_bands_given()
+         THEN robostats_rank_bands_given()
+         ELSE error('robostats_rank_bands must be a list of increasing whole numbers from 1, the last rank '
+                    || 'of each band (default [1000, 10000, 100000, 1000000]), not '
+                    || getvariable('robostats_rank_bands')::VARCHAR) END;
+-- A rank's band: its first and last rank (last NULL past the last bound); NULL unranked.
+CREATE OR REPLACE TEMP MACRO rank_band_first(rank) AS
+    CASE WHEN rank IS NOT NULL THEN coalesce(list_max(list_filter(rank_bounds(), lambda b: b < rank)), 0) + 1 END;
+CREATE OR REPLACE TEMP MACRO rank_band_last(rank) AS list_min(list_filter(rank_bounds(), lambda b: b >= rank));
