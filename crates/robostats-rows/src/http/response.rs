@@ -123,14 +123,8 @@ impl Response {
     /// and a wrong `Content-Length` with an `X-Crawler-` prefix, so the
     /// renamed header wins over the plain one.
     pub fn original_header(&self, name: &str) -> Option<&[u8]> {
-        const RENAMED: &[u8] = b"X-Crawler-";
-        self.headers()
-            .find(|(n, _)| {
-                n.len() == RENAMED.len() + name.len()
-                    && n[..RENAMED.len()].eq_ignore_ascii_case(RENAMED)
-                    && n[RENAMED.len()..].eq_ignore_ascii_case(name.as_bytes())
-            })
-            .map(|(_, v)| v)
+        self.headers
+            .get_prefixed(&self.head, "X-Crawler-", name)
             .or_else(|| self.header(name))
     }
 
