@@ -1,7 +1,8 @@
-//! Any bytes through the robots.txt engine: no panic, and three
+//! Any bytes through the robots.txt engine: no panic, and these
 //! properties: the piece-wise matcher agrees with Google's position-set
 //! algorithm on every rule; LF and CRLF line ends give the same verdicts;
-//! one parse for all agents agrees with one parse per agent; and the
+//! one parse for all agents agrees with one parse per agent, and with
+//! its rules indexed (`AgentRules::index`); and the
 //! canonical ruleset has one line per keyed line and is the same with CRLF
 //! line ends (so are its digest and, but for blank files, its template).
 //!
@@ -84,11 +85,14 @@ fuzz_target!(|data: &[u8]| {
     }
     for agent in AGENTS {
         let once = robots.agent(agent);
+        let index = once.index();
         let fresh = RobotsTxt::parse(body);
         let fresh = fresh.agent(agent);
         for url in &urls {
             let d = once.decide(url);
             assert_eq!(d, fresh.decide(url));
+            let path = path_params_query(url.as_bytes()).to_bytes();
+            assert_eq!(d, index.decide_path(&path));
             if let Some(c) = &crlf_robots {
                 assert_eq!(d, c.agent(agent).decide(url));
             }

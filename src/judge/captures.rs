@@ -234,7 +234,7 @@ pub fn load(
         .replace("{agents}", &names.join(", "));
     let parquet = |path: &Path| Export {
         path: path.to_owned(),
-        format: ExportFormat::Parquet,
+        format: ExportFormat::ParquetUncompressed,
     };
     let (to_decisions, to_lines) = (parquet(&decisions_file), parquet(&lines_file));
     engine.run_exports(

@@ -21,7 +21,7 @@
 
 use crate::classify::agents::policy_rules;
 use crate::classify::crawler::Policy;
-use crate::robots::{AgentRules, MAX_LINE_BYTES, PreferenceValue, RobotsTxt};
+use crate::robots::{AgentRules, IndexedRules, MAX_LINE_BYTES, PreferenceValue, RobotsTxt};
 
 robostats_robots::labels! {
     /// What a stored line is.
@@ -152,8 +152,8 @@ pub struct BodyRules<'r, 'a> {
     robots: &'r RobotsTxt<'a>,
     /// The distinct rules of the agents by the policy (most agents of a
     /// file obey its `*` group alike: each set is matched once per URL),
-    /// each with the agents (bits) that obey it.
-    agents: Vec<(AgentRules<'r, 'a>, u64)>,
+    /// indexed, each with the agents (bits) that obey it.
+    agents: Vec<(IndexedRules<'r, 'a>, u64)>,
     /// Which of `agents` each agent obeys.
     of_agent: Vec<usize>,
     /// Where each agent's preferences are read (its policy's groups).
@@ -192,7 +192,7 @@ impl<'r, 'a> BodyRules<'r, 'a> {
         }
         BodyRules {
             robots,
-            agents: distinct,
+            agents: distinct.into_iter().map(|(r, a)| (r.index(), a)).collect(),
             of_agent,
             preferences,
             anyone: robots.unnamed_agent(),

@@ -70,6 +70,10 @@ pub enum ExportFormat {
     Csv,
     /// Parquet (zstd), the columns' own types.
     Parquet,
+    /// Parquet without compression: for a private file read back once,
+    /// where compressing it costs more than its bytes (`judge`'s
+    /// deciding captures and lines: judge 0.94x).
+    ParquetUncompressed,
     /// JSON, one object a line.
     Json,
 }
@@ -80,6 +84,7 @@ impl ExportFormat {
         match self {
             ExportFormat::Csv => "csv",
             ExportFormat::Parquet => "parquet",
+            ExportFormat::ParquetUncompressed => "parquet_uncompressed",
             ExportFormat::Json => "json",
         }
     }

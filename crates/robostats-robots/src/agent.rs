@@ -63,14 +63,37 @@ impl Best {
         via_index_htm: false,
     };
 
+    /// The rule `rule` of `priority`, if it beats this one: a longer
+    /// match, or an equal one on an earlier line (Google reports the first
+    /// of equally long matches; the rules may come in any order).
     fn offer(&mut self, priority: isize, rule: usize, via_index_htm: bool) {
-        // Strictly greater: among equal priorities the first line stays.
-        if priority > self.priority {
+        if priority > self.priority
+            || (priority == self.priority && self.rule.is_some_and(|r| rule < r))
+        {
             *self = Best {
                 priority,
                 rule: Some(rule),
                 via_index_htm,
             };
+        }
+    }
+
+    /// Google's `disallow()` on the best allow and the best disallow: only
+    /// a match longer than every allow, and longer than an empty pattern,
+    /// disallows; a tie goes to allow. A specific group that matches
+    /// nothing allows (the `*` group was already left out in `agent`).
+    fn decision(allow: Best, disallow: Best, group: GroupMatch) -> Decision {
+        let disallowed = disallow.priority > allow.priority.max(0);
+        let decider = if disallow.priority > allow.priority {
+            disallow
+        } else {
+            allow
+        };
+        Decision {
+            allowed: !disallowed,
+            group,
+            rule: decider.rule,
+            via_index_htm: decider.via_index_htm,
         }
     }
 }
@@ -187,6 +210,11 @@ impl<'r, 'a> AgentRules<'r, 'a> {
         self.group
     }
 
+    /// The file these rules are of.
+    pub(crate) fn robots(&self) -> &'r RobotsTxt<'a> {
+        self.robots
+    }
+
     /// The rules that apply, in file order.
     pub fn rules(&self) -> impl Iterator<Item = (usize, &'r Rule<'a>)> + '_ {
         let robots = self.robots;
@@ -288,34 +316,29 @@ impl<'r, 'a> AgentRules<'r, 'a> {
     /// The verdict for a path as Google's `GetPathParamsQuery` returns it
     /// (starting with `/`).
     pub fn decide_path(&self, path: &[u8]) -> Decision {
-        let mut allow = Best::NONE;
-        let mut disallow = Best::NONE;
-        for (index, rule) in self.rules() {
-            let Some((priority, via_index_htm)) = rule_match(rule, path) else {
-                continue;
-            };
-            match rule.kind {
-                RuleKind::Disallow => disallow.offer(priority, index, false),
-                RuleKind::Allow => allow.offer(priority, index, via_index_htm),
-            }
-        }
-        // Google's `disallow()`: only a match longer than every allow, and
-        // longer than an empty pattern, disallows; a tie goes to allow. A
-        // specific group that matches nothing allows (the `*` group was
-        // already left out in `agent`).
-        let disallowed = disallow.priority > allow.priority.max(0);
-        let decider = if disallow.priority > allow.priority {
-            disallow
-        } else {
-            allow
+        decide_among(self.rules(), path, self.group)
+    }
+}
+
+/// The verdict for `path` of `rules` (numbered as in [`RobotsTxt::rules`],
+/// in any order) of the groups that `group` found.
+pub(crate) fn decide_among<'x, 'a: 'x>(
+    rules: impl Iterator<Item = (usize, &'x Rule<'a>)>,
+    path: &[u8],
+    group: GroupMatch,
+) -> Decision {
+    let mut allow = Best::NONE;
+    let mut disallow = Best::NONE;
+    for (index, rule) in rules {
+        let Some((priority, via_index_htm)) = rule_match(rule, path) else {
+            continue;
         };
-        Decision {
-            allowed: !disallowed,
-            group: self.group,
-            rule: decider.rule,
-            via_index_htm: decider.via_index_htm,
+        match rule.kind {
+            RuleKind::Disallow => disallow.offer(priority, index, false),
+            RuleKind::Allow => allow.offer(priority, index, via_index_htm),
         }
     }
+    Best::decision(allow, disallow, group)
 }
 
 /// Whether `rule` matches `path`, and with which priority: its pattern's

@@ -98,6 +98,7 @@ pub struct ReadmeDoctests;
 
 mod agent;
 mod class;
+mod index;
 mod lex;
 mod lint;
 mod parse;
@@ -108,6 +109,7 @@ mod ruleset;
 
 pub use agent::{AgentRules, Decision, GroupMatch};
 pub use class::RulesClass;
+pub use index::IndexedRules;
 pub use lex::{
     Key, Line, LineMetadata, Lines, MAX_LINE_BYTES, bom_len, is_global_agent,
     is_valid_user_agent_to_obey, product_token,

@@ -178,6 +178,30 @@ fn body() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec(line(), 0..14)
 }
 
+/// A body of rules alone under one or two user-agent lines, their
+/// patterns of a few short pieces: rules that share heads, tie and meet
+/// `index.htm`'s retry.
+fn rules_body() -> impl Strategy<Value = Vec<String>> {
+    let piece = prop::sample::select(vec!["a", "b", "/", "*", "$", "index.html"]);
+    let rule = (
+        prop::sample::select(vec!["allow", "disallow"]),
+        prop::collection::vec(piece, 0..4),
+    )
+        .prop_map(|(k, p)| format!("{k}: /{}", p.concat()));
+    let agent = prop::sample::select(vec!["user-agent: *", "user-agent: FooBot"]);
+    (agent, prop::collection::vec(rule, 1..12), any::<bool>()).prop_map(|(a, rules, twice)| {
+        let mut lines = vec![a.to_owned()];
+        let half = rules.len() / 2;
+        for (i, r) in rules.into_iter().enumerate() {
+            if twice && i == half {
+                lines.push("user-agent: *".to_owned());
+            }
+            lines.push(r);
+        }
+        lines
+    })
+}
+
 fn url() -> impl Strategy<Value = String> {
     pattern().prop_map(|p| {
         let p = p.replace(['*', 'é'], "");
@@ -243,6 +267,43 @@ proptest! {
                     rules.allowed(url),
                     google_allowed(text.as_bytes(), agent, url),
                     "agent {:?} url {:?} body:\n{}", agent, url, text
+                );
+            }
+        }
+    }
+
+    /// The indexed rules decide every path as the scan of every rule does:
+    /// the same verdict, deciding rule and `index.htm` flag.
+    #[test]
+    fn index_equals_the_scan(
+        lines in prop_oneof![body(), rules_body()],
+        urls in prop::collection::vec(url(), 1..6),
+    ) {
+        let text = lines.join("\n");
+        let robots = RobotsTxt::parse(text.as_bytes());
+        // The random URLs, and paths near each rule: the pattern without
+        // its wildcards and anchor, that plus a byte, its directory (an
+        // `index.htm` allow's retry) and each of its prefixes.
+        let mut paths: Vec<Vec<u8>> = urls
+            .iter()
+            .map(|u| path_params_query(u.as_bytes()).to_bytes().into_owned())
+            .collect();
+        for rule in robots.rules() {
+            let p = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
+            let literal: Vec<u8> = p.iter().copied().filter(|&b| b != b'*').collect();
+            for end in 0..=literal.len() {
+                paths.push(literal[..end].to_vec());
+            }
+            paths.push([&literal[..], b"x"].concat());
+        }
+        for agent in AGENTS {
+            let rules = robots.agent(agent);
+            let index = rules.index();
+            for path in &paths {
+                prop_assert_eq!(
+                    index.decide_path(path),
+                    rules.decide_path(path),
+                    "agent {:?} path {:?} body:\n{}", agent, String::from_utf8_lossy(path), text
                 );
             }
         }
