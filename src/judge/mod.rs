@@ -390,11 +390,22 @@ fn scopes_in_use(corpus: &Corpus, numbers: &std::path::Path) -> anyhow::Result<S
     let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
     for chunk in corpus.chunks(true) {
         let chunk = chunk?;
-        for i in 0..chunk.urls.len() {
-            let n = match url_at(chunk.urls.as_ref(), i) {
+        let urls = chunk.urls.as_ref();
+        // The scopes met before looked up on every core (most URLs of a
+        // corpus name a host met already: the lookups are most of this
+        // pass), then the others numbered in order, as one by one.
+        let known: Vec<Option<Option<u32>>> = (0..urls.len())
+            .into_par_iter()
+            .map(|i| match url_at(urls, i) {
+                Some(Ok(url)) => scopes.get(url),
+                _ => Some(None),
+            })
+            .collect();
+        for (i, known) in known.into_iter().enumerate() {
+            let n = known.unwrap_or_else(|| match url_at(urls, i) {
                 Some(Ok(url)) => scopes.add(url),
                 _ => None,
-            };
+            });
             out.write_all(&n.unwrap_or(NO_SCOPE).to_le_bytes())?;
         }
     }

@@ -92,6 +92,13 @@ pub struct Scopes {
 }
 
 impl Scopes {
+    /// The number of `url`'s scope as [`Scopes::add`] gives it, when that
+    /// needs no change: its authority prefix was met before (`None`: not
+    /// met, or the URL has no such prefix).
+    pub fn get(&self, url: &str) -> Option<Option<u32>> {
+        self.prefixes.get(authority_prefix(url)?).copied()
+    }
+
     /// The number of `url`'s scope, `None` when it names none; a new scope
     /// is numbered.
     pub fn add(&mut self, url: &str) -> Option<u32> {
@@ -186,6 +193,9 @@ mod tests {
             let fast = scopes.add(url).map(|n| scopes.list[n as usize].clone());
             assert_eq!(fast, Scope::of(url).ok(), "{url}");
             assert_eq!(scopes.add(url), scopes.add(url), "{url}");
+            if let Some(known) = scopes.get(url) {
+                assert_eq!(known, scopes.add(url), "{url}");
+            }
         }
     }
 
