@@ -6,7 +6,7 @@
 //! into the run's private directory, where this module reads them back.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
@@ -17,7 +17,7 @@ use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
-use robostats_report::engine::{Engine, Export, ExportFormat, Out, Waiting, literal_pattern};
+use robostats_report::engine::{Engine, Export, ExportFormat, Out, literal_pattern};
 
 use super::Outcome;
 use super::rules::{LineKind, Rebuilt};
@@ -204,29 +204,24 @@ SELECT DISTINCT u.body, t.line, CASE directive WHEN 'content-signal' THEN 3 ELSE
 FROM body_preference_statements t JOIN used u USING (body_digest)
 ";
 
-/// The file of the scopes (their numbers, scheme, host and port), which
-/// [`write_scopes`] writes in `work` for [`find`].
-fn scopes_file(work: &Path) -> PathBuf {
-    work.join("scopes.parquet")
-}
-
-/// The deciding captures of the scopes [`write_scopes`] writes, in the
-/// data sets `outs` at `as_of`, and the lines of their bodies that can
-/// decide for `agents`, computed by `engine` with its files in `work` (a
-/// private directory), where [`read`] reads them. Python, DuckDB and the
-/// views start at once; the queries wait for `ready` (the scopes written).
-pub fn find(
+/// The deciding captures of `scopes` in the data sets `outs` at `as_of`,
+/// and the lines of their bodies that can decide for `agents`, computed by
+/// `engine` with its files in `work` (a private directory).
+pub fn load(
     engine: &Engine,
     outs: &[Out],
+    scopes: &[Scope],
     agents: &[String],
     as_of: &AsOf,
     work: &Path,
-    ready: Waiting,
-) -> anyhow::Result<()> {
+    progress: &dyn Fn(super::Progress<'_>),
+) -> anyhow::Result<Captures> {
+    let scopes_file = work.join("scopes.parquet");
+    write_scopes(&scopes_file, scopes)?;
     let decisions_file = work.join("decisions.parquet");
     let decisions_sql = DECISIONS_SQL
         .replace("{as_of}", &as_of.sql())
-        .replace("{scopes}", &sql_path(&scopes_file(work)));
+        .replace("{scopes}", &sql_path(&scopes_file));
     let lines_file = work.join("lines.parquet");
     // ('' stands for no agent: `IN ()` is not SQL.)
     let names: Vec<String> = agents
@@ -242,32 +237,21 @@ pub fn find(
         format: ExportFormat::ParquetUncompressed,
     };
     let (to_decisions, to_lines) = (parquet(&decisions_file), parquet(&lines_file));
-    engine.run_exports_after(
+    engine.run_exports(
         outs,
         &[
             ("judge_decisions", &decisions_sql, &to_decisions),
             ("judge_lines", &lines_sql, &to_lines),
         ],
-        Some(ready),
     )?;
-    Ok(())
-}
-
-/// What [`find`] wrote in `work` for `scopes` scopes: each scope's
-/// deciding capture, and the texts of their bodies.
-pub fn read(work: &Path, scopes: usize) -> anyhow::Result<Captures> {
-    let (decisions, bodies) = read_decisions(&work.join("decisions.parquet"), scopes)?;
-    let bodies = read_bodies(&work.join("lines.parquet"), bodies)?;
+    progress(super::Progress::Stage("reading the deciding files' lines"));
+    let (decisions, bodies) = read_decisions(&decisions_file, scopes.len())?;
+    let bodies = read_bodies(&lines_file, bodies)?;
     Ok(Captures { decisions, bodies })
 }
 
-/// Writes `scopes`, numbered by position, in `work` for [`find`]'s join.
-pub fn write_scopes(work: &Path, scopes: &[Scope]) -> anyhow::Result<()> {
-    write_scopes_to(&scopes_file(work), scopes)
-}
-
 /// Writes the scopes, numbered by position, for the decisions' join.
-fn write_scopes_to(file: &Path, scopes: &[Scope]) -> anyhow::Result<()> {
+fn write_scopes(file: &Path, scopes: &[Scope]) -> anyhow::Result<()> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("scope", DataType::Int64, false),
         Field::new("scheme", DataType::Utf8, false),

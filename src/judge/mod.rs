@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use anyhow::bail;
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
-use robostats_report::engine::{Engine, Go, Out, Settings};
+use robostats_report::engine::{Engine, Out, Settings};
 
 pub use captures::{AsOf, Captures, Decision};
 pub use corpus::{Columns, Format};
@@ -233,41 +233,24 @@ pub fn run(config: &Config, progress: &dyn Fn(Progress<'_>)) -> anyhow::Result<S
         engine: &config.engine,
         outs: &config.outs,
     })?;
-    check_crawl(config)?;
     // Each URL's scope number, kept on disk (4 bytes a URL) for the second
-    // pass: a URL's authority is parsed and hashed once. Meanwhile DuckDB
-    // starts and reads the views, to find the scopes' captures once they
-    // are written (if this pass fails, it is stopped).
+    // pass: a URL's authority is parsed and hashed once.
     let numbers = scratch.path().join("scope-numbers.bin");
-    let work = scratch.path();
-    let (ready, waiting) = Go::pair();
-    let (scopes, found) = std::thread::scope(|s| {
-        let found = s.spawn(|| {
-            let c = config;
-            captures::find(&c.engine, &c.outs, &c.agents, &c.as_of, work, waiting)
-        });
-        let scopes = scopes_in_use(&corpus, &numbers).and_then(|scopes| {
-            captures::write_scopes(work, &scopes.list)?;
-            Ok(scopes)
-        });
-        if scopes.is_ok() {
-            ready.go();
-            progress(Progress::Stage(
-                "finding each scope's capture in the data set",
-            ));
-        } else {
-            drop(ready);
-        }
-        (
-            scopes,
-            found.join().expect("finding the captures does not panic"),
-        )
-    });
-    let scopes = scopes?;
-    found?;
+    let scopes = scopes_in_use(&corpus, &numbers)?;
     let kept_schema = corpus.kept_schema()?;
-    progress(Progress::Stage("reading the deciding files' lines"));
-    let captures = captures::read(work, scopes.list.len())?;
+    progress(Progress::Stage(
+        "finding each scope's capture in the data set",
+    ));
+    check_crawl(config)?;
+    let captures = captures::load(
+        &config.engine,
+        &config.outs,
+        &scopes.list,
+        &config.agents,
+        &config.as_of,
+        scratch.path(),
+        progress,
+    )?;
     progress(Progress::Stage("parsing the deciding files"));
     progress(Progress::Total(corpus.rows()));
     write_judged(

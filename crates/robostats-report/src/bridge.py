@@ -18,9 +18,6 @@ Reads one JSON request, one line, on standard input:
                   and its end kills this process group,
    "traceback": true: a failure's message ends with Python's traceback,
    "cache": false: crawl_hosts is not computed once first (one query alone),
-   "wait_for_go": true: the queries wait, once the views are read, for a
-                  line on standard input after the request (with
-                  watch_stdin; its end first ends this process group),
    "export": {"path": an absolute path, "format": "csv", "parquet",
      "parquet_uncompressed" or "json"}:
              each query's rows written there by DuckDB, not answered}
@@ -293,9 +290,8 @@ class DataSets:
             f"output directory, to have {repair}, and make the report again."))
 
 
-def run(request, data_sets, go):
-    """The answer to `request`: views, checks, then each query's result
-    (with wait_for_go, once `go` is set)."""
+def run(request, data_sets):
+    """The answer to `request`: views, checks, then each query's result."""
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     started = time.monotonic()
@@ -306,8 +302,6 @@ def run(request, data_sets, go):
     if request.get("cache", True):
         cache(con)
     prepare = time.monotonic() - started
-    if request.get("wait_for_go"):
-        go.wait()
     results = {}
     for query in request["queries"]:
         started = time.monotonic()
@@ -358,41 +352,16 @@ def exported(con, sql, export, started):
     return {"columns": columns, "rows": [], "seconds": time.monotonic() - started, "written": written}
 
 
-def read_request():
-    """The request's line, read from standard input's file descriptor (not
-    through sys.stdin's buffer, which could take in what follows it), and
-    the bytes read past it."""
-    read = b""
-    while b"\n" not in read:
-        chunk = os.read(0, 1 << 16)
-        if not chunk:
-            break
-        read += chunk
-    line, _, rest = read.partition(b"\n")
-    return json.loads(line), rest
-
-
-def watch_stdin(rest, go):
+def watch_stdin():
     """Standard input stays open while robostats waits: its end means that
     robostats is gone (killed, or stopped by a Ctrl-C, which reaches the
-    terminal's process group, not this one), and so must be this group.
-    A line on it after the request (`rest`: what was read past it) sets
-    `go` (see wait_for_go)."""
+    terminal's process group, not this one), and so must be this group."""
     def watch():
-        seen = rest
-        if b"\n" in seen:
-            go.set()
         # The file descriptor itself: a thread blocked in sys.stdin's
         # buffered reader would hold its lock at the interpreter's exit.
         try:
-            while True:
-                chunk = os.read(0, 1 << 16)
-                if not chunk:
-                    break
-                if not go.is_set():
-                    seen += chunk
-                    if b"\n" in seen:
-                        go.set()
+            while os.read(0, 1 << 16):
+                pass
         except OSError:
             pass
         if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
@@ -412,17 +381,16 @@ def fail(request, status, message):
 
 
 def main():
-    request, rest = read_request()
-    go = threading.Event()
+    request = json.loads(sys.stdin.buffer.readline())
     if request.get("watch_stdin"):
-        watch_stdin(rest, go)
+        watch_stdin()
     if request.get("dir"):
         os.chdir(request["dir"])
     data_sets = DataSets(request)
     # The answer is the only thing on standard output.
     answer, sys.stdout = sys.stdout, sys.stderr
     try:
-        document = run(request, data_sets, go)
+        document = run(request, data_sets)
     except Failure as failure:
         fail(request, failure.status, str(failure))
     except duckdb.Error as error:

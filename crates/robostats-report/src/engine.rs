@@ -10,7 +10,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -18,7 +17,7 @@ use serde_json::Value;
 
 use super::links::Links;
 pub use super::out::{Out, PATTERN_CHARS, Secret, literal_pattern};
-use super::process::{run_bounded, run_bounded_then};
+use super::process::run_bounded;
 use super::queries::{Query, VIEWS};
 
 // serde_json reads floats exactly (its `float_roundtrip` feature): the
@@ -88,28 +87,6 @@ impl ExportFormat {
             ExportFormat::ParquetUncompressed => "parquet_uncompressed",
             ExportFormat::Json => "json",
         }
-    }
-}
-
-/// Lets a run of [`Engine::run_exports_after`] go on to its queries.
-#[derive(Debug)]
-pub struct Go(mpsc::Sender<Vec<u8>>);
-
-/// What a run of [`Engine::run_exports_after`] waits for.
-#[derive(Debug)]
-pub struct Waiting(mpsc::Receiver<Vec<u8>>);
-
-impl Go {
-    /// A signal, and what waits for it.
-    pub fn pair() -> (Go, Waiting) {
-        let (send, receive) = mpsc::channel();
-        (Go(send), Waiting(receive))
-    }
-
-    /// The queries' inputs are ready: they may run.
-    pub fn go(self) {
-        // (A run already ended has nothing to wait for.)
-        let _ = self.0.send(b"go\n".to_vec());
     }
 }
 
@@ -358,7 +335,7 @@ impl Engine {
                 })
             })
             .collect();
-        let answer = self.ask(outs, requests, true, None, settings, None)?;
+        let answer = self.ask(outs, requests, true, None, settings)?;
         let mut tables = Vec::with_capacity(queries.len());
         for &query in queries {
             tables.push((query, self.result(&answer, query.name())?));
@@ -379,7 +356,7 @@ impl Engine {
         settings: &Settings,
     ) -> Result<Table, EngineError> {
         let query = serde_json::json!({"name": name, "sql": sql, "limit": null});
-        let answer = self.ask(outs, vec![query], false, export, settings, None)?;
+        let answer = self.ask(outs, vec![query], false, export, settings)?;
         self.result(&answer, name)
     }
 
@@ -391,20 +368,6 @@ impl Engine {
         outs: &[Out],
         queries: &[(&'static str, &str, &Export)],
     ) -> Result<Vec<u64>, EngineError> {
-        self.run_exports_after(outs, queries, None)
-    }
-
-    /// [`Engine::run_exports`], Python and DuckDB started and the views
-    /// read at once, the queries run only once `go` says so (when
-    /// [`Go::go`] is called; if the [`Go`] is dropped first, the run
-    /// stops and fails): for queries whose input files are still being
-    /// written, while the engine's own start-up goes on.
-    pub fn run_exports_after(
-        &self,
-        outs: &[Out],
-        queries: &[(&'static str, &str, &Export)],
-        go: Option<Waiting>,
-    ) -> Result<Vec<u64>, EngineError> {
         let requests = queries
             .iter()
             .map(|(name, sql, export)| {
@@ -414,7 +377,7 @@ impl Engine {
                 })
             })
             .collect();
-        let answer = self.ask(outs, requests, false, None, &Settings::default(), go)?;
+        let answer = self.ask(outs, requests, false, None, &Settings::default())?;
         queries
             .iter()
             .map(|(name, ..)| Ok(self.result(&answer, name)?.written.unwrap_or(0)))
@@ -443,12 +406,10 @@ impl Engine {
         cache: bool,
         export: Option<&Export>,
         settings: &Settings,
-        go: Option<Waiting>,
     ) -> Result<Answer, EngineError> {
         let links = Links::new(outs).map_err(EngineError::Links)?;
         let mut request = self.request(&links, outs, queries, settings);
         request["cache"] = Value::Bool(cache);
-        request["wait_for_go"] = Value::Bool(go.is_some());
         if let Some(export) = export {
             request["export"] = serde_json::json!({
                 "path": export.path.to_string_lossy(),
@@ -462,8 +423,7 @@ impl Engine {
         let python = &self.python;
         let mut bridge = Command::new(python);
         bridge.args(["-c", BRIDGE]);
-        let then = go.map(|w| w.0);
-        let output = run_bounded_then(&mut bridge, request.as_bytes(), then, true, self.timeout)
+        let output = run_bounded(&mut bridge, request.as_bytes(), true, self.timeout)
             .map_err(|e| EngineError::Spawn(python.clone(), e))?
             .ok_or_else(|| EngineError::TimedOut(python.clone(), self.timeout))?;
         drop(links);

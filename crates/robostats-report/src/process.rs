@@ -29,21 +29,6 @@ pub fn run_bounded(
     hold_input: bool,
     timeout: Duration,
 ) -> io::Result<Option<Output>> {
-    run_bounded_then(command, input, None, hold_input, timeout)
-}
-
-/// [`run_bounded`], with more input to come: once `input` is written,
-/// what `then` sends is written after it, when it comes; if `then` is
-/// dropped first, the standard input is closed (a command reading it to
-/// the end so learns that nothing will come). `timeout` counts from the
-/// start, the wait for `then` included.
-pub fn run_bounded_then(
-    command: &mut Command,
-    input: &[u8],
-    then: Option<mpsc::Receiver<Vec<u8>>>,
-    hold_input: bool,
-    timeout: Duration,
-) -> io::Result<Option<Output>> {
     let deadline = Instant::now() + timeout;
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(command, 0);
@@ -59,17 +44,7 @@ pub fn run_bounded_then(
     // The thread is never joined: a process outside the group could hold
     // the pipe without reading it.
     thread::spawn(move || {
-        let mut write = |bytes: &[u8]| stdin.write_all(bytes).and_then(|()| stdin.flush()).is_ok();
-        if !write(&input) {
-            return;
-        }
-        if let Some(then) = then {
-            match then.recv() {
-                Ok(more) if write(&more) => {}
-                _ => return,
-            }
-        }
-        if hold_input {
+        if stdin.write_all(&input).and_then(|()| stdin.flush()).is_ok() && hold_input {
             let _ = exit_seen.recv();
         }
     });
@@ -193,27 +168,6 @@ mod tests {
         assert!(out.status.success());
         assert_eq!(out.stdout, input);
         assert_eq!(out.stderr, b"done\n");
-    }
-
-    #[test]
-    fn more_input_is_written_when_it_comes_and_its_end_closes_the_input() {
-        let cat = |then, hold| {
-            let timeout = Duration::from_secs(30);
-            run_bounded_then(&mut sh("cat"), b"hello", Some(then), hold, timeout)
-                .unwrap()
-                .unwrap()
-        };
-        let (send, then) = mpsc::channel();
-        let later = thread::spawn(move || {
-            thread::sleep(Duration::from_millis(100));
-            send.send(b" world".to_vec()).unwrap();
-        });
-        assert_eq!(cat(then, false).stdout, b"hello world");
-        later.join().unwrap();
-        // Nothing sent: the input ends after the first part.
-        let (send, then) = mpsc::channel::<Vec<u8>>();
-        drop(send);
-        assert_eq!(cat(then, true).stdout, b"hello");
     }
 
     #[test]
