@@ -234,7 +234,7 @@ pub fn load(
         .replace("{agents}", &names.join(", "));
     let parquet = |path: &Path| Export {
         path: path.to_owned(),
-        format: ExportFormat::ParquetUncompressed,
+        format: ExportFormat::ParquetLz4,
     };
     let (to_decisions, to_lines) = (parquet(&decisions_file), parquet(&lines_file));
     engine.run_exports(

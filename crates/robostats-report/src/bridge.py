@@ -19,7 +19,7 @@ Reads one JSON request, one line, on standard input:
    "traceback": true: a failure's message ends with Python's traceback,
    "cache": false: crawl_hosts is not computed once first (one query alone),
    "export": {"path": an absolute path, "format": "csv", "parquet",
-     "parquet_uncompressed" or "json"}:
+     "parquet_lz4" or "json"}:
              each query's rows written there by DuckDB, not answered}
 and writes one JSON document on standard output:
   {"duckdb": version, "prepare_seconds": views and crawl_hosts' rows,
@@ -338,7 +338,7 @@ def latest_crawl(con):
 
 
 EXPORT_OPTIONS = {"csv": "FORMAT csv, HEADER true", "parquet": "FORMAT parquet, COMPRESSION zstd",
-                  "parquet_uncompressed": "FORMAT parquet, COMPRESSION uncompressed", "json": "FORMAT json"}
+                  "parquet_lz4": "FORMAT parquet, COMPRESSION lz4_raw", "json": "FORMAT json"}
 
 
 def exported(con, sql, export, started):
