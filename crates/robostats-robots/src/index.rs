@@ -82,7 +82,7 @@ impl IndexedRules<'_, '_> {
             }
             None => &[],
         };
-        let has = bytes_of(path);
+        let has = bytes_of(path.iter().copied());
         let candidates = (self.short.iter().copied())
             .chain(filed.iter().map(|&(_, i, n)| (n, i)))
             .filter(|&(needs, _)| needs & !has == 0)
@@ -127,41 +127,34 @@ const BIT: [u8; 256] = {
 };
 
 /// The bytes of `text`.
-fn bytes_of(text: &[u8]) -> Bytes {
-    text.iter().fold(0, |set, &b| set | 1 << BIT[b as usize])
+fn bytes_of(text: impl IntoIterator<Item = u8>) -> Bytes {
+    text.into_iter()
+        .fold(0, |set, b| set | 1 << BIT[b as usize])
 }
 
-/// The bytes every path `rule` matches holds: its pattern's but `*` and
-/// the end anchor (for an allow with Google's `index.htm` retry, the
-/// directory's alone).
-fn needs(rule: &Rule<'_>) -> Bytes {
-    let pattern: &[u8] = &rule.pattern;
-    let mut pattern = pattern.strip_suffix(b"$").unwrap_or(pattern);
-    if rule.kind == RuleKind::Allow
-        && let Some(dir) = rule.index_dir_len
-    {
-        pattern = &pattern[..dir.min(pattern.len())];
-    }
-    // (`*` needs nothing: the bytes of the pattern without them)
-    pattern
-        .iter()
-        .filter(|&&b| b != b'*')
-        .fold(0, |set, &b| set | 1 << BIT[b as usize])
-}
-
-/// The bytes a path must start with for `rule` to match it: its pattern
-/// before the first `*` (an end anchor `$` left out), and for an allow
-/// with Google's `index.htm` retry, no longer than the directory.
-fn head<'p>(rule: &'p Rule<'_>) -> &'p [u8] {
+/// What of `rule`'s pattern a path must hold for it to match: the pattern
+/// without its end anchor, and for an allow with Google's `index.htm`
+/// retry, only its directory (the retry matches that alone).
+fn matched<'p>(rule: &'p Rule<'_>) -> &'p [u8] {
     let pattern: &[u8] = &rule.pattern;
     let pattern = pattern.strip_suffix(b"$").unwrap_or(pattern);
-    let mut len = memchr::memchr(b'*', pattern).unwrap_or(pattern.len());
-    if rule.kind == RuleKind::Allow
-        && let Some(dir) = rule.index_dir_len
-    {
-        len = len.min(dir);
+    match rule.index_dir_len {
+        Some(dir) if rule.kind == RuleKind::Allow => &pattern[..dir.min(pattern.len())],
+        _ => pattern,
     }
-    &pattern[..len]
+}
+
+/// The bytes every path `rule` matches holds: those of [`matched`] but
+/// `*`, which needs nothing.
+fn needs(rule: &Rule<'_>) -> Bytes {
+    bytes_of(matched(rule).iter().copied().filter(|&b| b != b'*'))
+}
+
+/// The bytes a path must start with for `rule` to match it: [`matched`]
+/// before its first `*`.
+fn head<'p>(rule: &'p Rule<'_>) -> &'p [u8] {
+    let matched = matched(rule);
+    &matched[..memchr::memchr(b'*', matched).unwrap_or(matched.len())]
 }
 
 #[cfg(test)]
